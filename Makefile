@@ -1,0 +1,30 @@
+# The README's two commands: `make demo` and `make test`. Both create .venv when it is missing.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test bench oracle clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/npusim demo
+
+test: $(STAMP)
+	$(PY) -m pytest -n 2 tests
+
+bench: $(STAMP)
+	$(PY) benchmarks/run.py --write BENCHMARKS.md
+
+# Sophgo's C-model (okk differential tests): fetched into a cache outside the repo, never committed.
+oracle: $(STAMP)
+	$(PY) -m npusim.okk.oracle_fetch
+	$(PY) -m pytest tests/okk/oracle
+
+clean:
+	rm -rf $(VENV) npusim-demo .pytest_cache .hypothesis

@@ -1,0 +1,76 @@
+"""Byte-addressed memories: one numpy uint8 array each, optionally split into lanes.
+
+A laned memory (BM1684 NPU local memories, Trainium SBUF/PSUM partitions) is ``lanes`` rows of
+``lane_bytes`` bytes, stored back to back: byte ``b`` of lane ``l`` is element ``l * lane_bytes + b``.
+Every TensorView of it must stay inside one lane in its byte dimensions.
+
+Storage comes from ``np.zeros``, which the OS maps lazily: a 4 GiB global memory costs nothing until a
+page is touched. A second array of the same size records which bytes were ever written, so a read of
+never-written bytes can be reported (or made to read as poison).
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .errors import OutOfBoundsError
+
+_ids = itertools.count()
+
+
+class Memory:
+    """A named byte space. ``base`` is the address of byte 0 in the owner's address map (for messages)."""
+
+    def __init__(self, name: str, lane_bytes: int, lanes: int = 1, base: int = 0, int_poison: int = 4):
+        self.name = name
+        self.lanes = int(lanes)
+        self.lane_bytes = int(lane_bytes)
+        self.size = self.lanes * self.lane_bytes
+        self.base = int(base)
+        self.int_poison = int_poison
+        self.id = next(_ids)
+        self.data = np.zeros(self.size, np.uint8)
+        self.init = np.zeros(self.size, np.uint8)     # 1 where the byte was ever written
+
+    @property
+    def laned(self) -> bool:
+        return self.lanes > 1
+
+    def __repr__(self) -> str:
+        shape = f"{self.lanes} lanes x {self.lane_bytes} B" if self.laned else f"{self.size} B"
+        return f"Memory({self.name!r}, {shape})"
+
+    # ---- raw byte access (host uploads/downloads, device-side copies of plain byte ranges) ----
+
+    def check_range(self, offset: int, nbytes: int, api: str | None = None) -> None:
+        if offset < 0 or nbytes < 0 or offset + nbytes > self.size:
+            raise OutOfBoundsError(self.name, (self.base + offset, self.base + offset + nbytes),
+                                   (self.base, self.base + self.size), api=api)
+
+    def write_bytes(self, offset: int, raw, api: str | None = None) -> None:
+        """Store the raw bytes of ``raw`` (any array or bytes object) at byte ``offset``."""
+        b = np.frombuffer(memoryview(np.ascontiguousarray(raw)).cast("B"), np.uint8) \
+            if not isinstance(raw, (bytes, bytearray)) else np.frombuffer(raw, np.uint8)
+        self.check_range(offset, b.size, api)
+        self.data[offset:offset + b.size] = b
+        self.init[offset:offset + b.size] = 1
+
+    def read_bytes(self, offset: int, nbytes: int, api: str | None = None) -> np.ndarray:
+        """A copy of ``nbytes`` raw bytes at ``offset`` (never-written bytes read as stored: zero)."""
+        self.check_range(offset, nbytes, api)
+        return self.data[offset:offset + nbytes].copy()
+
+    def fill(self, offset: int, nbytes: int, value: int = 0, mark_written: bool = True) -> None:
+        self.check_range(offset, nbytes)
+        self.data[offset:offset + nbytes] = value
+        self.init[offset:offset + nbytes] = 1 if mark_written else 0
+
+    def forget(self, offset: int = 0, nbytes: int | None = None) -> None:
+        """Mark bytes as never written again (a freed buffer, a fresh allocation)."""
+        nbytes = self.size - offset if nbytes is None else nbytes
+        self.check_range(offset, nbytes)
+        self.init[offset:offset + nbytes] = 0
+
+    def initialized_fraction(self) -> float:
+        return float(np.count_nonzero(self.init)) / self.size if self.size else 1.0

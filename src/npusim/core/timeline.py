@@ -1,0 +1,222 @@
+"""Engines with their own clocks, and the placement of each instruction on them.
+
+Every engine runs its instructions in program order. Across engines a front end chooses how order
+arises, per instruction, because vendors differ:
+
+* ``order="data"``: the instruction starts after every earlier instruction whose footprint it conflicts
+  with (read-after-write, write-after-read, write-after-write), as a compiler's semaphores would order
+  it (NKI).
+* ``order="sync"``: only the engine's own queue and explicit synchronisation order it
+  (``signal``/``wait``, ``barrier``) as on Ascend (flags, queues) and BM1684 (parallel regions). A
+  conflicting access that no synchronisation orders before it is a race: ``RaceError`` when
+  ``options().check_races``. Ordering is happens-before (vector clocks), not wall time, so a race is
+  found even when the cost model happens to place the two instructions apart.
+
+Time is kept in nanoseconds; each event also carries its engine's cycles.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+
+from .errors import RaceError
+from .options import options
+from .trace import Event, Trace, active_traces
+from .view import Footprint
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def caller_source() -> str:
+    """file:line of the first stack frame outside the npusim package (the user's call)."""
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+        f = f.f_back
+    if f is None:
+        return ""
+    return f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}"
+
+
+@dataclass
+class Engine:
+    name: str
+    freq_hz: float
+    free_ns: float = 0.0          # when the engine can start its next instruction
+    busy_ns: float = 0.0
+    count: int = 0
+    seq: int = 0                  # its own instruction counter (vector-clock component)
+    clock: dict = field(default_factory=dict)   # what it knows completed elsewhere: engine -> seq
+
+    def ns(self, cycles: float) -> float:
+        return cycles * 1e9 / self.freq_hz
+
+
+@dataclass(frozen=True, slots=True)
+class SyncToken:
+    """What ``signal`` captured: the signalling engine's time and knowledge, for a ``wait``."""
+    engine: str
+    ns: float
+    clock: dict
+
+
+@dataclass(slots=True)
+class _Access:
+    fp: Footprint
+    write: bool
+    end_ns: float
+    engine: str
+    seq: int
+    event: Event
+
+
+class Timeline:
+    """One core's engines. ``place`` puts an instruction on an engine and records its event."""
+
+    MAX_TRACKED = 64     # accesses remembered per memory before the oldest fold into a horizon
+
+    def __init__(self, engines: dict[str, float], core: str = "core0", trace: Trace | None = None):
+        self.core = core
+        self.engines: dict[str, Engine] = {n: Engine(n, f) for n, f in engines.items()}
+        self.trace = trace if trace is not None else Trace()
+        for e in self.engines.values():
+            self.trace.add_engine(core, e.name, e.freq_hz)
+        self._accesses: dict[int, list[_Access]] = {}
+        self._horizon: dict[int, float] = {}   # end of the latest forgotten access, per memory
+
+    # ---- placing instructions ----
+
+    def place(self, engine: str, name: str, cycles: float, *, reads=(), writes=(), order: str = "data",
+              not_before_ns: float = 0.0, nbytes: int = 0, elements: int = 0, args: dict | None = None,
+              source: str | None = None) -> Event:
+        eng = self.engines[engine]
+        start = max(eng.free_ns, not_before_ns)
+        reads = [f for f in reads if f is not None]
+        writes = [f for f in writes if f is not None]
+        if order == "data":
+            start = max(start, self._dependencies_end(reads, writes, engine))
+        elif order == "sync":
+            if options().check_races:
+                self._check_races(reads, writes, eng, name)
+        elif order != "none":
+            raise ValueError(f"order must be 'data', 'sync' or 'none', not {order!r}")
+        dur = eng.ns(cycles)
+        end = start + dur
+        if source is None and options().record_source:
+            source = caller_source()
+        ev = Event(self.core, engine, name, start, end, cycles, eng.freq_hz, nbytes, elements,
+                   source or "", args)
+        eng.free_ns = end
+        eng.busy_ns += dur
+        eng.count += 1
+        eng.seq += 1
+        eng.clock[engine] = eng.seq
+        for fp in reads:
+            self._remember(_Access(fp, False, end, engine, eng.seq, ev))
+        for fp in writes:
+            self._remember(_Access(fp, True, end, engine, eng.seq, ev))
+        self.trace.events.append(ev)
+        for t in active_traces():
+            if t is not self.trace:
+                t.add_event(ev, self.engines[engine].freq_hz)
+        return ev
+
+    def _dependencies_end(self, reads, writes, engine: str) -> float:
+        t = 0.0
+        for fp, is_write in [(f, False) for f in reads] + [(f, True) for f in writes]:
+            mid = fp.memory.id
+            t = max(t, self._horizon.get(mid, 0.0))
+            for acc in self._accesses.get(mid, ()):
+                if (is_write or acc.write) and acc.end_ns > t and acc.engine != engine and fp.overlaps(acc.fp):
+                    t = acc.end_ns
+        return t
+
+    def _check_races(self, reads, writes, eng: Engine, name: str) -> None:
+        for fp, is_write in [(f, False) for f in reads] + [(f, True) for f in writes]:
+            for acc in self._accesses.get(fp.memory.id, ()):
+                if acc.engine == eng.name or not (is_write or acc.write):
+                    continue
+                if eng.clock.get(acc.engine, 0) >= acc.seq:
+                    continue                       # ordered by synchronisation
+                if fp.overlaps_exactly(acc.fp):
+                    kind = ("write-after-write" if is_write and acc.write else
+                            "read-after-write" if acc.write else "write-after-read")
+                    raise RaceError(
+                        f"race ({kind}) on {fp.describe()}: {name} on {eng.name}"
+                        f"{self._at(caller_source())} and {acc.event.name} on {acc.engine}"
+                        f"{self._at(acc.event.source)} touch the same bytes and no flag, queue or barrier "
+                        f"orders them")
+
+    @staticmethod
+    def _at(src: str) -> str:
+        return f" ({src})" if src else ""
+
+    def _remember(self, acc: _Access) -> None:
+        mid = acc.fp.memory.id
+        lst = self._accesses.setdefault(mid, [])
+        lst.append(acc)
+        if len(lst) > self.MAX_TRACKED:
+            # Forget accesses every engine has passed; if that is not enough, fold the oldest half into
+            # the horizon (a conservative bound on later starts for data ordering).
+            horizon = min(e.free_ns for e in self.engines.values() if e.count) if any(
+                e.count for e in self.engines.values()) else 0.0
+            keep = [a for a in lst if a.end_ns > horizon]
+            if len(keep) > self.MAX_TRACKED // 2:
+                keep.sort(key=lambda a: a.end_ns)
+                cut = len(keep) - self.MAX_TRACKED // 2
+                if options().check_races:
+                    # sync mode needs the accesses themselves; keep those not yet known to every engine
+                    keep = [a for a in keep[:cut] if not self._known_everywhere(a)] + keep[cut:]
+                    cut = 0
+                if cut:
+                    self._horizon[mid] = max(self._horizon.get(mid, 0.0), keep[cut - 1].end_ns)
+                    keep = keep[cut:]
+            self._accesses[mid] = keep
+
+    def _known_everywhere(self, acc: _Access) -> bool:
+        return all(e.clock.get(acc.engine, 0) >= acc.seq for e in self.engines.values())
+
+    # ---- explicit synchronisation ----
+
+    def signal(self, engine: str) -> SyncToken:
+        """Capture ``engine``'s progress so far (SetFlag, a queue's EnQue, a semaphore increment)."""
+        e = self.engines[engine]
+        return SyncToken(engine, e.free_ns, dict(e.clock))
+
+    def wait(self, engine: str, token: SyncToken) -> None:
+        """``engine`` waits for what ``token`` captured (WaitFlag, DeQue): later starts, and knowledge."""
+        e = self.engines[engine]
+        e.free_ns = max(e.free_ns, token.ns)
+        for k, v in token.clock.items():
+            if e.clock.get(k, 0) < v:
+                e.clock[k] = v
+
+    def barrier(self, engines=None) -> float:
+        """All named engines (default: all) wait for each other; returns the common time."""
+        names = list(self.engines) if engines is None else list(engines)
+        es = [self.engines[n] for n in names]
+        t = max(e.free_ns for e in es)
+        merged: dict = {}
+        for e in es:
+            for k, v in e.clock.items():
+                if merged.get(k, 0) < v:
+                    merged[k] = v
+        for e in es:
+            e.free_ns = t
+            e.clock = dict(merged)
+        return t
+
+    # ---- results ----
+
+    @property
+    def now_ns(self) -> float:
+        return max((e.free_ns for e in self.engines.values()), default=0.0)
+
+    def reset(self) -> None:
+        for e in self.engines.values():
+            e.free_ns = e.busy_ns = 0.0
+            e.count = e.seq = 0
+            e.clock = {}
+        self._accesses.clear()
+        self._horizon.clear()
+        self.trace.events.clear()

@@ -1,0 +1,239 @@
+"""Zero-copy typed strided views of a Memory, and their footprints.
+
+``TensorView(memory, offset, shape, strides, dtype)`` is a vendor tensor as the hardware sees it: a
+start byte and a byte stride per dimension. Strides may be negative, zero (broadcast) or odd. Bounds are
+checked once, on construction, from the footprint; after that ``array()`` is a plain numpy view into the
+memory's bytes and costs one ``np.ndarray`` call.
+
+In a laned memory each stride is either a multiple of the lane size (it steps across lanes) or smaller
+than a lane (it steps inside one); every element of the view must stay inside its lane.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import dtypes as _dt
+from .errors import ConstraintError, OutOfBoundsError, UninitializedReadError
+from .memory import Memory
+from .options import options
+
+_INIT_PATTERN = {1: (np.uint8, 0x01), 2: (np.uint16, 0x0101), 4: (np.uint32, 0x01010101),
+                 8: (np.uint64, 0x0101010101010101)}
+
+
+@dataclass(frozen=True, slots=True)
+class Footprint:
+    """The box of bytes a view may touch: lanes [lane_lo, lane_hi) x in-lane bytes [lo, hi)."""
+    memory: Memory
+    lane_lo: int
+    lane_hi: int
+    lo: int
+    hi: int
+    view: "TensorView | None" = None   # for an exact check when two boxes overlap
+
+    def overlaps(self, other: "Footprint") -> bool:
+        return (self.memory is other.memory and self.lo < other.hi and other.lo < self.hi
+                and self.lane_lo < other.lane_hi and other.lane_lo < self.lane_hi)
+
+    def overlaps_exactly(self, other: "Footprint") -> bool:
+        """True when some byte is touched by both (box test first, then the element byte sets)."""
+        if not self.overlaps(other):
+            return False
+        if self.view is None or other.view is None:
+            return True
+        return views_overlap(self.view, other.view)
+
+    @property
+    def nbytes_box(self) -> int:
+        return (self.lane_hi - self.lane_lo) * (self.hi - self.lo)
+
+    def describe(self) -> str:
+        m = self.memory
+        if m.laned:
+            return f"{m.name} lanes [{self.lane_lo}, {self.lane_hi}) bytes [{self.lo:#x}, {self.hi:#x})"
+        return f"{m.name} [{m.base + self.lo:#x}, {m.base + self.hi:#x})"
+
+
+class TensorView:
+    __slots__ = ("memory", "offset", "shape", "strides", "dtype", "footprint", "_array")
+
+    def __init__(self, memory: Memory, offset: int, shape, strides=None, dtype="float32",
+                 api: str | None = None):
+        self.memory = memory
+        self.offset = int(offset)
+        self.shape = tuple(int(n) for n in shape)
+        self.dtype = _dt.dtype(dtype)
+        item = self.dtype.itemsize
+        if strides is None:
+            strides, acc = [], item
+            for n in reversed(self.shape):
+                strides.append(acc)
+                acc *= max(n, 1)
+            strides = strides[::-1]
+        self.strides = tuple(int(s) for s in strides)
+        if len(self.strides) != len(self.shape):
+            raise ConstraintError(api or "TensorView", "strides", "one stride per dimension",
+                                  (self.shape, self.strides))
+        if any(n < 0 for n in self.shape):
+            raise ConstraintError(api or "TensorView", "shape", "sizes are >= 0", self.shape)
+        self.footprint = self._footprint(api)
+        self._array = None
+
+    # ---- bounds ----
+
+    def _footprint(self, api) -> Footprint:
+        m, item = self.memory, self.dtype.itemsize
+        if 0 in self.shape:
+            lane = self.offset // m.lane_bytes if m.lane_bytes else 0
+            return Footprint(m, lane, lane, 0, 0, self)
+        if not m.laned:
+            lo = hi = self.offset
+            for n, s in zip(self.shape, self.strides):
+                span = s * (n - 1)
+                lo += min(span, 0)
+                hi += max(span, 0)
+            hi += item
+            if lo < 0 or hi > m.size:
+                raise OutOfBoundsError(m.name, (m.base + lo, m.base + hi), (m.base, m.base + m.size), api=api)
+            return Footprint(m, 0, 1, lo, hi, self)
+        lb = m.lane_bytes
+        lane_lo, byte_lo = divmod(self.offset, lb)
+        lane_hi, byte_hi = lane_lo, byte_lo
+        for n, s in zip(self.shape, self.strides):
+            if n == 1 or s == 0:
+                continue
+            if s % lb == 0:
+                span = (s // lb) * (n - 1)
+                lane_lo += min(span, 0)
+                lane_hi += max(span, 0)
+            elif abs(s) < lb:
+                span = s * (n - 1)
+                byte_lo += min(span, 0)
+                byte_hi += max(span, 0)
+            else:
+                raise ConstraintError(api or "TensorView", "strides",
+                                      f"a stride of laned memory {m.name} is a multiple of its lane size "
+                                      f"({lb} B) or smaller than a lane", self.strides)
+        byte_hi += item
+        lane_hi += 1
+        if lane_lo < 0 or lane_hi > m.lanes:
+            raise OutOfBoundsError(m.name, (lane_lo, lane_hi), (0, m.lanes), what="lanes", api=api)
+        if byte_lo < 0 or byte_hi > lb:
+            raise OutOfBoundsError(m.name, (byte_lo, byte_hi), (0, lb), what="bytes of each lane", api=api)
+        return Footprint(m, lane_lo, lane_hi, byte_lo, byte_hi, self)
+
+    # ---- numpy access ----
+
+    def array(self) -> np.ndarray:
+        """The writable zero-copy numpy view (no init check; use read()/write() in instructions)."""
+        a = self._array
+        if a is None:
+            a = self._array = np.ndarray(self.shape, self.dtype.np, buffer=self.memory.data,
+                                         offset=self.offset, strides=self.strides)
+        return a
+
+    def _init_view(self) -> tuple[np.ndarray, int]:
+        udt, full = _INIT_PATTERN[self.dtype.itemsize]
+        return np.ndarray(self.shape, udt, buffer=self.memory.init, offset=self.offset,
+                          strides=self.strides), full
+
+    def uninitialized_mask(self) -> np.ndarray | None:
+        """Elements with a never-written byte, or None when every byte was written."""
+        if self.size == 0:
+            return None
+        iv, full = self._init_view()
+        if iv.min() == full:
+            return None
+        return iv != full
+
+    def read(self, api: str | None = None) -> np.ndarray:
+        """The operand's values (a view, not a copy). Never-written elements read as poison, or raise."""
+        opts = options()
+        if opts.track_init:
+            bad = self.uninitialized_mask()
+            if bad is not None:
+                if opts.uninitialized_is_error():
+                    idx = np.unravel_index(int(np.argmax(bad)), bad.shape)
+                    first = self.offset + sum(i * s for i, s in zip(idx, self.strides))
+                    raise UninitializedReadError(self.memory.name, self.memory.base + first,
+                                                 int(np.count_nonzero(bad)) * self.dtype.itemsize, api)
+                self.array()[bad] = self.poison()
+        return self.array()
+
+    def write(self, values, where=None) -> None:
+        """Store ``values`` (broadcast to the view's shape) through the view; only where ``where``."""
+        a = self.array()
+        if where is None:
+            a[...] = values
+            if options().track_init:
+                iv, full = self._init_view()
+                iv[...] = full
+        else:
+            np.copyto(a, values, where=where, casting="unsafe")
+            if options().track_init:
+                iv, full = self._init_view()
+                np.copyto(iv, full, where=where, casting="unsafe")
+
+    def poison(self):
+        return np.nan if self.dtype.is_float else (self.memory.int_poison % (1 << self.dtype.bits)
+                                                   if self.dtype.kind == "u" else self.memory.int_poison)
+
+    # ---- shape helpers ----
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def is_contiguous(self) -> bool:
+        acc = self.dtype.itemsize
+        for n, s in zip(reversed(self.shape), reversed(self.strides)):
+            if n != 1 and s != acc:
+                return False
+            acc *= n
+        return True
+
+    def with_dtype(self, dtype) -> "TensorView":
+        """The same bytes read as another dtype of the same size (a bit reinterpretation)."""
+        d = _dt.dtype(dtype)
+        if d.itemsize != self.dtype.itemsize:
+            raise ConstraintError("TensorView.with_dtype", "dtype", "the new dtype has the same size",
+                                  f"{self.dtype} -> {d}")
+        return TensorView(self.memory, self.offset, self.shape, self.strides, d)
+
+    def element_bytes(self) -> np.ndarray:
+        """Every byte offset (into memory.data) the view touches, sorted and unique. For exact checks."""
+        idx = np.full(self.shape, self.offset, np.int64)
+        for axis, (n, s) in enumerate(zip(self.shape, self.strides)):
+            shape = [1] * len(self.shape)
+            shape[axis] = n
+            idx = idx + (np.arange(n, dtype=np.int64) * s).reshape(shape)
+        return np.unique((idx.reshape(-1, 1) + np.arange(self.dtype.itemsize)).ravel())
+
+    def __repr__(self) -> str:
+        return (f"TensorView({self.memory.name}, offset={self.offset:#x}, shape={self.shape}, "
+                f"strides={self.strides}, dtype={self.dtype})")
+
+
+def views_overlap(a: TensorView, b: TensorView) -> bool:
+    """Exact: does any byte belong to both views? (Box test first; byte sets only when boxes meet.)"""
+    if not a.footprint.overlaps(b.footprint):
+        return False
+    if a.is_contiguous() or b.is_contiguous():
+        dense, other = (a, b) if a.is_contiguous() else (b, a)
+        lo, hi = dense.offset, dense.offset + dense.nbytes
+        ob = other.element_bytes()
+        return bool(np.any((ob >= lo) & (ob < hi)))
+    return bool(np.intersect1d(a.element_bytes(), b.element_bytes(), assume_unique=True).size)
