@@ -23,7 +23,7 @@ bench: $(STAMP)
 
 # Sophgo's C-model (okk differential tests): fetched into a cache outside the repo, never committed.
 oracle: $(STAMP)
-	$(PY) -m npusim.okk.oracle_fetch
+	$(PY) -m npusim.okk.oracle.fetch
 	$(PY) -m pytest tests/okk/oracle
 
 clean:

@@ -77,7 +77,7 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_info)
     p = sub.add_parser("run", help="run a kernel script under the profiler and print the timeline summary")
     p.add_argument("file")
-    p.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    p.add_argument("args", nargs="*", help="arguments passed to the script (after --)")
     p.add_argument("--trace", help="write Chrome/Perfetto trace JSON here")
     p.add_argument("--plot", help="write a timeline PNG here")
     p.set_defaults(func=cmd_run)

@@ -116,10 +116,10 @@ def round_integer(q: np.ndarray, mode: RoundMode) -> np.ndarray:
         return np.trunc(q)
     t = np.trunc(q)
     if mode is RoundMode.ROUND:
-        return t + np.where(np.abs(q - t) >= 0.5, np.sign(q), 0.0)
+        return np.where(np.abs(q - t) >= 0.5, t + np.sign(q), t)        # where: keeps -0.0
     if mode is RoundMode.ODD:
         inexact = (q != t) & np.isfinite(q)
-        return t + np.where(inexact & (np.fmod(t, 2.0) == 0.0), np.sign(q), 0.0)
+        return np.where(inexact & (np.fmod(t, 2.0) == 0.0), t + np.sign(q), t)
     raise ValueError(f"unknown round mode {mode!r}")
 
 
@@ -197,11 +197,15 @@ def cast(values, to, round: RoundMode = RoundMode.RINT, saturate: bool = True,
                 lo, hi = max(to.min, src.min), min(to.max, src.max)
                 return np.clip(a, lo, hi).astype(to.np) if (lo > src.min or hi < src.max) else a.astype(to.np)
             return a.astype(to.np)
-        return _int_limits(round_integer(a.astype(np.float64), round), to, saturate)
+        with np.errstate(invalid="ignore", over="ignore"):
+            return _int_limits(round_integer(a.astype(np.float64), round), to, saturate)
 
     # float target
     if src.is_float and src.nmant <= to.nmant and src.minexp >= to.minexp and src.max <= to.max:
-        return a.astype(to.np)                                # widening: exact
+        out = a.astype(to.np)                                 # widening: exact for finite values
+        if overflow == "saturate" and src.has_inf:
+            out = np.where(np.isnan(a), 0, np.where(np.isinf(a), np.copysign(to.max, a), out)).astype(to.np)
+        return out
     # numpy and ml_dtypes cast with RNE and overflow to inf; ml_dtypes goes through float32 on the
     # way from float64 (double rounding), so the fast path takes only float sources of <= 32 bits.
     if (round is RoundMode.RINT and overflow == "inf" and to.has_inf and to.name != "tfloat32"
