@@ -157,3 +157,17 @@ def test_chrome_metadata_names_idle_engines_too():
     tl.place("BDC", "okk_bdc_exp", 10)
     names = {e["args"]["name"] for e in tl.trace.to_chrome()["traceEvents"] if e["name"] == "thread_name"}
     assert names == {"GDMA", "BDC"}
+
+
+def test_bookkeeping_stays_bounded_over_long_programs(mem):
+    for order in ("data", "sync"):
+        tl = Timeline({"a": 1e9, "b": 1e9, "idle": 1e9})
+        for i in range(3000):
+            x = tile(mem, 256 * (i % 16))
+            tl.place("a", "w", 10, writes=[x], order=order)
+            if order == "sync":
+                tl.wait("b", tl.signal("a"))
+            tl.place("b", "r", 10, reads=[x], order=order)
+            if order == "sync":
+                tl.wait("a", tl.signal("b"))
+        assert max(len(v) for v in tl._accesses.values()) <= Timeline.MAX_TRACKED

@@ -28,14 +28,22 @@ from .view import Footprint
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+_BASENAMES: dict[str, str | None] = {}     # co_filename -> basename, or None inside npusim
+
+
 def caller_source() -> str:
     """file:line of the first stack frame outside the npusim package (the user's call)."""
     f = sys._getframe(2)
-    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+    names = _BASENAMES
+    while f is not None:
+        fn = f.f_code.co_filename
+        base = names.get(fn, "")
+        if base == "":
+            base = names[fn] = None if fn.startswith(_PKG_DIR) else os.path.basename(fn)
+        if base is not None:
+            return f"{base}:{f.f_lineno}"
         f = f.f_back
-    if f is None:
-        return ""
-    return f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}"
+    return ""
 
 
 @dataclass
@@ -68,11 +76,13 @@ class _Access:
     engine: str
     seq: int
     event: Event
+    sync: bool          # placed with order="sync" (kept for race checks until every engine knows it)
 
 
 class Timeline:
     """One core's engines. ``place`` puts an instruction on an engine and records its event."""
 
+    PRUNE_AT = 16        # accesses per memory before passed ones are forgotten
     MAX_TRACKED = 64     # accesses remembered per memory before the oldest fold into a horizon
 
     def __init__(self, engines: dict[str, float], core: str = "core0", trace: Trace | None = None):
@@ -111,10 +121,11 @@ class Timeline:
         eng.count += 1
         eng.seq += 1
         eng.clock[engine] = eng.seq
+        sync = order == "sync"
         for fp in reads:
-            self._remember(_Access(fp, False, end, engine, eng.seq, ev))
+            self._remember(_Access(fp, False, end, engine, eng.seq, ev, sync))
         for fp in writes:
-            self._remember(_Access(fp, True, end, engine, eng.seq, ev))
+            self._remember(_Access(fp, True, end, engine, eng.seq, ev, sync))
         self.trace.events.append(ev)
         for t in active_traces():
             if t is not self.trace:
@@ -123,12 +134,15 @@ class Timeline:
 
     def _dependencies_end(self, reads, writes, engine: str) -> float:
         t = 0.0
-        for fp, is_write in [(f, False) for f in reads] + [(f, True) for f in writes]:
-            mid = fp.memory.id
-            t = max(t, self._horizon.get(mid, 0.0))
-            for acc in self._accesses.get(mid, ()):
-                if (is_write or acc.write) and acc.end_ns > t and acc.engine != engine and fp.overlaps(acc.fp):
-                    t = acc.end_ns
+        for fps, is_write in ((reads, False), (writes, True)):
+            for fp in fps:
+                mid = fp.memory.id
+                h = self._horizon.get(mid, 0.0)
+                if h > t:
+                    t = h
+                for acc in self._accesses.get(mid, ()):
+                    if acc.end_ns > t and (is_write or acc.write) and acc.engine != engine and fp.overlaps(acc.fp):
+                        t = acc.end_ns
         return t
 
     def _check_races(self, reads, writes, eng: Engine, name: str) -> None:
@@ -153,28 +167,26 @@ class Timeline:
 
     def _remember(self, acc: _Access) -> None:
         mid = acc.fp.memory.id
-        lst = self._accesses.setdefault(mid, [])
+        lst = self._accesses.get(mid)
+        if lst is None:
+            lst = self._accesses[mid] = []
         lst.append(acc)
-        if len(lst) > self.MAX_TRACKED:
-            # Forget accesses every engine has passed; if that is not enough, fold the oldest half into
-            # the horizon (a conservative bound on later starts for data ordering).
-            horizon = min(e.free_ns for e in self.engines.values() if e.count) if any(
-                e.count for e in self.engines.values()) else 0.0
-            keep = [a for a in lst if a.end_ns > horizon]
-            if len(keep) > self.MAX_TRACKED // 2:
-                keep.sort(key=lambda a: a.end_ns)
-                cut = len(keep) - self.MAX_TRACKED // 2
-                if options().check_races:
-                    # sync mode needs the accesses themselves; keep those not yet known to every engine
-                    keep = [a for a in keep[:cut] if not self._known_everywhere(a)] + keep[cut:]
-                    cut = 0
-                if cut:
-                    self._horizon[mid] = max(self._horizon.get(mid, 0.0), keep[cut - 1].end_ns)
-                    keep = keep[cut:]
-            self._accesses[mid] = keep
-
-    def _known_everywhere(self, acc: _Access) -> bool:
-        return all(e.clock.get(acc.engine, 0) >= acc.seq for e in self.engines.values())
+        if len(lst) <= self.PRUNE_AT:
+            return
+        # Keep an access while it can still delay a later start (it ends after some engine in use is
+        # free) or, for sync-ordered accesses, while some engine in use has not synchronised past it.
+        used = [e for e in self.engines.values() if e.count]
+        horizon = min(e.free_ns for e in used)
+        keep = [a for a in lst if a.end_ns > horizon
+                or (a.sync and any(e.clock.get(a.engine, 0) < a.seq for e in used))]
+        if len(keep) > self.MAX_TRACKED:
+            # Too many in flight: forget the oldest half. For data ordering their end folds into a
+            # per-memory horizon (a conservative bound); race checks lose only those oldest accesses.
+            keep.sort(key=lambda a: a.end_ns)
+            cut = len(keep) - self.MAX_TRACKED // 2
+            self._horizon[mid] = max(self._horizon.get(mid, 0.0), keep[cut - 1].end_ns)
+            keep = keep[cut:]
+        self._accesses[mid] = keep
 
     # ---- explicit synchronisation ----
 
