@@ -5,7 +5,7 @@ Targets (each a subpackage, imported on demand): ``npusim.okk`` (Sophgo BM1684 O
 (TOPS SMYLEvideo GEN.2 VPPL).
 """
 from .core.errors import (ConstraintError, NpuSimError, OutOfBoundsError, RaceError, UninitializedReadError,
-                          UnsupportedError)
+                          UninitializedReadWarning, UnsupportedError)
 from .core.options import Options, configure, options, set_options
 from .core.trace import Trace, profile
 
@@ -13,5 +13,5 @@ __version__ = "0.1.0"
 TARGETS = ("okk", "nki", "ascendc", "vppl")
 
 __all__ = ["ConstraintError", "NpuSimError", "OutOfBoundsError", "RaceError", "UninitializedReadError",
-           "UnsupportedError", "Options", "configure", "options", "set_options", "Trace", "profile",
+           "UninitializedReadWarning", "UnsupportedError", "Options", "configure", "options", "set_options", "Trace", "profile",
            "TARGETS", "__version__"]

@@ -326,3 +326,31 @@ def test_fixed_point_q_helpers():
     assert from_fixed(np.array([4096, -2048], np.int16), 12).tolist() == [1.0, -0.5]
     assert to_fixed(np.array([1.5 / 4096]), 12, round=R.FLOOR).tolist() == [1]
     assert to_fixed(np.array([70000.0]), 16, "int32").tolist() == [2 ** 31 - 1]
+
+
+WIDENING_PAIRS = [(s, t) for s in FLOAT_SOURCES for t in ["float64", "float32", "float16", "bfloat16", "float8_e4m3fn"]
+                  if s != t and (s, t) not in NARROW_PAIRS and DTYPES[s].bits < DTYPES[t].bits]
+
+
+@pytest.mark.parametrize("src,to", WIDENING_PAIRS)
+@pytest.mark.parametrize("mode", list(R))
+def test_widening_pairs_are_exact_in_every_mode(src, to, mode):
+    d = DTYPES[src]
+    if d.bits <= 16:
+        x = np.arange(1 << d.bits, dtype=np.uint16 if d.bits == 16 else np.uint8).view(d.np)
+    else:
+        x = np.random.default_rng(5).standard_normal(5000).astype(d.np)
+    got = cast(x, to, mode).astype(np.float64)
+    want = x.astype(np.float64)
+    fits = np.abs(want) <= DTYPES[to].max
+    assert np.array_equal(got[fits], want[fits], equal_nan=True)
+
+
+@pytest.mark.parametrize("mode", list(R))
+def test_float32_to_tfloat32_every_mode(mode):
+    ulp = 2.0 ** -10
+    x = np.array([1 + ulp / 2, 1 + 3 * ulp / 2, -(1 + ulp / 2), 1 + ulp / 4, 1 + 3 * ulp / 4], np.float32)
+    want = {R.RINT: [1, 1 + 2 * ulp, -1, 1, 1 + ulp], R.ROUND: [1 + ulp, 1 + 2 * ulp, -(1 + ulp), 1, 1 + ulp],
+            R.TRUNC: [1, 1 + ulp, -1, 1, 1], R.FLOOR: [1, 1 + ulp, -(1 + ulp), 1, 1],
+            R.CEIL: [1 + ulp, 1 + 2 * ulp, -1, 1 + ulp, 1 + ulp], R.ODD: [1 + ulp, 1 + ulp, -(1 + ulp), 1 + ulp, 1 + ulp]}
+    assert cast(x, "tfloat32", mode).tolist() == want[mode]

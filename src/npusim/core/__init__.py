@@ -2,7 +2,7 @@
 from .allocator import Allocator, Block
 from .dtypes import DTYPES, DType, RoundMode, cast, dtype, from_fixed, to_fixed
 from .errors import (ConstraintError, NpuSimError, OutOfBoundsError, RaceError, UninitializedReadError,
-                     UnsupportedError)
+                     UninitializedReadWarning, UnsupportedError)
 from .memory import Memory
 from .options import Options, configure, options, set_options
 from .timeline import Engine, SyncToken, Timeline

@@ -40,6 +40,10 @@ class UninitializedReadError(NpuSimError):
                          f"the first at byte {first_byte:#x}")
 
 
+class UninitializedReadWarning(UserWarning):
+    """Poison mode's report of a never-written read: the values read as poison and the run goes on."""
+
+
 class RaceError(NpuSimError):
     """Two engines touch the same bytes with nothing ordering them, and at least one of them writes."""
 

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import dtypes as _dt
-from .errors import ConstraintError, OutOfBoundsError, UninitializedReadError
+import warnings
+
+from .errors import ConstraintError, OutOfBoundsError, UninitializedReadError, UninitializedReadWarning
 from .memory import Memory
 from .options import options
 
@@ -154,11 +156,13 @@ class TensorView:
         if opts.track_init:
             bad = self.uninitialized_mask()
             if bad is not None:
+                idx = np.unravel_index(int(np.argmax(bad)), bad.shape)
+                first = self.offset + sum(i * s for i, s in zip(idx, self.strides))
+                err = UninitializedReadError(self.memory.name, self.memory.base + first,
+                                             int(np.count_nonzero(bad)) * self.dtype.itemsize, api)
                 if opts.uninitialized_is_error():
-                    idx = np.unravel_index(int(np.argmax(bad)), bad.shape)
-                    first = self.offset + sum(i * s for i, s in zip(idx, self.strides))
-                    raise UninitializedReadError(self.memory.name, self.memory.base + first,
-                                                 int(np.count_nonzero(bad)) * self.dtype.itemsize, api)
+                    raise err
+                warnings.warn(f"{err} (they read as poison)", UninitializedReadWarning, stacklevel=3)
                 self.array()[bad] = self.poison()
         return self.array()
 
