@@ -13,5 +13,5 @@ __version__ = "0.1.0"
 TARGETS = ("okk", "nki", "ascendc", "vppl")
 
 __all__ = ["ConstraintError", "NpuSimError", "OutOfBoundsError", "RaceError", "UninitializedReadError",
-           "UninitializedReadWarning", "UnsupportedError", "Options", "configure", "options", "set_options", "Trace", "profile",
-           "TARGETS", "__version__"]
+           "UninitializedReadWarning", "UnsupportedError", "Options", "configure", "options", "set_options",
+           "Trace", "profile", "TARGETS", "__version__"]
