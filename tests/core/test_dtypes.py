@@ -354,3 +354,23 @@ def test_float32_to_tfloat32_every_mode(mode):
             R.TRUNC: [1, 1 + ulp, -1, 1, 1], R.FLOOR: [1, 1 + ulp, -(1 + ulp), 1, 1],
             R.CEIL: [1 + ulp, 1 + 2 * ulp, -1, 1 + ulp, 1 + ulp], R.ODD: [1 + ulp, 1 + ulp, -(1 + ulp), 1 + ulp, 1 + ulp]}
     assert cast(x, "tfloat32", mode).tolist() == want[mode]
+
+
+# ------------------------------------------------- the one-ulp-correction fast path, over raw bit patterns
+
+@pytest.mark.parametrize("mode", list(R))
+@pytest.mark.parametrize("src,to", [("float32", "float16"), ("float32", "bfloat16"), ("float64", "float16"),
+                                    ("bfloat16", "float16"), ("float16", "bfloat16")])
+def test_directed_rounding_fast_path_matches_reference_on_random_bits(src, to, mode):
+    rng = np.random.default_rng([s_ for s_ in map(ord, src + to + mode.name)])
+    s = DTYPES[src]
+    nbits = s.bits
+    raw = rng.integers(0, 2 ** nbits, 20000, dtype=np.uint64).astype({16: np.uint16, 32: np.uint32, 64: np.uint64}[nbits])
+    x = raw.view(s.np)
+    # (float64 -> float32 is test_float64_to_float32_modes: the enumerated-grid reference cannot hold float32)
+    if nbits == 64:   # keep float64 inputs near the target's range so rounding, ties and overflow occur
+        x = np.where(np.isfinite(x), x, 1.0)
+        x = np.ldexp(np.abs(np.frexp(x)[0]) * np.sign(x), rng.integers(-30, 20, x.size))
+        x[::7] = np.ldexp(np.round(x[::7] * 2 ** 12), -12)          # exact ties for ROUND / RINT
+    want = ref_float_to_float(x.astype(np.float64), to, mode, "inf").astype(DTYPES[to].np)
+    assert same_bits(cast(x, to, mode), want)
