@@ -100,19 +100,22 @@ class Timeline:
               not_before_ns: float = 0.0, nbytes: int = 0, elements: int = 0, args: dict | None = None,
               source: str | None = None) -> Event:
         eng = self.engines[engine]
+        opts = options()
         start = max(eng.free_ns, not_before_ns)
-        reads = [f for f in reads if f is not None]
-        writes = [f for f in writes if f is not None]
+        if None in reads:
+            reads = [f for f in reads if f is not None]
+        if None in writes:
+            writes = [f for f in writes if f is not None]
         if order == "data":
             start = max(start, self._dependencies_end(reads, writes, engine))
         elif order == "sync":
-            if options().check_races:
+            if opts.check_races:
                 self._check_races(reads, writes, eng, name)
         elif order != "none":
             raise ValueError(f"order must be 'data', 'sync' or 'none', not {order!r}")
         dur = eng.ns(cycles)
         end = start + dur
-        if source is None and options().record_source:
+        if source is None and opts.record_source:
             source = caller_source()
         ev = Event(self.core, engine, name, start, end, cycles, eng.freq_hz, nbytes, elements,
                    source or "", args)
@@ -146,20 +149,26 @@ class Timeline:
         return t
 
     def _check_races(self, reads, writes, eng: Engine, name: str) -> None:
-        for fp, is_write in [(f, False) for f in reads] + [(f, True) for f in writes]:
-            for acc in self._accesses.get(fp.memory.id, ()):
-                if acc.engine == eng.name or not (is_write or acc.write):
-                    continue
-                if eng.clock.get(acc.engine, 0) >= acc.seq:
-                    continue                       # ordered by synchronisation
-                if fp.overlaps_exactly(acc.fp):
-                    kind = ("write-after-write" if is_write and acc.write else
-                            "read-after-write" if acc.write else "write-after-read")
-                    raise RaceError(
-                        f"race ({kind}) on {fp.describe()}: {name} on {eng.name}"
-                        f"{self._at(caller_source())} and {acc.event.name} on {acc.engine}"
-                        f"{self._at(acc.event.source)} touch the same bytes and no flag, queue or barrier "
-                        f"orders them")
+        for fp in reads:
+            self._check_race(fp, False, eng, name)
+        for fp in writes:
+            self._check_race(fp, True, eng, name)
+
+    def _check_race(self, fp: Footprint, is_write: bool, eng: Engine, name: str) -> None:
+        clock = eng.clock
+        for acc in self._accesses.get(fp.memory.id, ()):
+            if acc.engine == eng.name or not (is_write or acc.write):
+                continue
+            if clock.get(acc.engine, 0) >= acc.seq:
+                continue                       # ordered by synchronisation
+            if fp.overlaps_exactly(acc.fp):
+                kind = ("write-after-write" if is_write and acc.write else
+                        "read-after-write" if acc.write else "write-after-read")
+                raise RaceError(
+                    f"race ({kind}) on {fp.describe()}: {name} on {eng.name}"
+                    f"{self._at(caller_source())} and {acc.event.name} on {acc.engine}"
+                    f"{self._at(acc.event.source)} touch the same bytes and no flag, queue or barrier "
+                    f"orders them")
 
     @staticmethod
     def _at(src: str) -> str:
