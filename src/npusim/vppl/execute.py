@@ -52,8 +52,10 @@ def execute(row: OpRow, target: Vector, args, source: str | None = None) -> Vect
     row.impl(m, row, target, *vals)
     if row.group != "reduction":
         target.valid = True
-    m.timeline.place("simd", row.name, row.cost(m, row, target, *vals), order="none", nbytes=target.nbytes,
-                     elements=target.length, source=source)
+    tl = m.timeline
+    # one in-order issue stream: scalar and SIMD instructions do not overlap
+    tl.place("simd", row.name, row.cost(m, row, target, *vals), order="none", not_before_ns=tl.now_ns,
+             nbytes=target.nbytes, elements=target.length, source=source)
     return target
 
 
