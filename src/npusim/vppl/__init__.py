@@ -1,0 +1,36 @@
+"""npusim.vppl: TOPS SMYLEvideo GEN.2 VPPL vector dot operators and the VPPL text language.
+
+    from npusim import vppl
+    v = vppl.Vector("i16", 32, 99)            # vTest0 : i16[32] = 99,
+    w = vppl.vList([55, 99, 33, ...], "i16")  # vList[...]
+    v.min_IW(w)                               # min$IW, in place on v, returns v
+    res = vppl.run(source_text)               # runs VPPL text; returns its variables
+"""
+from __future__ import annotations
+
+from . import spec
+from .execute import attach_methods, execute
+from .machine import Machine, machine, mode, reset, using
+from .semantics import ROWS, TABLE
+from .types import elem_type
+from .vector import Integer, Vector, alloc_vector, vList
+
+attach_methods()
+
+
+def run(source: str, images: dict | None = None, mode: str = "gen2", filename: str = "<vppl>") -> dict:
+    """Run VPPL text on a fresh machine; returns its variables (vectors as numpy arrays, scalars as int)."""
+    from .interpreter import run as _run
+    return _run(source, images=images, mode=mode, filename=filename)
+
+
+def info() -> dict[str, dict[str, object]]:
+    return {"SMYLEvideo GEN.2": {
+        "clock (Hz)": spec.FREQ_HZ, "vector register (bits, estimate)": spec.REG_BITS,
+        "cores": spec.CORES, "data memory (bytes, --EXM)": spec.DM_BYTES,
+        "shift_up/down max bits": spec.SHIFT_MAX_BITS, "dot operators (rows)": len(ROWS),
+        "GEN.2 rows": sum(r.gen2 for r in ROWS)}}
+
+
+__all__ = ["Vector", "vList", "Integer", "alloc_vector", "run", "info", "Machine", "machine", "reset", "mode",
+           "using", "TABLE", "ROWS", "execute", "elem_type"]

@@ -1,0 +1,290 @@
+"""Run a VPPL text: compile the lark tree into a list of steps, run them on a fresh machine.
+
+Every rule broken while running raises ``VpplSemanticError`` (a ConstraintError) that points at the
+line and column with a caret and names the operator and the rule.
+"""
+from __future__ import annotations
+
+from lark import Token, Tree
+
+from ..core.errors import ConstraintError
+from . import cost
+from .execute import execute
+from .machine import Machine, using
+from .parser import VpplSemanticError, parse
+from .semantics import BASES, TABLE
+from .types import ALLOC_TYPES, elem_type, wrap_int32
+from .vector import Integer, Vector, alloc_vector
+
+
+class Program:
+    """A compiled VPPL text: steps (line, column, callable(env)) run in order."""
+
+    def __init__(self, source: str, filename: str = "<vppl>"):
+        self.source, self.filename = source, filename
+        self.steps: list[tuple[int, int, object]] = []
+        for item in parse(source, filename).children:
+            getattr(self, "_c_" + item.data)(item)
+
+    # ---- running ----
+
+    def run(self, machine: Machine, images: dict | None = None) -> dict:
+        env: dict[str, object] = {}
+        with using(machine):
+            for which, img in (images or {}).items():
+                machine.set_image(which, img)
+            for line, col, fn in self.steps:
+                try:
+                    fn(env)
+                except VpplSemanticError:
+                    raise
+                except ConstraintError as e:
+                    raise VpplSemanticError(e, self.filename, line, col, self.source) from None
+        return env
+
+    # ---- helpers ----
+
+    def _err(self, tok, api, param, rule, value):
+        raise VpplSemanticError(ConstraintError(api, param, rule, value), self.filename, tok.line, tok.column,
+                                self.source)
+
+    def _expr(self, t):
+        """A compiled scalar expression: env -> int, or the variable itself for ``var`` (a vector or an
+        integer variable, decided when it runs)."""
+        if isinstance(t, Token):
+            raise AssertionError(t)
+        kind = t.data
+        if kind == "number":
+            v = int(str(t.children[0]), 0)
+            return lambda env: v
+        if kind == "var":
+            tok = t.children[0]
+            name = str(tok)
+
+            def get(env, _n=name, _t=tok):
+                try:
+                    return env[_n]
+                except KeyError:
+                    raise ConstraintError("name", _n, "a variable is declared before use", _n) from None
+            return get
+        if kind == "neg":
+            f = self._scalar(t.children[0])
+            return lambda env: wrap_int32(-f(env))
+        if kind == "binop":
+            a, op, b = t.children
+            fa, fb, op = self._scalar(a), self._scalar(b), str(op)
+            if op == "+":
+                return lambda env: wrap_int32(fa(env) + fb(env))
+            if op == "-":
+                return lambda env: wrap_int32(fa(env) - fb(env))
+            if op == "*":
+                return lambda env: wrap_int32(fa(env) * fb(env))
+
+            def div(env):
+                x, y = fa(env), fb(env)
+                if y == 0:
+                    raise ConstraintError("/", "divisor", "integer division by a nonzero value", 0)
+                q = abs(x) // abs(y)
+                return wrap_int32(q if (x >= 0) == (y >= 0) else -q)       # truncates toward zero
+            return div
+        raise AssertionError(kind)
+
+    def _scalar(self, t):
+        f = self._expr(t)
+        if t.data != "var":
+            return f
+
+        def get(env):
+            v = f(env)
+            if isinstance(v, Integer):
+                return v.value
+            raise ConstraintError("expression", str(t.children[0]), "scalar expressions use integer variables",
+                                  type(v).__name__)
+        return get
+
+    def _pos(self, tok):
+        return tok.line, tok.column
+
+    # ---- compilers, one per grammar rule ----
+
+    def _c_decl(self, t):
+        name_tok, vtype = t.children[0], t.children[1]
+        init = t.children[2] if len(t.children) > 2 else None
+        name = str(name_tok)
+        if vtype.data == "integer_type":
+            f = self._scalar(init) if init is not None else (lambda env: 0)
+
+            def decl_int(env):
+                self._fresh(env, name)
+                env[name] = Integer(f(env), name)
+        else:
+            type_tok, len_tok = vtype.children
+            try:
+                et = elem_type(str(type_tok))
+            except ValueError as e:
+                self._err(type_tok, "declaration", "type", str(e), str(type_tok))
+            length = int(str(len_tok), 0)
+            if init is None:
+                def make(env):
+                    return Vector(et, length, None, name=name)
+            elif init.data == "vlist":
+                items = [self._scalar(c) for c in init.children]
+
+                def make(env):
+                    if len(items) != length:
+                        raise ConstraintError("vList", name, f"a vList initialiser gives all {length} elements",
+                                              len(items))
+                    return Vector(et, length, [f(env) for f in items], name=name)
+            else:
+                f = self._scalar(init)
+
+                def make(env):
+                    return Vector(et, length, f(env), name=name)
+
+            def decl_int(env):
+                self._fresh(env, name)
+                env[name] = make(env)
+        self.steps.append((*self._pos(name_tok), decl_int))
+
+    @staticmethod
+    def _fresh(env, name):
+        if name in env:
+            raise ConstraintError("declaration", name, "each name is declared once", name)
+
+    def _c_directive(self, t):
+        name_tok, args = t.children[0], t.children[1:]
+        d = str(name_tok)
+        if d == "alloc_vector":
+            if len(args) != 3 or any(a.data != "var" for a in args[:2]):
+                self._err(name_tok, "alloc_vector", "arguments", "alloc_vector(name, __I16V-style type, length)",
+                          len(args))
+            vname, tname = str(args[0].children[0]), str(args[1].children[0])
+            n = self._scalar(args[2])
+            if tname not in ALLOC_TYPES:
+                self._err(args[1].children[0], "alloc_vector", "type", f"one of {', '.join(ALLOC_TYPES)}", tname)
+
+            def run(env):
+                self._fresh(env, vname)
+                env[vname] = alloc_vector(vname, tname, n(env))
+        elif d == "use_image":
+            if len(args) != 2 or any(a.data != "var" for a in args):
+                self._err(name_tok, "use_image", "arguments", "use_image(pointer name, A or B)", len(args))
+            pname, which = str(args[0].children[0]), str(args[1].children[0]).upper()
+
+            def run(env):
+                from .machine import machine
+                m = machine()
+                if which not in m.images:
+                    raise ConstraintError("use_image", "buffer", f"image buffer {which} is loaded (the compiler's "
+                                          f"--PIN{which}; images={{'{which}': ...}} in Python)", which)
+                self._fresh(env, pname)
+                env[pname] = m.images[which]
+        else:
+            self._err(name_tok, d, "directive", "a known directive (alloc_vector, use_image) or a dot operator "
+                      "statement", d)
+        self.steps.append((*self._pos(name_tok), run))
+
+    def _c_assign(self, t):
+        name_tok, expr = t.children
+        name = str(name_tok)
+        if expr.data == "var":
+            src = self._expr(expr)
+
+            def run(env):
+                dst, v = self._lookup(env, name), src(env)
+                if isinstance(dst, Vector) and isinstance(v, Vector):
+                    if v.length != dst.length or v.etype.np.itemsize != dst.etype.np.itemsize:
+                        raise ConstraintError("=", name, "a vector is copied into a vector of the same type and "
+                                              "length", f"{v.etype.name}[{v.length}]")
+                    v.check_valid("=")
+                    dst.a[...] = v.a.view(dst.a.dtype)
+                    dst.valid = v.valid
+                elif isinstance(dst, Integer) and isinstance(v, Integer):
+                    dst.value = v.value
+                else:
+                    raise ConstraintError("=", name, "both sides are vectors or both are integers",
+                                          f"{type(dst).__name__} = {type(v).__name__}")
+        else:
+            f = self._scalar(expr)
+
+            def run(env):
+                dst = self._lookup(env, name)
+                if not isinstance(dst, Integer):
+                    raise ConstraintError("=", name, "a scalar expression is assigned to an integer variable",
+                                          type(dst).__name__)
+                dst.value = f(env)
+        tl_src = f"{self.filename}:{name_tok.line}"
+
+        def step(env):
+            run(env)
+            from .machine import machine
+            tl = machine().timeline
+            tl.place("scalar", "assign", cost.SCALAR_OP, order="none", not_before_ns=tl.now_ns, source=tl_src)
+        self.steps.append((*self._pos(name_tok), step))
+
+    @staticmethod
+    def _lookup(env, name):
+        try:
+            return env[name]
+        except KeyError:
+            raise ConstraintError("name", name, "a variable is declared before use", name) from None
+
+    def _c_dot_stmt(self, t):
+        names = []
+        for c in t.children:
+            if isinstance(c, Token):
+                names.append(c)
+            else:
+                break
+        args = t.children[len(names):]
+        if len(names) == 3:
+            lhs_tok, tgt_tok, op_tok = names
+        else:
+            lhs_tok, (tgt_tok, op_tok) = None, names
+        op = str(op_tok)
+        row = TABLE.get(op)
+        if row is None:
+            base = op.split("$")[0]
+            if base in BASES:
+                sfx = ", ".join(r.name for r in BASES[base])
+                self._err(op_tok, op, "suffix", f"a suffix the operator has ({sfx})", op.partition("$")[2])
+            self._err(op_tok, op, "operator", "a dot operator of the seed (general, element, reduction)", op)
+        argf = []
+        for a in args:
+            argf.append(self._expr(a))
+        tgt, lhs = str(tgt_tok), (str(lhs_tok) if lhs_tok is not None else None)
+        src = f"{self.filename}:{op_tok.line}"
+
+        def run(env):
+            target = self._lookup(env, tgt)
+            if not isinstance(target, Vector):
+                raise ConstraintError(op, "target", "the target of a dot operator is a vector variable",
+                                      f"{tgt}: {type(target).__name__}")
+            vals = [f(env) for f in argf]
+            execute(row, target, vals, source=src)
+            if lhs is not None and lhs != tgt:
+                dst = self._lookup(env, lhs)
+                if not isinstance(dst, Vector) or dst.nbytes != target.nbytes:
+                    raise ConstraintError(op, lhs, "the assigned variable is a vector as long as the target",
+                                          type(dst).__name__)
+                dst.a.view(target.a.dtype)[...] = target.a
+                dst.valid = target.valid
+        self.steps.append((*self._pos(op_tok), run))
+
+
+def result(env: dict) -> dict:
+    """Variables as the Python surface returns them: vectors as numpy arrays (copies), integers as int."""
+    out = {}
+    for k, v in env.items():
+        if isinstance(v, Vector):
+            out[k] = v.a.copy()
+        elif isinstance(v, Integer):
+            out[k] = v.value
+    return out
+
+
+def run(source: str, images: dict | None = None, mode: str = "gen2", filename: str = "<vppl>",
+        machine: Machine | None = None) -> dict:
+    prog = Program(source, filename)
+    env = prog.run(machine or Machine(mode), images)
+    return result(env)

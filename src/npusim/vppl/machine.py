@@ -1,0 +1,116 @@
+"""The GEN.2 core a VPPL process runs on: mode, vector-register width, memories, image buffers, timeline.
+
+One ``Machine`` is current at a time (``machine()``); Python-created vectors and ``run()`` use it.
+"""
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+
+import numpy as np
+
+from ..core.errors import ConstraintError
+from ..core.memory import Memory
+from ..core.timeline import Timeline
+from . import spec
+
+MODES = ("gen2", "extended")
+
+
+class ImageBuffer:
+    """Image buffer A or B: 8-bit pixels, row-major, as the compiler's --PINA/--PINB load them."""
+
+    def __init__(self, name: str, pixels: np.ndarray):
+        self.name = name
+        self.height, self.width = pixels.shape
+        self.step = self.width                      # bytes per row (the pointer's step width)
+        self.memory = Memory(f"image{name}", max(self.height * self.width, 1))
+        self.memory.write_bytes(0, np.ascontiguousarray(pixels, np.uint8))
+
+    def array(self) -> np.ndarray:
+        return self.memory.data[: self.height * self.width].reshape(self.height, self.width)
+
+
+def load_image(src) -> np.ndarray:
+    """A 2-D uint8 array from a numpy array or a PNG path (grey; RGB is averaged to grey)."""
+    if isinstance(src, (str, os.PathLike)):
+        import matplotlib.image as mpimg
+        img = mpimg.imread(os.fspath(src))
+        if img.dtype != np.uint8:                    # PNG decodes to floats in [0, 1]
+            img = np.rint(np.asarray(img, np.float64) * 255.0).astype(np.uint8)
+        if img.ndim == 3:
+            img = np.rint(img[..., :3].astype(np.float64).mean(axis=2)).astype(np.uint8)
+        return img
+    a = np.asarray(src)
+    if a.ndim != 2:
+        raise ConstraintError("use_image", "image", "an image buffer is a 2-D array of 8-bit pixels", a.shape)
+    if a.dtype != np.uint8:
+        if a.size and (a.min() < 0 or a.max() > 255):
+            raise ConstraintError("use_image", "image", "pixels are 8-bit (0..255)", (a.min(), a.max()))
+        a = a.astype(np.uint8)
+    return a
+
+
+class Machine:
+    """mode: "gen2" (default; suffixes outside the GEN.2 instruction set are errors, as --G2 warns)
+    or "extended" (every suffix runs). reg_bits: the SIMD vector-register width (cost model,
+    filter_sub's margin)."""
+
+    def __init__(self, mode: str = "gen2", reg_bits: int = spec.REG_BITS, freq_hz: float = spec.FREQ_HZ,
+                 dm_bytes: int = spec.DM_BYTES):
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+        self.mode = mode
+        self.reg_bits = int(reg_bits)
+        self.reg_bytes = self.reg_bits // 8
+        self.freq_hz = freq_hz
+        self.dm = Memory("DM", dm_bytes)            # data memory for pointer variables
+        self.images: dict[str, ImageBuffer] = {}
+        self.timeline = Timeline({"simd": freq_hz, "scalar": freq_hz}, core="smyle0")
+
+    @property
+    def extended(self) -> bool:
+        return self.mode == "extended"
+
+    def set_image(self, which: str, src) -> ImageBuffer:
+        which = which.upper()
+        if which not in ("A", "B"):
+            raise ConstraintError("use_image", "buffer", "image buffers are A and B", which)
+        buf = self.images[which] = ImageBuffer(which, load_image(src))
+        return buf
+
+    @property
+    def cycles(self) -> float:
+        return sum(e.busy_ns for e in self.timeline.engines.values()) * self.freq_hz / 1e9
+
+
+_current = [Machine()]
+
+
+def machine() -> Machine:
+    """The current machine."""
+    return _current[0]
+
+
+def reset(mode: str = "gen2", **kw) -> Machine:
+    """Start a fresh current machine (new timeline, memories)."""
+    _current[0] = Machine(mode, **kw)
+    return _current[0]
+
+
+@contextmanager
+def using(m: Machine):
+    """Make ``m`` current inside the block."""
+    old = _current[0]
+    _current[0] = m
+    try:
+        yield m
+    finally:
+        _current[0] = old
+
+
+@contextmanager
+def mode(name: str):
+    """``with vppl.mode("extended"):`` a fresh machine in that mode for the block."""
+    with using(Machine(name)) as m:
+        yield m

@@ -1,0 +1,8 @@
+"""SMYLEvideo GEN.2 constants (sources in docs/vppl.md)."""
+
+FREQ_HZ = 50e6          # GEN.2 prototype clock, topscom.co.jp/SMYLEGEN2/performance.htm
+REG_BITS = 512          # vector register width: inferred from i16[32] in every seed example (estimate)
+DM_BYTES = 2 * 1024 * 1024   # data memory with the compiler's --EXM switch (compiler.html)
+CORES = 8               # GEN.2 cores, topscom.co.jp/SMYLEGEN2/application.htm
+SHIFT_MAX_BITS = 255    # shift_up / shift_down: "シフト量として許されるのは0~255ビットまで" (seed 003)
+RECORD_INTS = 8         # get_record / set_record: "Integer変数が8個格納されたレコード" (seed 003)
