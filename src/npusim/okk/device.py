@@ -45,12 +45,12 @@ class Device:
 
     # ---- host side (bm_memcpy_s2d / bm_memcpy_d2s) ----
 
-    def system_memory(self, addr: int, nbytes: int = 0, api: str = "Device.write_system") -> tuple[Memory, int]:
+    def system_memory(self, addr: int, api: str = "Device.write_system", param: str = "addr") -> tuple[Memory, int]:
         """The memory holding system address ``addr`` and the offset in it."""
         for mem in (self.system, self.l2sram):
             if mem.base <= addr < mem.base + mem.size:
                 return mem, addr - mem.base
-        raise ConstraintError(api, "addr", f"a system address in global memory [{self.system.base:#x}, "
+        raise ConstraintError(api, param, f"a system address in global memory [{self.system.base:#x}, "
                               f"{self.system.base + self.system.size:#x}) or L2 SRAM", hex(addr))
 
     def write_system(self, addr: int, array) -> None:
