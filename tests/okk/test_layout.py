@@ -106,6 +106,9 @@ def test_matrix_layout_round_trip(cpc):
         np.testing.assert_array_equal(dev.read_system(G + 65536, (rows, cols)), m[:, :cols])
 
 
+_DEV = okk.Device()
+
+
 @settings(max_examples=30, deadline=None)
 @given(n=st.integers(1, 3), c=st.integers(1, 200), h=st.integers(1, 5), w=st.integers(1, 40),
        q=st.integers(0, 63), extra=st.integers(0, 3), bits=st.sampled_from([8, 16, 32]))
@@ -120,7 +123,7 @@ def test_round_trip_any_shape_layout_and_width(n, c, h, w, q, extra, bits):
     lst = okk.dim4(lst.n + extra * lst.c, lst.c + extra, lst.h, 1)      # explicit, wider strides
     s2l = getattr(okk, f"okk_gdma_{bits}bit_cpy_S2L")
     l2s = getattr(okk, f"okk_gdma_{bits}bit_cpy_L2S")
-    with okk.Device() as dev:
+    with _DEV as dev:
         dev.write_system(G, x)
         okk.okk_gdma_8bit_set_C_local(q * LANE, 0xAB, okk.dim4(1, 64, 1, 4096), None)
         s2l(q * LANE + 128, G, sh, lst, None)
