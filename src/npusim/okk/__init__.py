@@ -1,0 +1,22 @@
+"""npusim.okk: the Sophgo BM1684 OKKernel API (okk.h), bit-exact with Sophgo's C-model, timed by
+Sophgo's own cost model. See docs/okk.md."""
+from . import spec
+from .bdc_fp32_unary import *  # noqa: F401,F403
+from .device import Device, current
+from .gdma import *  # noqa: F401,F403
+from .helpers import *  # noqa: F401,F403
+from .layout import LocalTensor, SystemTensor
+from .types import Padding, dim2, dim4, x8, x16, x32
+
+local_addr_t = int
+system_addr_t = int
+global_addr_t = int
+
+
+def info() -> dict[str, dict[str, object]]:
+    return spec.info()
+
+
+__all__ = sorted(n for n in dir() if n.startswith("okk_") or n.startswith("OKKERNEL_")) + [
+    "Device", "current", "dim4", "dim2", "Padding", "x32", "x16", "x8", "LocalTensor", "SystemTensor",
+    "info", "spec"]

@@ -1,0 +1,223 @@
+"""FP32 unary BDC functions (seed 000), as the C-model composes them from hardware instructions.
+
+Each composite call is the C-model's instruction sequence, each instruction reading and writing local
+memory (so in-place calls reproduce the C-model's quirks: ``okk_bdc_exp_tunable(x, x, w)`` yields
+``EXP[i8(trunc(x))]``, reference §4.4) and each placing one event with Sophgo's cost (cycles §3).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import cost, fp32, rules, spec
+from .device import BDC, current
+from .fp32 import F32
+from .layout import LANE, LocalTensor
+from .types import as_dim4
+
+
+class _Call:
+    """One okk_bdc_* call: its operands and the instructions it emits."""
+    __slots__ = ("api", "dev", "shape", "blocks", "elements")
+
+    def __init__(self, api: str, shape):
+        self.api = api
+        self.dev = current()
+        self.shape = as_dim4(api, "shape", shape)
+        rules.shape_bdc(api, self.shape)
+
+    def operands(self, align: int, strides: dict | None = None, **addrs) -> list[LocalTensor]:
+        api = self.api
+        for name, a in addrs.items():
+            rules.local_addr(api, name, a)
+            rules.aligned(api, name, a, align, f"{name} is divisible by {align}" if align == 128 else
+                          f"{name} is divisible by 4 (and preferred by 128)")
+        rules.same_npu(api, **addrs)
+        strides = strides or {}
+        ts = [LocalTensor(self.dev.local, api, name, a, self.shape, strides.get(name), F32, 4)
+              for name, a in addrs.items()]
+        s = self.shape
+        q = next(iter(addrs.values())) // LANE
+        self.blocks = cost.bdc_blocks(q, s.n, s.c, s.h, s.w)
+        self.elements = s.n * s.c * s.h * s.w
+        return ts
+
+    def emit(self, instr: str, factor: int, reads, writes) -> None:
+        self.dev.issue(BDC, self.api, instr, self.blocks * factor,
+                       reads=[fp for t in reads for fp in t.footprints],
+                       writes=[fp for t in writes for fp in t.footprints], elements=self.elements)
+
+
+def _f(t: LocalTensor) -> np.ndarray:
+    """An fp32 operand as the BDC reads it: a DAZ'd copy."""
+    return fp32.daz(t.read())
+
+
+def _i(t: LocalTensor) -> np.ndarray:
+    """An int32 operand (the same bits read as int32)."""
+    return np.array(t.read()).view(np.int32)
+
+
+def _put_int(t: LocalTensor, values: np.ndarray) -> None:
+    t.write(values.astype(np.int32, copy=False).view(F32))
+
+
+def _exp_chain(call: _Call, out: LocalTensor, x: LocalTensor, tmp: LocalTensor, n: int,
+               frac: LocalTensor, ints: LocalTensor) -> None:
+    """The seven-instruction exp of the C-model (§4.4): the integer part in ``ints``, the fraction in
+    ``frac``; ``out`` receives e^x. okk_bdc_exp_tunable uses ints=out=dst, frac=work."""
+    _put_int(ints, fp32.fp32_to_int32(_f(x)))                       # MD_SFU: i = trunc_sat(x)
+    call.emit(cost.MD_SFU, cost.SFU_SIMPLE, [x], [ints])
+    ints.write(fp32.lookup_int8(_i(ints)))                          # TABLE_LOOKUP: fi = (float) i8(i)
+    call.emit(cost.TABLE_LOOKUP, cost.LOOKUP, [ints], [ints])
+    frac.write(fp32.sub(_f(x), _f(ints)))                           # MD_SCALAR: frac = x - fi
+    call.emit(cost.MD_SCALAR, cost.SCALAR_SIMPLE, [x, ints], [frac])
+    _put_int(ints, fp32.fp32_to_int32(_f(ints)))                    # MD_SFU: trunc(fi)
+    call.emit(cost.MD_SFU, cost.SFU_SIMPLE, [ints], [ints])
+    ints.write(fp32.lookup_exp(_i(ints)))                           # TABLE_LOOKUP: e = EXP[i8(.)]
+    call.emit(cost.TABLE_LOOKUP, cost.LOOKUP, [ints], [ints])
+    frac.write(fp32.taylor_sum(_f(frac), n).reshape(call.shape.tuple()))   # MD_SFU Taylor: s
+    call.emit(cost.MD_SFU, cost.sfu_taylor(n), [frac], [frac])
+    e = _f(ints)
+    out.write(fp32.add(e, fp32.mul(e, _f(frac))))                  # MD_SCALAR mac: y = e + e*s
+    call.emit(cost.MD_SCALAR, cost.SCALAR_SIMPLE, [ints, frac], [out])
+
+
+def _range(call: _Call, t: LocalTensor, param: str = "src_addr") -> None:
+    lo, hi = spec.EXP_RANGE
+    rules.data_range(call.api, param, t.read(), lo, hi, "the elements of the source tensor are in [-103.0, 88.0]")
+
+
+# ---- fixed 128-byte aligned layout, no work tensor ----
+
+def okk_bdc_rsqrt(dst_addr, src_addr, shape) -> None:
+    """dst = 1/sqrt(src): fast inverse square root with three Newton steps (MD_SFU x27)."""
+    c = _Call("okk_bdc_rsqrt", shape)
+    dst, src = c.operands(128, dst_addr=dst_addr, src_addr=src_addr)
+    dst.write(fp32.rsqrt_nr(np.array(src.read())))
+    c.emit(cost.MD_SFU, cost.SFU_RSQRT, [src], [dst])
+
+
+def okk_bdc_sqrt(dst_addr, src_addr, shape) -> None:
+    """dst = sqrt(src) = reciprocal(rsqrt(src)) (MD_SFU x27, MD_SCALAR div x30)."""
+    c = _Call("okk_bdc_sqrt", shape)
+    dst, src = c.operands(128, dst_addr=dst_addr, src_addr=src_addr)
+    dst.write(fp32.rsqrt_nr(np.array(src.read())))
+    c.emit(cost.MD_SFU, cost.SFU_RSQRT, [src], [dst])
+    dst.write(fp32.div_fnc(F32(1.0), np.array(dst.read())))
+    c.emit(cost.MD_SCALAR, cost.SCALAR_DIV, [dst], [dst])
+
+
+def okk_bdc_taylor_exp(dst_addr, src_addr, shape, num_series) -> None:
+    """dst = 1 + sum_{k=1..num_series} src^k/k! (MD_SFU Taylor, then MD_SCALAR +1)."""
+    c = _Call("okk_bdc_taylor_exp", shape)
+    rules.num_series(c.api, num_series)
+    dst, src = c.operands(128, dst_addr=dst_addr, src_addr=src_addr)
+    dst.write(fp32.taylor_sum(_f(src), num_series).reshape(c.shape.tuple()))
+    c.emit(cost.MD_SFU, cost.sfu_taylor(num_series), [src], [dst])
+    dst.write(fp32.add(_f(dst), F32(1.0)))
+    c.emit(cost.MD_SCALAR, cost.SCALAR_SIMPLE, [dst], [dst])
+
+
+def okk_bdc_lookup_exp(dst_addr, src_addr, shape) -> None:
+    """dst(fp32) = EXP[i8(src(int32))]: the 256-entry table, index wraps (TABLE_LOOKUP x24)."""
+    c = _Call("okk_bdc_lookup_exp", shape)
+    dst, src = c.operands(128, dst_addr=dst_addr, src_addr=src_addr)
+    si = _i(src)
+    rules.data_range(c.api, "src_addr", si, -103, 88, "the elements of the source tensor are in [-103, 88]")
+    dst.write(fp32.lookup_exp(si))
+    c.emit(cost.TABLE_LOOKUP, cost.LOOKUP, [src], [dst])
+
+
+# ---- with a work tensor ----
+
+def _with_work(api, dst_addr, src_addr, work_addr, shape, num_series):
+    c = _Call(api, shape)
+    rules.num_series(api, num_series)
+    dst, src, work = c.operands(128, dst_addr=dst_addr, src_addr=src_addr, work_addr=work_addr)
+    rules.work_distinct(api, work_addr, dst_addr, src_addr)
+    _range(c, src)
+    return c, dst, src, work
+
+
+def okk_bdc_exp_tunable(dst_addr, src_addr, work_addr, shape, num_series) -> None:
+    """dst = e^src: table for the integer part, Taylor (num_series terms) for the fraction."""
+    c, dst, src, work = _with_work("okk_bdc_exp_tunable", dst_addr, src_addr, work_addr, shape, num_series)
+    _exp_chain(c, dst, src, work, num_series, frac=work, ints=dst)
+
+
+def okk_bdc_exp(dst_addr, src_addr, work_addr, shape) -> None:
+    """okk_bdc_exp_tunable with num_series = 32."""
+    c, dst, src, work = _with_work("okk_bdc_exp", dst_addr, src_addr, work_addr, shape, spec.DEFAULT_NUM_SERIES)
+    _exp_chain(c, dst, src, work, spec.DEFAULT_NUM_SERIES, frac=work, ints=dst)
+
+
+def _sigmoid(api, dst_addr, src_addr, work_addr, shape, n) -> None:
+    c, dst, src, work = _with_work(api, dst_addr, src_addr, work_addr, shape, n)
+    work.write(fp32.sub(F32(0.0), _f(src)))                         # MD_SCALAR: -x
+    c.emit(cost.MD_SCALAR, cost.SCALAR_SIMPLE, [src], [work])
+    _exp_chain(c, work, work, dst, n, frac=work, ints=dst)         # e^-x in work
+    dst.write(fp32.add(_f(work), F32(1.0)))                         # MD_SCALAR: 1 + e^-x
+    c.emit(cost.MD_SCALAR, cost.SCALAR_SIMPLE, [work], [dst])
+    dst.write(fp32.div_fnc(F32(1.0), np.array(dst.read())))        # MD_SCALAR div: 1 / (1 + e^-x)
+    c.emit(cost.MD_SCALAR, cost.SCALAR_DIV, [dst], [dst])
+
+
+def okk_bdc_sigmoid_tunable(dst_addr, src_addr, work_addr, shape, num_series) -> None:
+    """dst = 1 / (1 + e^-src), e^-src by the exp chain with num_series Taylor terms."""
+    _sigmoid("okk_bdc_sigmoid_tunable", dst_addr, src_addr, work_addr, shape, num_series)
+
+
+def okk_bdc_sigmoid(dst_addr, src_addr, work_addr, shape) -> None:
+    """okk_bdc_sigmoid_tunable with num_series = 32."""
+    _sigmoid("okk_bdc_sigmoid", dst_addr, src_addr, work_addr, shape, spec.DEFAULT_NUM_SERIES)
+
+
+def _tanh(api, dst_addr, src_addr, work_addr, shape, n) -> None:
+    c, dst, src, work = _with_work(api, dst_addr, src_addr, work_addr, shape, n)
+    _exp_chain(c, dst, src, work, n, frac=work, ints=dst)           # e = e^x in dst
+    work.write(fp32.div_fnc(F32(1.0), np.array(dst.read())))       # r = 1/e
+    c.emit(cost.MD_SCALAR, cost.SCALAR_DIV, [dst], [work])
+    dst.write(fp32.add(_f(dst), _f(work)))                          # e + r
+    c.emit(cost.MD_SCALAR, cost.SCALAR_SIMPLE, [dst, work], [dst])
+    dst.write(fp32.div_fnc(np.array(work.read()), np.array(dst.read())))   # q = r / (e + r)
+    c.emit(cost.MD_SCALAR, cost.SCALAR_DIV, [work, dst], [dst])
+    dst.write(fp32.add(fp32.mul(_f(dst), F32(-2.0)), F32(1.0)))     # MD_LINEAR: 1 - 2q
+    c.emit(cost.MD_LINEAR, cost.LINEAR, [dst], [dst])
+
+
+def okk_bdc_tanh_tunable(dst_addr, src_addr, work_addr, shape, num_series) -> None:
+    """dst = tanh(src) = 1 - 2 r/(e + r), e = e^src, r = 1/e."""
+    _tanh("okk_bdc_tanh_tunable", dst_addr, src_addr, work_addr, shape, num_series)
+
+
+def okk_bdc_tanh(dst_addr, src_addr, work_addr, shape) -> None:
+    """okk_bdc_tanh_tunable with num_series = 32."""
+    _tanh("okk_bdc_tanh", dst_addr, src_addr, work_addr, shape, spec.DEFAULT_NUM_SERIES)
+
+
+# ---- strided ----
+
+def _strided(api, dst_addr, src_addr, shape, dst_stride, src_stride):
+    c = _Call(api, shape)
+    dst, src = c.operands(4, strides={"dst_addr": dst_stride, "src_addr": src_stride},
+                          dst_addr=dst_addr, src_addr=src_addr)
+    plain = dst_stride is None and src_stride is None
+    return c, dst, src, plain
+
+
+def okk_bdc_reciprocal(dst_addr, src_addr, shape, dst_stride=None, src_stride=None) -> None:
+    """dst = 1/src by the BDC division (C_div(1, x)); 30 cycles per block either way."""
+    c, dst, src, plain = _strided("okk_bdc_reciprocal", dst_addr, src_addr, shape, dst_stride, src_stride)
+    dst.write(fp32.div_fnc(F32(1.0), np.array(src.read())))
+    c.emit(cost.MD_SCALAR if plain else cost.TENSOR_ARITH, cost.SCALAR_DIV, [src], [dst])
+
+
+def okk_bdc_neg(dst_addr, src_addr, shape, dst_stride=None, src_stride=None) -> None:
+    """dst = 0 - src (C_sub(0, x)): +0 for +-0 and subnormals. MD_SCALAR x1, or TENSOR_ARITH x2 when
+    any stride pointer is given."""
+    c, dst, src, plain = _strided("okk_bdc_neg", dst_addr, src_addr, shape, dst_stride, src_stride)
+    dst.write(fp32.sub(F32(0.0), _f(src)))
+    if plain:
+        c.emit(cost.MD_SCALAR, cost.SCALAR_SIMPLE, [src], [dst])
+    else:
+        c.emit(cost.TENSOR_ARITH, cost.ARITH_SIMPLE, [src], [dst])

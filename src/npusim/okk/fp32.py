@@ -1,0 +1,147 @@
+"""BM1684 BDC fp32 arithmetic, bit for bit (reference okkernel.md §4).
+
+Every BDC fp32 operation is IEEE binary32 round-to-nearest-even with subnormal inputs read as zero
+(DAZ) and subnormal results flushed to a zero of the same sign (FTZ). numpy's float32 operations are
+IEEE RNE, so ``fl(a op b)`` is the numpy float32 operation on DAZ'd inputs followed by a flush.
+
+Functions here work on flat float32 arrays, whole-array, in chunks that stay in cache for the long
+Taylor loop. Operands read from memory go through ``daz`` once; results of these functions are already
+flushed, so chained operations need no further input flush.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+F32 = np.float32
+FLT_MIN = F32(2.0 ** -126)
+_ZERO = F32(0.0)
+CHUNK = 1 << 15
+
+
+def ftz_(r: np.ndarray, tmp: np.ndarray | None = None) -> np.ndarray:
+    """Flush subnormals of float32 array ``r`` in place to a zero of the same sign (x*0 keeps it)."""
+    t = np.abs(r, out=tmp)
+    m = np.less(t, FLT_MIN)
+    np.multiply(r, _ZERO, out=r, where=m)
+    return r
+
+
+def daz(x: np.ndarray) -> np.ndarray:
+    """A float32 copy of ``x`` with subnormals read as zero."""
+    return ftz_(np.array(x, dtype=F32, copy=True))
+
+
+def mul(a, b):
+    with np.errstate(all="ignore"):
+        return ftz_(np.multiply(a, b, dtype=F32))
+
+
+def add(a, b):
+    with np.errstate(all="ignore"):
+        return ftz_(np.add(a, b, dtype=F32))
+
+
+def sub(a, b):
+    with np.errstate(all="ignore"):
+        return ftz_(np.subtract(a, b, dtype=F32))
+
+
+# ---- Taylor series (§4.1): fp32-iterated coefficients, Horner without the constant term ----
+
+def _coefficients() -> np.ndarray:
+    c = [F32(1.0)]
+    for k in range(1, 65):
+        v = F32(c[-1] / F32(k))
+        c.append(v if abs(v) >= FLT_MIN else F32(0.0))
+    return np.array(c, F32)
+
+
+TAYLOR_COEF = _coefficients()           # c_0 .. c_64; c_34 .. c_64 flush to 0
+_ADD_MAY_BE_TINY = F32(2.0 ** -100)     # p + c_k can land below FLT_MIN only when c_k is this small
+
+
+def taylor_sum(x: np.ndarray, n: int) -> np.ndarray:
+    """sum_{k=1..n} x^k/k! as the SFU evaluates it: p = fl(c_n*x); p = fl(fl(p + c_k)*x), k = n-1..1.
+    ``x`` is flat float32 already DAZ'd. Returns a new flat float32 array."""
+    x = np.ascontiguousarray(x, F32).ravel()
+    out = np.empty_like(x)
+    coef = TAYLOR_COEF
+    with np.errstate(all="ignore"):
+        for lo in range(0, x.size, CHUNK):
+            xs = x[lo:lo + CHUNK]
+            p = out[lo:lo + CHUNK]
+            tmp = np.empty_like(xs)
+            np.multiply(xs, coef[n], out=p)
+            ftz_(p, tmp)
+            for k in range(n - 1, 0, -1):
+                ck = coef[k]
+                np.add(p, ck, out=p)
+                if ck < _ADD_MAY_BE_TINY:
+                    ftz_(p, tmp)
+                np.multiply(p, xs, out=p)
+                ftz_(p, tmp)
+    return out
+
+
+# ---- tables (§4.2, §4.3) ----
+
+def _exp_table() -> np.ndarray:
+    t = np.zeros(256, F32)
+    for i in range(-128, 128):
+        if -103 <= i <= 88:
+            t[i & 0xFF] = F32(math.exp(i))     # (float)exp((double)i), subnormals kept
+    return t
+
+
+EXP_TABLE = _exp_table()                 # indexed by the low byte of the int32 (i8 wrap)
+INT8_TABLE = np.array([F32(((i + 128) & 0xFF) - 128) for i in range(256)], F32)   # (float) i8(x)
+
+
+def lookup_exp(i32: np.ndarray) -> np.ndarray:
+    return EXP_TABLE[np.asarray(i32).view(np.uint32) & 0xFF]
+
+
+def lookup_int8(i32: np.ndarray) -> np.ndarray:
+    return INT8_TABLE[np.asarray(i32).view(np.uint32) & 0xFF]
+
+
+def fp32_to_int32(x: np.ndarray) -> np.ndarray:
+    """Truncate toward zero, saturating (3e9 -> INT32_MAX, §4.3). NaN -> 0 (not probed)."""
+    x = np.asarray(x, F32)
+    with np.errstate(all="ignore"):
+        r = np.clip(x, F32(-2.0 ** 31), F32(2147483520.0)).astype(np.int32)
+    r[x >= F32(2.0 ** 31)] = np.iinfo(np.int32).max
+    r[np.isnan(x)] = 0
+    return r
+
+
+# ---- fast inverse square root and division (§4.5) ----
+
+_MAGIC = np.uint32(0x5F3759DF)
+
+
+def rsqrt_nr(x: np.ndarray) -> np.ndarray:
+    """Quake's magic constant on the raw bits (no DAZ there), then three Newton steps in fl()."""
+    x = np.asarray(x, F32)
+    with np.errstate(all="ignore"):
+        y = ftz_((_MAGIC - (x.view(np.uint32) >> np.uint32(1))).astype(np.uint32).view(F32))
+        x2 = mul(F32(0.5), daz(x))
+        for _ in range(3):
+            t = mul(x2, y)
+            t = mul(t, y)
+            t = sub(F32(1.5), t)
+            y = mul(y, t)
+    return y
+
+
+def div_fnc(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a / b as the BDC divides: fl(fl(r*r) * a'), r = rsqrt_nr(|b|), a' = |a| with sign(a) ^ sign(b)."""
+    a = np.asarray(a, F32)
+    b = np.asarray(b, F32)
+    bu = b.view(np.uint32)
+    r = rsqrt_nr((bu & np.uint32(0x7FFFFFFF)).view(F32))
+    sign = (a.view(np.uint32) ^ bu) & np.uint32(0x80000000)
+    a2 = ((a.view(np.uint32) & np.uint32(0x7FFFFFFF)) | sign).view(F32)
+    return mul(mul(r, r), daz(a2))

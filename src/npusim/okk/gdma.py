@@ -1,0 +1,164 @@
+"""GDMA functions (seed 001): tensor copies between system and local memory, matrix moves, fills.
+
+Each call is one TENSOR_GDMA instruction on the GDMA engine, costed by cost.gdma_cycles. Copies move raw
+bits (unsigned integer views), so NaN payloads and int data pass unchanged.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import cost, rules
+from .device import GDMA, current
+from .layout import LANE, X, LocalTensor, SystemTensor, aligned_stride
+from .types import as_dim4, dim4, union_bits
+
+_UINT = {4: np.uint32, 2: np.uint16, 1: np.uint8}
+
+
+def _strides_of(t, shape: dim4) -> tuple:
+    if isinstance(t, LocalTensor):
+        return t.strides
+    s = t.view.strides
+    e = t.view.dtype.itemsize
+    return tuple(x // e for x in s)
+
+
+def _tensor(dev, api, param, local: bool, addr, shape, stride, esize):
+    if local:
+        rules.local_addr(api, param, addr)
+        return LocalTensor(dev.local, api, param, addr, shape, stride, _UINT[esize], esize)
+    return SystemTensor(dev, api, param, addr, shape, stride, _UINT[esize], esize)
+
+
+def _copy(api: str, kind: str, esize: int, dst_addr, src_addr, shape, dst_stride, src_stride) -> None:
+    dev = current()
+    shape = as_dim4(api, "shape", shape)
+    rules.shape_gdma(api, shape)
+    rules.stride_w_one(api, "dst_stride", dst_stride)
+    rules.stride_w_one(api, "src_stride", src_stride)
+    dst_local, src_local = kind in ("S2L", "L2L"), kind in ("L2S", "L2L")
+    src = _tensor(dev, api, "src_addr", src_local, src_addr, shape, src_stride, esize)
+    dst = _tensor(dev, api, "dst_addr", dst_local, dst_addr, shape, dst_stride, esize)
+    dst.write(src.read())
+    nbytes = shape.n * shape.c * shape.h * shape.w * esize
+    run = cost.gdma_run_bytes(esize, shape.tuple(), _strides_of(dst, shape), _strides_of(src, shape),
+                              dst_local, src_local)
+    dev.issue(GDMA, api, cost.TENSOR_GDMA, cost.gdma_cycles(kind, nbytes, run), reads=src.footprints,
+              writes=dst.footprints, nbytes=nbytes, elements=nbytes // esize,
+              direction=cost.GDMA_DIRECTION[kind])
+
+
+def _set_c(api: str, kind: str, esize: int, dst_addr, value, shape, dst_stride) -> None:
+    dev = current()
+    shape = as_dim4(api, "shape", shape)
+    rules.shape_gdma(api, shape)
+    bits = union_bits(value, esize * 8)
+    local = kind == "set_C_local"
+    dst = _tensor(dev, api, "dst_addr", local, dst_addr, shape, dst_stride, esize)
+    dst.write(np.asarray(bits, _UINT[esize]))
+    nbytes = shape.n * shape.c * shape.h * shape.w * esize
+    st = _strides_of(dst, shape)
+    run = cost.gdma_run_bytes(esize, shape.tuple(), st, st, local, local)
+    dev.issue(GDMA, api, cost.TENSOR_GDMA, cost.gdma_cycles(kind, nbytes, run), writes=dst.footprints,
+              nbytes=nbytes, elements=nbytes // esize, direction=cost.GDMA_DIRECTION[kind])
+
+
+def _make_copy(bits: int, kind: str):
+    api = f"okk_gdma_{bits}bit_cpy_{kind}"
+
+    def fn(dst_addr, src_addr, shape, dst_stride=None, src_stride=None):
+        _copy(api, kind, bits // 8, dst_addr, src_addr, shape, dst_stride, src_stride)
+    fn.__name__ = fn.__qualname__ = api
+    fn.__doc__ = f"{api}(dst_addr, src_addr, shape, dst_stride, src_stride): dst(n,c,h,w) = src(n,c,h,w)."
+    return fn
+
+
+def _make_set(bits: int, where: str):
+    api = f"okk_gdma_{bits}bit_set_C_{where}"
+
+    def fn(dst_addr, C, shape, dst_stride=None):
+        _set_c(api, f"set_C_{where}", bits // 8, dst_addr, C, shape, dst_stride)
+    fn.__name__ = fn.__qualname__ = api
+    fn.__doc__ = f"{api}(dst_addr, C, shape, dst_stride): dst(n,c,h,w) = C."
+    return fn
+
+
+okk_gdma_32bit_cpy_S2L = _make_copy(32, "S2L")
+okk_gdma_32bit_cpy_L2S = _make_copy(32, "L2S")
+okk_gdma_32bit_cpy_L2L = _make_copy(32, "L2L")
+okk_gdma_32bit_cpy_S2S = _make_copy(32, "S2S")
+okk_gdma_16bit_cpy_S2L = _make_copy(16, "S2L")
+okk_gdma_16bit_cpy_L2S = _make_copy(16, "L2S")
+okk_gdma_16bit_cpy_L2L = _make_copy(16, "L2L")
+okk_gdma_16bit_cpy_S2S = _make_copy(16, "S2S")
+okk_gdma_8bit_cpy_S2L = _make_copy(8, "S2L")
+okk_gdma_8bit_cpy_L2S = _make_copy(8, "L2S")
+okk_gdma_8bit_cpy_L2L = _make_copy(8, "L2L")
+okk_gdma_8bit_cpy_S2S = _make_copy(8, "S2S")
+okk_gdma_32bit_set_C_system = _make_set(32, "system")
+okk_gdma_32bit_set_C_local = _make_set(32, "local")
+okk_gdma_16bit_set_C_system = _make_set(16, "system")
+okk_gdma_16bit_set_C_local = _make_set(16, "local")
+okk_gdma_8bit_set_C_system = _make_set(8, "system")
+okk_gdma_8bit_set_C_local = _make_set(8, "local")
+
+
+# ---- matrix layout (reference §2.4) ----
+
+def _matrix(api: str, kind: str, local_addr, sys_addr, rows, cols, cols_per_channel, row_stride) -> None:
+    from ..core.errors import ConstraintError
+    dev = current()
+    for name, v in (("rows", rows), ("cols", cols), ("cols_per_channel", cols_per_channel)):
+        if not (isinstance(v, (int, np.integer)) and v >= 1):
+            raise ConstraintError(api, name, f"{name} is positive", v)
+    if cols > 65535:
+        raise ConstraintError(api, "cols", "cols is at most 65535 (C-model assertion)", cols)
+    if not isinstance(row_stride, (int, np.integer)):
+        raise ConstraintError(api, "row_stride", "an int (elements)", row_stride)
+    lparam = "dst_addr" if kind == "S2L" else "src_addr"
+    sparam = "src_addr" if kind == "S2L" else "dst_addr"
+    rules.local_addr(api, lparam, local_addr)
+    cpc = cols_per_channel
+    nch = -(-cols // cpc)
+    q, r = divmod(int(local_addr), LANE)
+    full = dim4(rows, nch, 1, cpc)
+    lst = aligned_stride(None, q, full, 4)
+    pairs = []
+    full_ch, rem = divmod(cols, cpc)
+    if full_ch:
+        sh = dim4(rows, full_ch, 1, cpc)
+        lt = LocalTensor(dev.local, api, lparam, local_addr, sh, lst, np.uint32, 4)
+        st = SystemTensor(dev, api, sparam, sys_addr, sh, dim4(row_stride, cpc, cpc, 1), np.uint32, 4)
+        pairs.append((lt, st))
+    if rem:
+        qc = q + full_ch
+        addr_c = (qc % X) * LANE + r + (qc // X) * lst.c * 4
+        sh = dim4(rows, 1, 1, rem)
+        lt = LocalTensor(dev.local, api, lparam, addr_c, sh, dim4(lst.n, lst.c, rem, 1), np.uint32, 4)
+        st = SystemTensor(dev, api, sparam, sys_addr + 4 * full_ch * cpc, sh, dim4(row_stride, rem, rem, 1),
+                          np.uint32, 4)
+        pairs.append((lt, st))
+    reads, writes = [], []
+    for lt, st in pairs:
+        if kind == "S2L":
+            lt.write(st.read())
+            reads += st.footprints
+            writes += lt.footprints
+        else:
+            st.write(lt.read())
+            reads += lt.footprints
+            writes += st.footprints
+    nbytes = rows * cols * 4
+    run = min(cpc, cols) * 4
+    dev.issue(GDMA, api, cost.TENSOR_GDMA, cost.gdma_cycles(kind, nbytes, run), reads=reads, writes=writes,
+              nbytes=nbytes, elements=rows * cols, direction=cost.GDMA_DIRECTION[kind])
+
+
+def okk_gdma_32bit_matrix_S2L(dst_addr, src_addr, rows, cols, cols_per_channel, row_stride):
+    """Matrix (rows x cols, row r at src + 4*r*row_stride) into the matrix layout at dst_addr."""
+    _matrix("okk_gdma_32bit_matrix_S2L", "S2L", dst_addr, src_addr, rows, cols, cols_per_channel, row_stride)
+
+
+def okk_gdma_32bit_matrix_L2S(dst_addr, src_addr, rows, cols, cols_per_channel, row_stride):
+    """Matrix in the matrix layout at src_addr out to rows at dst + 4*r*row_stride."""
+    _matrix("okk_gdma_32bit_matrix_L2S", "L2S", src_addr, dst_addr, rows, cols, cols_per_channel, row_stride)

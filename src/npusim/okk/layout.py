@@ -1,0 +1,149 @@
+"""Local and system tensors: the five stride helpers and the channel-to-NPU scatter (reference §2).
+
+Element (n, c, h, w) of a local tensor at ``addr`` (Q = addr >> 19, R = addr & 0x7FFFF) with element
+strides (Ns, Cs, Hs, Ws) lives in NPU ``(Q + c) % 64`` at byte
+``R + esize * (n*Ns + ((Q + c) // 64)*Cs + h*Hs + w*Ws)``. A LocalTensor is that map as at most three
+core TensorViews (a partial first row of NPUs, the full rows, a partial last row), each of shape
+(N, rows, npus, H, W); reading joins them into one (N, C, H, W) array. Stride 0 broadcasts.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.errors import ConstraintError
+from ..core.view import TensorView
+from . import spec
+from .types import dim4
+
+X = spec.NPU_NUM
+LANE = spec.LOCAL_MEM_SIZE
+
+
+def _div_up(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _align(a: int, b: int) -> int:
+    return _div_up(a, b) * b
+
+
+def _out(stride: dim4 | None, n: int, c: int, h: int, w: int) -> dim4:
+    if stride is None:
+        return dim4(n, c, h, w)
+    stride.n, stride.c, stride.h, stride.w = n, c, h, w
+    return stride
+
+
+def aligned_stride(stride: dim4 | None, start_idx: int, shape: dim4, esize: int) -> dim4:
+    """okk_128_byte_aligned_stride_for_{32,16,8}bit: C stride = ALIGN(h*w, 128 / esize)."""
+    cs = _align(shape.h * shape.w, 128 // esize)
+    return _out(stride, _div_up(start_idx + shape.c, X) * cs, cs, shape.w, 1)
+
+
+def compact_stride(stride: dim4 | None, start_idx: int, shape: dim4) -> dim4:
+    hw = shape.h * shape.w
+    return _out(stride, _div_up(start_idx + shape.c, X) * hw, hw, shape.w, 1)
+
+
+def continuous_stride(stride: dim4 | None, shape: dim4) -> dim4:
+    return _out(stride, shape.c * shape.h * shape.w, shape.h * shape.w, shape.w, 1)
+
+
+def _span(shape: tuple, strides: tuple) -> tuple[int, int]:
+    """Lowest and highest element offset a strided box reaches."""
+    lo = hi = 0
+    for n, s in zip(shape, strides):
+        d = s * (n - 1)
+        if d < 0:
+            lo += d
+        else:
+            hi += d
+    return lo, hi
+
+
+class LocalTensor:
+    """A (N, C, H, W) tensor in the 64 NPU local memories, as the hardware addresses it."""
+    __slots__ = ("addr", "shape", "strides", "dtype", "pieces", "footprints")
+
+    def __init__(self, mem, api: str, param: str, addr: int, shape: dim4, strides: dim4 | None,
+                 dtype, esize: int):
+        n, c, h, w = shape.n, shape.c, shape.h, shape.w
+        q, r = divmod(int(addr), LANE)
+        if strides is None:
+            strides = aligned_stride(None, q, shape, esize)
+        st = (strides.n, strides.c, strides.h, strides.w)
+        rows = _div_up(q + c, X)
+        lo, hi = _span((n, rows, h, w), st)
+        lo, hi = r + lo * esize, r + hi * esize + esize
+        if lo < 0 or hi > LANE:
+            raise ConstraintError(api, param, "the tensor lies inside the local memory of each NPU it "
+                                  f"touches (bytes [0, {LANE:#x}) per NPU)",
+                                  f"{param}={addr:#x} shape={shape.tuple()} stride={st} reaches bytes "
+                                  f"[{lo:#x}, {hi:#x})")
+        self.addr, self.shape, self.strides = addr, (n, c, h, w), st
+        self.dtype = np.dtype(dtype)
+        bst = (st[0] * esize, st[1] * esize, LANE, st[2] * esize, st[3] * esize)
+        pieces = []
+        # channels c' = q + c, c in [0, C): rows of 64 NPUs; split into partial/full/partial row runs
+        c_lo = 0
+        while c_lo < c:
+            row, lane = divmod(q + c_lo, X)
+            if lane or c - c_lo < X:
+                nl = min(X - lane, c - c_lo)
+                nrows = 1
+            else:
+                nl = X
+                nrows = (c - c_lo) // X
+            view = TensorView(mem, lane * LANE + r + row * st[1] * esize, (n, nrows, nl, h, w), bst,
+                              self.dtype, api=api)
+            pieces.append((c_lo, c_lo + nrows * nl, view))
+            c_lo += nrows * nl
+        self.pieces = pieces
+        self.footprints = [p[2].footprint for p in pieces]
+
+    def read(self) -> np.ndarray:
+        """The values as an (N, C, H, W) array (a view when the tensor sits in one row of NPUs)."""
+        n, c, h, w = self.shape
+        parts = [v.read().reshape(n, hi - lo, h, w) for lo, hi, v in self.pieces]
+        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+
+    def write(self, values: np.ndarray) -> None:
+        n, c, h, w = self.shape
+        values = np.broadcast_to(values, self.shape)
+        for lo, hi, v in self.pieces:
+            v.write(values[:, lo:hi].reshape(v.shape))
+
+
+class SystemTensor:
+    """A (N, C, H, W) tensor in system memory with element strides (continuous when None)."""
+    __slots__ = ("view", "footprints", "shape")
+
+    def __init__(self, dev, api: str, param: str, addr: int, shape: dim4, strides: dim4 | None,
+                 dtype, esize: int):
+        if strides is None:
+            strides = continuous_stride(None, shape)
+        mem, off = dev.system_memory(int(addr), api=api) if _is_int(addr) else (None, 0)
+        if mem is None:
+            raise ConstraintError(api, param, "a system address", addr)
+        sh = shape.tuple()
+        st = (strides.n, strides.c, strides.h, strides.w)
+        lo, hi = _span(sh, st)
+        lo, hi = off + lo * esize, off + hi * esize + esize
+        if lo < 0 or hi > mem.size:
+            raise ConstraintError(api, param, f"the tensor lies inside {mem.name} "
+                                  f"[{mem.base:#x}, {mem.base + mem.size:#x})",
+                                  f"{param}={addr:#x} shape={sh} stride={st} reaches "
+                                  f"[{mem.base + lo:#x}, {mem.base + hi:#x})")
+        self.shape = sh
+        self.view = TensorView(mem, off, sh, tuple(s * esize for s in st), dtype, api=api)
+        self.footprints = [self.view.footprint]
+
+    def read(self) -> np.ndarray:
+        return self.view.read()
+
+    def write(self, values: np.ndarray) -> None:
+        self.view.write(values)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer))
