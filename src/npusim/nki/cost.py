@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 
+from .tensor import MemoryRegion
+
 MIN_II = 64                 # instruction initiation interval, engine cycles ([SDK@2.26] ISA docstrings)
 GPSIMD_START = 150          # GpSimd instruction start (iota 150+N, affine_select GPSIMD_START+N)
 GPSIMD_RSQRT_SLOWDOWN = 4   # GpSimd rsqrt: "4x lower" throughput (nki.api.shared.rst, engine selection)
@@ -39,7 +41,6 @@ def vector_perf_mode(chip, kind: str, srcs, dst) -> int:
     """trn2+ VectorE perf modes (trainium2_arch.rst): 4x/2x for one-input ops, 2x for tensor_tensor."""
     if chip.nc_version < 3 or not _half(*srcs, dst):
         return 1
-    from .tensor import MemoryRegion
     in_psum = any(t.buffer is MemoryRegion.psum for t in (*srcs, dst))
     if kind == "one_input":
         if not in_psum and all(_inner_contiguous(t) for t in (*srcs, dst)):
@@ -60,7 +61,6 @@ def one_input(chip, engine: str, src, dst, slowdown: int = 1) -> float:
 
 def two_input(chip, engine: str, a, b, dst) -> float:
     """tensor_tensor: max(MIN_II, 2N); N when one input is in PSUM or in VectorE's trn2 2x mode."""
-    from .tensor import MemoryRegion
     n = a.free_size * _stride_factor(a, b, dst)
     reads = 2 * n
     if (a.buffer is MemoryRegion.psum) != (b.buffer is MemoryRegion.psum):

@@ -61,7 +61,7 @@ def _store(dst: NkiTensor, values: np.ndarray) -> None:
         values = cast(values, d, overflow=options().float_overflow)
     if values.shape != dst.shape:
         values = values.reshape(dst.shape)
-    dst.view.write(values)
+    dst.write(values)
 
 
 def _op(api: str, param: str, op, chip) -> AluOp:
@@ -101,7 +101,7 @@ def _operand(api: str, param: str, value, data: NkiTensor, op: AluOp, reads: lis
         raise NkiValidationError(api, param, "a vector operand covers the same partitions as data",
                                  f"starts at {value.start_partition}, data at {data.start_partition}")
     reads.append(value)
-    v = value.view.read(api)
+    v = value.read(api)
     bshape = (data.shape[0],) + (1,) * (len(data.shape) - 1)
     if op.is_bitvec:
         if not value.view.dtype.is_int:
@@ -111,13 +111,21 @@ def _operand(api: str, param: str, value, data: NkiTensor, op: AluOp, reads: lis
         return (v.astype(np.int64) & mask).astype(u).reshape(bshape)
     if value.view.dtype.name != "float32":
         raise NkiValidationError(api, param, "arithmetic operand tiles are float32", value.view.dtype.name)
-    return v.reshape(bshape)
+    return np.array(v, np.float32).reshape(bshape)     # a copy: dst may overlap the operand
 
 
-def _apply(op: AluOp, x, v, reverse: bool):
-    if op.unary:
-        return op.fn(x)
-    return op.fn(v, x) if reverse else op.fn(x, v)
+def _apply(op: AluOp, x, v, reverse: bool, out=None):
+    """One ALU step; with ``out`` (a float32 array of x's shape) the result lands there."""
+    fn = op.fn
+    if out is not None and isinstance(fn, np.ufunc):
+        if op.unary:
+            return fn(x, out=out)
+        return fn(v, x, out=out) if reverse else fn(x, v, out=out)
+    r = fn(x) if op.unary else (fn(v, x) if reverse else fn(x, v))
+    if out is not None:
+        np.copyto(out, r, casting="unsafe")
+        return out
+    return r
 
 
 def _unary_operand_ok(value) -> bool:
@@ -168,6 +176,9 @@ def _choose(api: str, run, engine_value, why: dict[str, str | None], order=("vec
     return name
 
 
+_ENGINE_CACHE: dict = {}
+
+
 def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False,
                   engine=engine.unknown, name=None) -> NkiInstruction:
     """``dst = (data <op0> operand0) <op1> operand1`` with scalar or (P, 1) vector operands."""
@@ -210,22 +221,30 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
     v1 = None if (a1 is None or a1.unary) else _operand(api, "operand1", operand1, data, a1, reads)
     tiles = [dst, *reads]
     names = ["dst", "data", "operand0", "operand1"][:len(tiles)]
-    why = _tensor_scalar_engines(chip, a0, a1, tiles, names)
+    key = (chip.nc_version, a0, a1, tuple(t.buffer is MemoryRegion.psum for t in tiles))
+    why = _ENGINE_CACHE.get(key)
+    if why is None:
+        why = _ENGINE_CACHE[key] = _tensor_scalar_engines(chip, a0, a1, tiles, names)
     eng = _choose(api, run, engine, why)
 
-    x = data.view.read(api)
+    x = data.read(api)
     if bitvec:
         u = _bits_unsigned(data.view.dtype)
         r = _apply(a0, x.view(u), v0, reverse0)
         if a1 is not None:
             r = _apply(a1, r, v1, reverse1)
-        dst.view.write(np.asarray(r, u).view(dst.view.dtype.np).reshape(dst.shape))
+        dst.write(np.asarray(r, u).view(dst.view.dtype.np).reshape(dst.shape))
     else:
+        # float32 dst of data's shape: compute straight into dst's bytes (one pass, no temporaries)
+        out = dst.view.array() if (dst.view.dtype.name == "float32" and dst.shape == data.shape) else None
         with np.errstate(all="ignore"):
-            r = _apply(a0, _f32(x), v0, reverse0)
+            r = _apply(a0, _f32(x), v0, reverse0, out)
             if a1 is not None:
-                r = _apply(a1, _f32(r), v1, reverse1)
-        _store(dst, _f32(np.asarray(r)))
+                r = _apply(a1, _f32(r), v1, reverse1, out)
+        if out is None:
+            _store(dst, _f32(np.asarray(r)))
+        else:
+            dst.mark_written()
     slow = _cost.GPSIMD_RSQRT_SLOWDOWN if eng == "gpsimd" else 1
     cycles = _cost.one_input(chip, eng, data, dst, slowdown=slow)
     return run.issue(api, eng, cycles, reads=reads, writes=[dst], elements=dst.size,
@@ -271,16 +290,16 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
         eng = "gpsimd"       # the compiler's default: power, and exact 32-bit integer math, on GpSimd
     else:
         eng = _choose(api, run, engine, why, order=("vector", "gpsimd"))
-    x1, x2 = data1.view.read(api), data2.view.read(api)
+    x1, x2 = data1.read(api), data2.read(api)
     if x2.shape != x1.shape:
         x2 = x2.reshape(x1.shape)
     if a.is_bitvec:
         u = _bits_unsigned(data1.view.dtype)
         r = a.fn(x1.view(u), x2.astype(np.int64).astype(u) if x2.dtype != x1.dtype else x2.view(u))
-        dst.view.write(np.asarray(r, u).view(dst.view.dtype.np).reshape(dst.shape))
+        dst.write(np.asarray(r, u).view(dst.view.dtype.np).reshape(dst.shape))
     elif eng == "gpsimd" and all_int32 and a.name in ("add", "subtract", "multiply", "maximum", "minimum"):
         r = a.fn(x1.astype(np.int64), x2.astype(np.int64))
-        dst.view.write(cast(r, dst.view.dtype).reshape(dst.shape))
+        dst.write(cast(r, dst.view.dtype).reshape(dst.shape))
     else:
         with np.errstate(all="ignore"):
             r = a.fn(_f32(x1), _f32(x2))
@@ -309,9 +328,9 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None, dtype=None) -> NkiIn
                                                         "NeuronCore-v2 (use activation(op=nl.copy))",
            "gpsimd": R.gpsimd_memory(api, ["dst", "src"], [dst, src])}
     eng = _choose(api, run, engine, why)
-    x = src.view.read(api)
+    x = src.read(api)
     if src.view.dtype == dst.view.dtype and eng != "scalar":
-        dst.view.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
+        dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
     else:
         _store(dst, _f32(x))
     cycles = _cost.one_input(chip, eng, src, dst)
@@ -339,7 +358,7 @@ def memset(dst, value, engine=engine.unknown, name=None) -> NkiInstruction:
         fill = cast(np.array(value, np.float64), d, overflow=options().float_overflow)
     why = {"vector": None, "gpsimd": R.gpsimd_memory(api, ["dst"], [dst])}
     eng = _choose(api, run, engine, why, order=("vector", "gpsimd"))
-    dst.view.write(fill)
+    dst.write(fill)
     cycles = _cost.memset(run.chip, dst, value == 0)
     return run.issue(api, eng, cycles, writes=[dst], elements=dst.size)
 
@@ -365,9 +384,9 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     if dst.size != src.size:
         raise NkiValidationError(api, "dst", "dst and src hold the same number of elements",
                                  f"dst {dst.shape} ({dst.size}), src {src.shape} ({src.size})")
-    x = src.view.read(api)
+    x = src.read(api)
     if src.view.dtype == dst.view.dtype:
-        dst.view.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
+        dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
     else:
         _store(dst, _f32(x).reshape(dst.shape))
     on_chip = [t for t in (dst, src) if t.on_chip]

@@ -76,7 +76,7 @@ def _to_tensor(run: Run, value, name: str):
     except KeyError:
         raise ConstraintError("nki.simulate", name, "an array of an NKI dtype", str(value.dtype)) from None
     t = run.hbm_tensor(value.shape if value.ndim else (1,), dt, MemoryRegion.private_hbm, name)
-    t.view.write(value.reshape(t.shape))
+    t.write(value.reshape(t.shape))
     return t
 
 

@@ -101,7 +101,7 @@ def _filled(shape, dtype, value, buffer, name, api):
     if t.on_chip:
         _isa.memset(t, value if t.view.dtype.is_float else int(value))
     else:
-        t.view.write(np.array(value).astype(t.view.dtype.np))
+        t.write(np.array(value).astype(t.view.dtype.np))
     return t
 
 

@@ -42,7 +42,9 @@ def tile(api: str, param: str, t, on_chip: bool = True) -> NkiTensor:
 
 
 def compute_tile(api: str, param: str, t: NkiTensor) -> None:
-    """What every Vector/Scalar/GpSimd operand obeys."""
+    """What every Vector/Scalar/GpSimd operand obeys (checked once per view: views are immutable)."""
+    if t.checked:
+        return
     p = t.partitions
     if p > 128:
         raise NkiValidationError(api, param, "partition dim <= 128", t.shape,
@@ -77,6 +79,7 @@ def compute_tile(api: str, param: str, t: NkiTensor) -> None:
         if size > 65535 or not -32768 <= stride // item <= 32767:
             raise NkiValidationError(api, param, "free dims have uint16 sizes and int16 element strides",
                                      (t.shape, tuple(s // item for s in v.strides[1:])))
+    t.checked = True
 
 
 def same_partitions(api: str, names: list[str], tiles: list[NkiTensor]) -> None:

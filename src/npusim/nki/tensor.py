@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.errors import ConstraintError
+from ..core.options import options
 from ..core.view import TensorView
 
 
@@ -45,7 +46,8 @@ def _index_error(param, rule, value):
 
 class NkiTensor:
     """A tensor in SBUF, PSUM or HBM: a typed strided window (``view``) onto one memory."""
-    __slots__ = ("view", "buffer", "name", "root", "run", "__weakref__")
+    __slots__ = ("view", "buffer", "name", "root", "run", "full", "checked", "on_chip", "free_size",
+                 "__weakref__")
 
     def __init__(self, view: TensorView, buffer: MemoryRegion, name: str, root: "NkiTensor | None", run):
         self.view = view
@@ -53,6 +55,49 @@ class NkiTensor:
         self.name = name
         self.root = root        # the allocation this view keeps alive (None: this is the allocation)
         self.run = run
+        self.full = False       # (on the allocation) every byte was written: reads skip the init check
+        self.checked = False    # the per-operand ISA rules (rules.compute_tile) passed for this view
+        self.on_chip = buffer is MemoryRegion.sbuf or buffer is MemoryRegion.psum
+        n = 1
+        for d in view.shape[1:]:
+            n *= d
+        self.free_size = n      # elements per partition (the N of the cost formulas)
+
+    # ---- values (what instructions use: whole-array numpy, init tracking kept cheap) ----
+
+    def _covers_root(self) -> bool:
+        r = self.root
+        if r is None:
+            return True
+        a, b = self.view, r.view
+        return a.offset == b.offset and a.shape == b.shape and a.strides == b.strides
+
+    def read(self, api: str | None = None) -> np.ndarray:
+        """The values as a numpy view; never-written elements read as poison (or raise in strict mode)."""
+        if (self.root or self).full:
+            return self.view.array()
+        return self.view.read(api)
+
+    def write(self, values) -> None:
+        """Store ``values`` (broadcast to the shape) through this view and mark them written."""
+        root = self.root or self
+        if root.full:
+            self.view.array()[...] = values
+            return
+        self.view.write(values)
+        if self._covers_root():
+            root.full = True
+
+    def mark_written(self) -> None:
+        """After computing straight into ``view.array()``: record the bytes as written."""
+        root = self.root or self
+        if root.full:
+            return
+        if options().track_init:
+            iv, full = self.view._init_view()     # core's init-map view of exactly these elements
+            iv[...] = full
+        if self._covers_root():
+            root.full = True
 
     # ---- attributes of the vendor's NkiTensor ----
 
@@ -79,20 +124,8 @@ class NkiTensor:
         return self.view.dtype.itemsize
 
     @property
-    def on_chip(self) -> bool:
-        return self.buffer.on_chip
-
-    @property
     def partitions(self) -> int:
         return self.view.shape[0] if self.view.shape else 1
-
-    @property
-    def free_size(self) -> int:
-        """Elements per partition (the ``N`` of the cost formulas)."""
-        n = 1
-        for d in self.view.shape[1:]:
-            n *= d
-        return n
 
     @property
     def start_partition(self) -> int:
@@ -208,7 +241,7 @@ class NkiTensor:
 
     def numpy(self) -> np.ndarray:
         """A copy of the values (never-written elements read as poison)."""
-        return np.array(self.view.read(), copy=True)
+        return np.array(self.read(), copy=True)
 
 
 def _c_strides(shape, item: int) -> list[int]:
