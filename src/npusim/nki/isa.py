@@ -167,7 +167,7 @@ def _choose(api: str, run, engine_value, why: dict[str, str | None], order=("vec
         if not allowed:
             raise NkiValidationError(api, "engine", "some engine can run this operation",
                                      "; ".join(f"{e}: {r}" for e, r in why.items()))
-        return allowed[0] if len(allowed) == 1 else run.pick_engine(allowed)
+        return allowed[0]     # the compiler's preference: Vector, then Scalar, then GpSimd
     if name not in why:
         raise NkiValidationError(api, "engine", f"one of {', '.join('engine.' + e for e in why)}",
                                  f"engine.{name}")
