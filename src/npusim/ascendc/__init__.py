@@ -26,3 +26,8 @@ from .vector_binary import (Add, AddDeqRelu, AddRelu, AddReluCast, And, Div, Max
 def info() -> dict[str, dict[str, object]]:
     """SoC name -> its constants (shown by ``npusim info``)."""
     return _soc_info()
+from .vector_unary import (Abs, Adds, Duplicate, Exp, LeakyRelu, Ln, Maxs, Mins, Muls, Not, Reciprocal, Relu,  # noqa: E402
+                           Rsqrt, ShiftLeft, ShiftRight, Sqrt)
+from .cast_ops import Cast, RoundMode  # noqa: E402
+from .compare_select import CMPMODE, SELMODE, Compare, Select  # noqa: E402
+from .reduce import ReduceMax, ReduceMin, ReduceSum  # noqa: E402

@@ -259,7 +259,8 @@ def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap
     if nd == 1:
         out = (out,)
     for i in range(nd):
-        views[i].write(np.asarray(out[i]).reshape(views[i].shape), where=actives[i])
+        res = np.asarray(out[i])
+        views[i].write(res if res.ndim == 0 else res.reshape(views[i].shape), where=actives[i])
     bf = 1
     if not flat:
         bf = cost.bank_factor([[op.t.addr + k * op.blk * 32 for k in range(op.nblk)] for op in ops])
