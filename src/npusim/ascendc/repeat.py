@@ -107,6 +107,16 @@ def _read(view: TensorView, active, api: str) -> np.ndarray:
     return a
 
 
+def _write_in_repeat_order(v: TensorView, op: Operand, res, active) -> None:
+    """The destination's repeats overlap each other: the hardware runs repeats in order, so a later
+    repeat's write wins. One small view per repeat (rare: only overlapping destination strides)."""
+    for r in range(v.shape[0]):
+        rv = TensorView(v.memory, v.offset + r * op.rep * 32, v.shape[1:], v.strides[1:], v.dtype)
+        val = res if res.ndim == 0 else res[r]
+        act = None if active is None else (active[0] if active.shape[0] == 1 else active[r])
+        rv.write(val, where=act)
+
+
 def _nop(api: str) -> None:
     current().place("PIPE_V", api, 0)
 
@@ -260,7 +270,12 @@ def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap
         out = (out,)
     for i in range(nd):
         res = np.asarray(out[i])
-        views[i].write(res if res.ndim == 0 else res.reshape(views[i].shape), where=actives[i])
+        v, op = views[i], dsts[i]
+        res = res if res.ndim == 0 else res.reshape(v.shape)
+        if not flat and R > 1 and op.rep * 32 < (op.nblk - 1) * op.blk * 32 + op.bpb * op.s:
+            _write_in_repeat_order(v, op, res, actives[i])
+        else:
+            v.write(res, where=actives[i])
     bf = 1
     if not flat:
         bf = cost.bank_factor([[op.t.addr + k * op.blk * 32 for k in range(op.nblk)] for op in ops])

@@ -3,7 +3,7 @@
 Prototypes: ``(dst, src, count)`` | ``(dst, src, mask, repeatTime, UnaryRepeatParams)``; the scalar APIs
 take the scalar after ``src``: ``Adds(dst, src, scalarValue, count)``. Half operations compute in float32
 and round once to half (correctly rounded for + - * / sqrt); transcendental functions (Exp, Ln, Rsqrt)
-use numpy's float32 functions, not the unit's undisclosed approximation (docs/ascendc.md).
+are evaluated in float64 and rounded once, not with the unit's undisclosed approximation (docs/ascendc.md).
 """
 from __future__ import annotations
 
@@ -37,10 +37,12 @@ class UnarySpec:
     scalar: bool = False
 
 
-def _float_fn(op):
+def _float_fn(op, f64: bool = False):
+    """f64: evaluate in float64 and round once (the ideal, correctly rounded function, for the
+    transcendental ones whose hardware approximation is not published)."""
     def make(ctx, d, _):
         def f(a):
-            return to(ctx, op(_wide(a)), d)
+            return to(ctx, op(a.astype(np.float64) if f64 else _wide(a)), d)
         return f
     return make
 
@@ -78,11 +80,11 @@ def _shift(left: bool):
 
 SPECS = {s.name: s for s in [
     UnarySpec("Relu", "one", _RELU, _relu),
-    UnarySpec("Exp", "exp_ln", _FLOATS, _float_fn(np.exp)),
-    UnarySpec("Ln", "exp_ln", _FLOATS, _float_fn(np.log)),
+    UnarySpec("Exp", "exp_ln", _FLOATS, _float_fn(np.exp, True)),
+    UnarySpec("Ln", "exp_ln", _FLOATS, _float_fn(np.log, True)),
     UnarySpec("Abs", "one", _FLOATS, _float_fn(np.abs)),
     UnarySpec("Sqrt", "sqrt", _FLOATS, _float_fn(np.sqrt)),
-    UnarySpec("Rsqrt", "one", _FLOATS, _float_fn(lambda x: np.float32(1) / np.sqrt(x))),
+    UnarySpec("Rsqrt", "one", _FLOATS, _float_fn(lambda x: 1.0 / np.sqrt(x), True)),
     UnarySpec("Reciprocal", "one", _FLOATS, _float_fn(lambda x: np.float32(1) / x)),
     UnarySpec("Not", "one", _BITS, lambda ctx, d, _: np.invert),
     UnarySpec("Adds", "one", _ARITH, _arith_scalar(np.add), scalar=True),
