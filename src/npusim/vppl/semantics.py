@@ -58,8 +58,8 @@ def _add(base, suffixes, group, params, impl, costf, *, gen2, overflow, target="
         if kind == "xx":
             signed, bits = parse_xx(s)
             dt = suffix_dtype(signed, bits)
-        elif kind == "x":
-            dt = suffix_dtype(False, SIZE_BITS[s])
+        elif kind in ("x", "xs"):           # size only: unsigned view, or signed where the op needs it
+            dt = suffix_dtype(kind == "xs", SIZE_BITS[s])
         else:
             dt = None
         ov = overflow(s) if callable(overflow) else overflow
@@ -85,7 +85,7 @@ _add("clear", [""], "general", [], G.zeros, cost.elementwise, gen2=True, overflo
      target="written: every element 0", reads_target=False, note="same instruction as zeros()")
 _add("ones", X, "general", [], G.ones, cost.elementwise, gen2=True, overflow="-", kind="x",
      target="written: every element 1", reads_target=False)
-_add("abs", X, "general", [], G.abs_, cost.elementwise, gen2=("B",), overflow="wrap", kind="x",
+_add("abs", X, "general", [], G.abs_, cost.elementwise, gen2=("B",), overflow="wrap", kind="xs",
      note="signed elements (abs is meaningless unsigned); abs(min) = min (two's complement, no "
           "saturation is stated): provisional")
 _add("bit_not", [""], "general", [], G.bit_not, cost.elementwise, gen2=True, overflow="-", kind="none")
