@@ -172,3 +172,17 @@ def test_each_operator_places_one_event_with_its_cycles():
     assert [e.name for e in ev] == ["add$UW", "mul$IW"]
     assert ev[0].cycles == 1 + 4096 * 2 // 64 and ev[1].cycles == 1 + 2 * 128
     assert ev[1].start_ns == ev[0].end_ns
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(-2**40, 2**40), min_size=1, max_size=50),
+       st.sampled_from(["int8", "uint8", "int16", "uint16", "int32", "uint32"]), st.booleans())
+def test_store_matches_core_cast(vals, to, saturate):
+    """The fast saturating store gives exactly core.dtypes.cast's result."""
+    from npusim.core.dtypes import cast
+    from npusim.vppl.ops_common import store
+    wide = np.array(vals, np.int64)
+    dst = np.zeros(len(vals), to)
+    want = cast(wide.copy(), to, saturate=saturate)
+    store(dst, wide, saturate)
+    assert dst.tolist() == want.tolist()

@@ -20,7 +20,7 @@ def check_work(row, t) -> None:
 
 def _to_integer(row, total: int) -> int:
     """A 32-bit accumulator: signed suffixes saturate, unsigned ones wrap (the add$ rule)."""
-    if row.overflow.startswith("saturate"):
+    if row.saturate:
         return max(INT32_MIN, min(INT32_MAX, total))
     return wrap_int32(total)
 

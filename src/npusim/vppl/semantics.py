@@ -21,7 +21,7 @@ X = ("B", "W", "L")
 VEC, WORK, INT, OUT = "vector", "work vector", "scalar", "integer variable"
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class OpRow:
     base: str                       # operator name without suffix: "min"
     suffix: str                     # "IW", "W", "UB2UW" or ""
@@ -40,13 +40,14 @@ class OpRow:
     src_dt: np.dtype | None = None  # convert: the source element type
     reads_target: bool = True
 
-    @property
-    def name(self) -> str:
-        return f"{self.base}${self.suffix}" if self.suffix else self.base
-
-    @property
-    def pyname(self) -> str:
-        return f"{self.base}_{self.suffix}" if self.suffix else self.base
+    def __post_init__(self):
+        # precomputed: execute() reads these on every instruction
+        self.name = f"{self.base}${self.suffix}" if self.suffix else self.base
+        self.pyname = f"{self.base}_{self.suffix}" if self.suffix else self.base
+        self.kinds = tuple(k for _, k in self.params)
+        self.saturate = self.overflow.startswith("saturate")
+        self.arith = self.base.removeprefix("e_")
+        self.linear_cost = cost.linear(self) if self.cost is cost.elementwise else None
 
 
 ROWS: list[OpRow] = []
