@@ -1,0 +1,63 @@
+"""The state of the vector core a kernel block is running on: its UB, pipes, mask register, flags.
+
+``launch`` makes one ``CoreContext`` per block and makes it current while that block runs; every API
+call reaches it through ``current()`` (as the C++ intrinsics reach the core they run on).
+"""
+from __future__ import annotations
+
+from collections import defaultdict, deque
+
+from ..core.errors import NpuSimError
+from ..core.memory import Memory
+from ..core.timeline import Timeline
+from ..core.trace import Trace
+from .soc import SocSpec
+
+PIPES = ("PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3")
+FULL64 = (1 << 64) - 1
+
+
+class CoreContext:
+    def __init__(self, soc: SocSpec, block_idx: int, block_num: int, gm: Memory, trace: Trace,
+                 active_cores: int = 1, core_name: str | None = None, float_overflow: str = "inf"):
+        self.soc = soc
+        self.block_idx = block_idx
+        self.block_num = block_num
+        self.gm = gm
+        self.active_cores = active_cores
+        self.ub = Memory(f"UB(aiv{block_idx})", soc.ub_bytes)
+        self.timeline = Timeline({p: soc.freq_hz for p in PIPES}, core=core_name or f"aiv{block_idx}",
+                                 trace=trace)
+        # Float overflow of half/float results: chips that only saturate force it; A2/A3 follow the runtime
+        # mode (INF/NaN by default, ascendc.md §2.3), which npusim takes from options().float_overflow.
+        self.float_overflow = "saturate" if soc.float_overflow == "saturate" else float_overflow
+        # Mask register: 128 bits as (high, low) words, and the CTRL counter-mode bit.
+        self.mask_high = FULL64
+        self.mask_low = FULL64
+        self.counter_mode = False
+        self.deq_scale = 1.0
+        # SetFlag tokens waiting for their WaitFlag: (event, id) -> FIFO of tokens (counting semantics).
+        self.flags: dict = defaultdict(deque)
+        self.ub_used = 0          # TPipe allocation pointer (bytes)
+        self.pipes = []
+
+    def place(self, pipe: str, name: str, cycles: float, reads=(), writes=(), **kw):
+        return self.timeline.place(pipe, name, cycles, reads=reads, writes=writes, order="sync", **kw)
+
+
+_stack: list[CoreContext] = []
+
+
+def current() -> CoreContext:
+    if not _stack:
+        raise NpuSimError("no kernel is running: call Ascend C APIs inside a kernel started with "
+                          "asc.launch(kernel, block_num, *arrays)")
+    return _stack[-1]
+
+
+def push(ctx: CoreContext) -> None:
+    _stack.append(ctx)
+
+
+def pop() -> None:
+    _stack.pop()

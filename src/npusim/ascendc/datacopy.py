@@ -1,0 +1,93 @@
+"""DataCopy between GM and UB (ascendc.md §4.3): the count form and the DataCopyParams strided form.
+
+GM->UB runs on PIPE_MTE2, UB->GM on PIPE_MTE3, UB->UB on PIPE_V. The UB address must be 32-byte aligned
+and a count form's ``count * sizeof(T)`` a multiple of 32 bytes (the hardware silently rounds down;
+DataCopyPad is the API for other lengths), both raised as ConstraintError.
+"""
+from __future__ import annotations
+
+from ..core.errors import ConstraintError
+from ..core.view import TensorView
+from . import cost
+from .context import current
+from .rules import VECTOR_POSITIONS
+from .tensor import GlobalTensor, LocalTensor
+
+
+class DataCopyParams:
+    __slots__ = ("blockCount", "blockLen", "srcStride", "dstStride")
+
+    def __init__(self, blockCount=1, blockLen=0, srcStride=0, dstStride=0):
+        api = "DataCopyParams"
+        for name, v, hi in (("blockCount", blockCount, 4095), ("blockLen", blockLen, 65535),
+                            ("srcStride", srcStride, 65535), ("dstStride", dstStride, 65535)):
+            if not 0 <= int(v) <= hi:
+                raise ConstraintError(api, name, f"0 <= {name} <= {hi}", v)
+        self.blockCount, self.blockLen = int(blockCount), int(blockLen)
+        self.srcStride, self.dstStride = int(srcStride), int(dstStride)
+
+
+def _side(t, api: str, name: str):
+    if isinstance(t, LocalTensor):
+        if t.position not in VECTOR_POSITIONS:
+            raise ConstraintError(api, name, "a LocalTensor in VECIN / VECCALC / VECOUT (UB)", t.position.name)
+        if t.addr % 32:
+            raise ConstraintError(api, name, "the UB address is 32-byte aligned", f"UB+{t.addr:#x}")
+        return t.ctx.ub, t.addr, t.size * t.dtype.itemsize
+    if isinstance(t, GlobalTensor):
+        if t.addr is None:
+            raise ConstraintError(api, name, "SetGlobalBuffer was called first", None)
+        if t.addr.offset % t.dtype.itemsize:
+            raise ConstraintError(api, name, "the GM address is sizeof(T)-aligned", t.addr)
+        return t.addr.memory, t.addr.offset, t.size * t.dtype.itemsize
+    raise ConstraintError(api, name, "a LocalTensor or a GlobalTensor", type(t).__name__)
+
+
+def DataCopy(dst, src, arg) -> None:
+    api = "DataCopy"
+    ctx = current()
+    dmem, doff, dsize = _side(dst, api, "dst")
+    smem, soff, ssize = _side(src, api, "src")
+    if isinstance(dst, GlobalTensor) and isinstance(src, GlobalTensor):
+        raise ConstraintError(api, "dst", "one side is a LocalTensor (GM->GM is not a DataCopy)", None)
+    if dst.dtype.itemsize != src.dtype.itemsize:
+        raise ConstraintError(api, "src", "dst and src have the same element size", (dst.dtype, src.dtype))
+    if isinstance(arg, DataCopyParams):
+        p = arg
+        nb, blen = p.blockCount, p.blockLen * 32
+        shape = (nb, blen)
+        sst, dst_st = (p.blockLen + p.srcStride) * 32, (p.blockLen + p.dstStride) * 32
+    else:
+        count = int(arg)
+        if count < 0:
+            raise ConstraintError(api, "count", "count >= 0", count)
+        item = dst.dtype.itemsize
+        if count * item % 32:
+            raise ConstraintError(api, "count", "count * sizeof(T) is a multiple of 32 bytes (the hardware "
+                                  "rounds it down; use DataCopyPad)", count)
+        nb, blen = 1, count * item
+        shape, sst, dst_st = (1, blen), blen, blen
+    nbytes = nb * blen
+    if nbytes == 0:
+        ctx.place("PIPE_V", api, 0)
+        return
+    for name, size, stride in (("src", ssize, sst), ("dst", dsize, dst_st)):
+        need = (nb - 1) * stride + blen
+        if need > size:
+            raise ConstraintError(api, name, f"the copy ({need} bytes) lies inside the {name} tensor "
+                                  f"({size} bytes)", need)
+    sv = TensorView(smem, soff, shape, (sst, 1), "uint8", api=api)
+    dv = TensorView(dmem, doff, shape, (dst_st, 1), "uint8", api=api)
+    dv.write(sv.read(api))
+    if isinstance(src, GlobalTensor):
+        pipe, cycles = "PIPE_MTE2", cost.copy_cycles("in", nbytes, _chip_bpc(ctx), ctx.active_cores)
+    elif isinstance(dst, GlobalTensor):
+        pipe, cycles = "PIPE_MTE3", cost.copy_cycles("out", nbytes, _chip_bpc(ctx), ctx.active_cores)
+    else:
+        pipe, cycles = "PIPE_V", -(-nbytes // 255)               # UB->UB: B / 255.3 (costs §3)
+    ctx.place(pipe, api, cycles, reads=[sv.footprint], writes=[dv.footprint], nbytes=nbytes,
+              elements=nbytes // dst.dtype.itemsize)
+
+
+def _chip_bpc(ctx) -> float:
+    return ctx.soc.gm_chip_gbps * 1e9 / ctx.soc.freq_hz

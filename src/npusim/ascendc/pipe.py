@@ -1,0 +1,204 @@
+"""TPipe, TQue and TBuf: UB allocation and the queues whose EnQue/DeQue carry the implicit events.
+
+A VECIN queue (GM->UB) is filled by PIPE_MTE2 and drained by PIPE_V: EnQue is SetFlag<MTE2_V>, DeQue
+WaitFlag<MTE2_V>, FreeTensor SetFlag<V_MTE2> and the next AllocTensor of that buffer waits on it. A VECOUT
+queue is the same with V (producer) and MTE3 (consumer). (ascendc.md §4.2, kernel_event.h GetQueEvt.)
+"""
+from __future__ import annotations
+
+from collections import deque
+
+from ..core.errors import ConstraintError, UnsupportedError
+from . import cost
+from .context import current
+from .dtypes import as_dtype
+from .tensor import LocalTensor, TPosition
+
+_VECTOR_POSITIONS = (TPosition.VECIN, TPosition.VECOUT, TPosition.VECCALC)
+# position -> (producer pipe, consumer pipe)
+_QUE_PIPES = {TPosition.VECIN: ("PIPE_MTE2", "PIPE_V"), TPosition.VECOUT: ("PIPE_V", "PIPE_MTE3"),
+              TPosition.VECCALC: ("PIPE_V", "PIPE_V")}
+
+
+def _round32(n: int) -> int:
+    return (int(n) + 31) // 32 * 32
+
+
+class _Buffer:
+    __slots__ = ("addr", "nbytes", "state", "free_token")
+
+    def __init__(self, addr: int, nbytes: int):
+        self.addr, self.nbytes, self.state, self.free_token = addr, nbytes, "free", None
+
+
+class TQueBind:
+    def __init__(self, position: TPosition = TPosition.VECIN, depth: int = 1):
+        position = TPosition(position)
+        if position not in _VECTOR_POSITIONS:
+            raise UnsupportedError("TQue", f"position {position.name}", "npusim.ascendc models the vector "
+                                   "core only: VECIN, VECOUT, VECCALC")
+        if int(depth) < 1:
+            raise ConstraintError("TQue", "depth", "depth >= 1", depth)
+        self.position, self.depth = position, int(depth)
+        self.buffers: list[_Buffer] = []
+        self.queue: deque = deque()
+        self._next = 0
+
+    def _pipes(self):
+        return _QUE_PIPES[self.position]
+
+    def AllocTensor(self, dtype) -> LocalTensor:
+        ctx = current()
+        if not self.buffers:
+            raise ConstraintError("AllocTensor", "queue", "pipe.InitBuffer(que, num, len) was called first", None)
+        n = len(self.buffers)
+        for k in range(n):
+            b = self.buffers[(self._next + k) % n]
+            if b.state == "free":
+                self._next = (self._next + k + 1) % n
+                break
+        else:
+            raise ConstraintError("AllocTensor", "queue", f"a buffer is free: all {n} buffer(s) of this "
+                                  f"{self.position.name} queue are allocated; FreeTensor one first (the NPU hangs "
+                                  "here, the CPU debug mode aborts)", n)
+        producer, consumer = self._pipes()
+        if b.free_token is not None and producer != consumer:
+            ctx.timeline.wait(producer, b.free_token)          # WaitFlag<consumer_producer>
+            ctx.place(producer, "AllocTensor", cost.FLAG_CYCLES)
+        b.state = "alloc"
+        d = as_dtype(dtype)
+        return LocalTensor(ctx, b.addr, d, b.nbytes // d.itemsize, self.position, b)
+
+    def EnQue(self, tensor: LocalTensor) -> bool:
+        ctx = current()
+        b = self._own(tensor, "EnQue")
+        if b.state != "alloc":
+            raise ConstraintError("EnQue", "tensor", "an allocated tensor not yet enqueued", b.state)
+        if len(self.queue) >= self.depth:
+            raise ConstraintError("EnQue", "tensor", f"at most depth = {self.depth} tensors wait in the queue",
+                                  len(self.queue) + 1)
+        producer, consumer = self._pipes()
+        token = None
+        if producer != consumer:
+            ctx.place(producer, "EnQue", cost.FLAG_CYCLES)      # SetFlag<producer_consumer>
+            token = ctx.timeline.signal(producer)
+        b.state = "queued"
+        self.queue.append((tensor, token))
+        return True
+
+    def DeQue(self, dtype=None) -> LocalTensor:
+        ctx = current()
+        if not self.queue:
+            raise ConstraintError("DeQue", "queue", "a tensor was enqueued before DeQue (the NPU hangs here)", 0)
+        tensor, token = self.queue.popleft()
+        producer, consumer = self._pipes()
+        if token is not None:
+            ctx.timeline.wait(consumer, token)
+            ctx.place(consumer, "DeQue", cost.FLAG_CYCLES)      # WaitFlag<producer_consumer>
+        tensor.buffer.state = "alloc"
+        return tensor.ReinterpretCast(dtype) if dtype is not None else tensor
+
+    def FreeTensor(self, tensor: LocalTensor) -> None:
+        ctx = current()
+        b = self._own(tensor, "FreeTensor")
+        if b.state != "alloc":
+            raise ConstraintError("FreeTensor", "tensor", "an allocated (dequeued) tensor", b.state)
+        producer, consumer = self._pipes()
+        if producer != consumer:
+            ctx.place(consumer, "FreeTensor", cost.FLAG_CYCLES)  # SetFlag<consumer_producer>
+            b.free_token = ctx.timeline.signal(consumer)
+        b.state = "free"
+
+    def VacantInQue(self) -> bool:
+        return len(self.queue) < self.depth
+
+    def HasTensorInQue(self) -> bool:
+        return bool(self.queue)
+
+    def _own(self, tensor: LocalTensor, api: str) -> _Buffer:
+        b = getattr(tensor, "buffer", None)
+        if b is None or all(b is not x for x in self.buffers):
+            raise ConstraintError(api, "tensor", "a tensor allocated from this queue", tensor)
+        return b
+
+
+TQue = TQueBind
+
+
+class TBuf:
+    """Scratch UB with no queue semantics (``TBuf<TPosition::VECCALC>``)."""
+
+    def __init__(self, position: TPosition = TPosition.VECCALC):
+        position = TPosition(position)
+        if position not in _VECTOR_POSITIONS:
+            raise UnsupportedError("TBuf", f"position {position.name}", "vector positions only")
+        self.position = position
+        self.addr = None
+        self.nbytes = 0
+
+    def Get(self, dtype, len: int | None = None) -> LocalTensor:  # noqa: A002 - vendor name
+        d = as_dtype(dtype)
+        self._need("TBuf.Get")
+        n = self.nbytes // d.itemsize if len is None else int(len)
+        if n < 0 or n * d.itemsize > self.nbytes:
+            raise ConstraintError("TBuf.Get", "len", f"len * sizeof(T) <= the buffer's {self.nbytes} bytes", n)
+        return LocalTensor(current(), self.addr, d, n, self.position)
+
+    def GetWithOffset(self, dtype, size: int, bufOffset: int) -> LocalTensor:
+        d = as_dtype(dtype)
+        self._need("TBuf.GetWithOffset")
+        if bufOffset % 32:
+            raise ConstraintError("TBuf.GetWithOffset", "bufOffset", "a multiple of 32 bytes", bufOffset)
+        if bufOffset < 0 or size < 0 or bufOffset + size * d.itemsize > self.nbytes:
+            raise ConstraintError("TBuf.GetWithOffset", "size", f"bufOffset + size * sizeof(T) <= the buffer's "
+                                  f"{self.nbytes} bytes", (size, bufOffset))
+        return LocalTensor(current(), self.addr + bufOffset, d, size, self.position)
+
+    def _need(self, api):
+        if self.addr is None:
+            raise ConstraintError(api, "buffer", "pipe.InitBuffer(buf, len) was called first", None)
+
+
+class TPipe:
+    def __init__(self):
+        self.ctx = current()
+        self.ctx.pipes.append(self)
+
+    def InitBuffer(self, que, num, len: int | None = None) -> bool:  # noqa: A002 - vendor name
+        ctx = self.ctx
+        if isinstance(que, TBuf):
+            if len is not None:
+                raise ConstraintError("InitBuffer", "num", "InitBuffer(TBuf, len) takes no buffer count", num)
+            nbytes = _round32(num)
+            que.addr, que.nbytes = self._take(nbytes, "len"), nbytes
+            return True
+        if not isinstance(que, TQueBind):
+            raise ConstraintError("InitBuffer", "que", "a TQue or a TBuf", type(que).__name__)
+        if que.buffers:
+            raise ConstraintError("InitBuffer", "que", "each queue is initialised once", que)
+        num = int(num)
+        limit = ctx.soc.max_que_buffers
+        if not 1 <= num <= limit:
+            raise ConstraintError("InitBuffer", "num", f"1 <= num <= {limit} buffers per queue position on "
+                                  f"{ctx.soc.name}", num)
+        if len is None or int(len) <= 0:
+            raise ConstraintError("InitBuffer", "len", "len > 0 bytes", len)
+        nbytes = _round32(len)
+        base = self._take(num * nbytes, "len")
+        que.buffers = [_Buffer(base + i * nbytes, nbytes) for i in range(num)]
+        return True
+
+    def _take(self, nbytes: int, param: str) -> int:
+        ctx = self.ctx
+        if ctx.ub_used + nbytes > ctx.soc.ub_bytes:
+            raise ConstraintError("InitBuffer", param, f"the buffers fit in the {ctx.soc.ub_bytes}-byte UB of "
+                                  f"{ctx.soc.name} ({ctx.ub_used} bytes already taken)", nbytes)
+        addr = ctx.ub_used
+        ctx.ub_used += nbytes
+        return addr
+
+    def Reset(self) -> None:
+        self.ctx.ub_used = 0
+
+    def Destroy(self) -> None:
+        pass

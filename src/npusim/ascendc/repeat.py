@@ -1,0 +1,286 @@
+"""The one level-0 vector engine every vector API runs on (ascendc.md §1).
+
+One repeat reads 8 datablocks of 32 B per operand of the widest type; E = 256 / max(sizeof) elements.
+Element i of repeat r of an operand with element size s lives at byte
+``base + r*repStride*32 + (i // (32/s))*blkStride*32 + (i % (32/s))*s``: that is a 3-D strided view
+(R, blocks, elements per block), so each operand is one zero-copy numpy view and the whole instruction is
+a handful of whole-array numpy calls. Masked-off lanes are never written.
+"""
+from __future__ import annotations
+
+import functools
+import warnings
+
+import numpy as np
+
+from ..core.errors import ConstraintError, UninitializedReadError, UninitializedReadWarning
+from ..core.options import options
+from ..core.view import TensorView, views_overlap
+from . import cost
+from .context import FULL64, current
+from .mask import active_lanes, continuous_bits
+from .rules import UINT32_MAX, UINT64_MAX, check_repeat, check_u8, check_u16, check_vector_tensor
+
+
+class BinaryRepeatParams:
+    __slots__ = ("dstBlkStride", "src0BlkStride", "src1BlkStride", "dstRepStride", "src0RepStride",
+                 "src1RepStride")
+
+    def __init__(self, dstBlkStride=1, src0BlkStride=1, src1BlkStride=1, dstRepStride=8, src0RepStride=8,
+                 src1RepStride=8):
+        api = "BinaryRepeatParams"
+        self.dstBlkStride = check_u8(api, "dstBlkStride", dstBlkStride)
+        self.src0BlkStride = check_u8(api, "src0BlkStride", src0BlkStride)
+        self.src1BlkStride = check_u8(api, "src1BlkStride", src1BlkStride)
+        self.dstRepStride = check_u8(api, "dstRepStride", dstRepStride)
+        self.src0RepStride = check_u8(api, "src0RepStride", src0RepStride)
+        self.src1RepStride = check_u8(api, "src1RepStride", src1RepStride)
+
+
+class UnaryRepeatParams:
+    __slots__ = ("dstBlkStride", "srcBlkStride", "dstRepStride", "srcRepStride")
+
+    def __init__(self, dstBlkStride=1, srcBlkStride=1, dstRepStride=8, srcRepStride=8):
+        api = "UnaryRepeatParams"
+        self.dstBlkStride = check_u16(api, "dstBlkStride", dstBlkStride)
+        self.srcBlkStride = check_u16(api, "srcBlkStride", srcBlkStride)
+        self.dstRepStride = check_u8(api, "dstRepStride", dstRepStride)
+        self.srcRepStride = check_u8(api, "srcRepStride", srcRepStride)
+
+
+class Operand:
+    """One tensor operand of an instruction with its block and repeat strides (in 32 B datablocks)."""
+    __slots__ = ("name", "t", "blk", "rep", "s", "nblk", "bpb")
+
+    def __init__(self, name: str, t, blk: int = 1, rep: int = 8):
+        self.name, self.t, self.blk, self.rep = name, t, int(blk), int(rep)
+
+    def shape_for(self, E: int) -> None:
+        self.s = self.t.dtype.itemsize
+        self.nblk = max(1, E * self.s // 32)
+        self.bpb = E // self.nblk
+
+    def contiguous(self) -> bool:
+        return (self.blk == 1 or self.nblk == 1) and self.rep * 32 == self.nblk * self.bpb * self.s
+
+
+@functools.lru_cache(maxsize=4096)
+def _counter_active(R: int, E: int, N: int) -> np.ndarray:
+    a = (np.arange(R * E) < N).reshape(R, E)
+    a.setflags(write=False)
+    return a
+
+
+def _extent(op: Operand, R: int, last_cols: int, other_cols: int, lanes) -> int:
+    """Bytes from the tensor start to the end of the last active element (strides are unsigned)."""
+    def end(r: int, i: int) -> int:
+        return r * op.rep * 32 + (i // op.bpb) * op.blk * 32 + (i % op.bpb) * op.s + op.s
+    if lanes is not None:
+        idx = np.flatnonzero(lanes)
+        e = (idx // op.bpb) * op.blk * 32 + (idx % op.bpb) * op.s + op.s
+        return (R - 1) * op.rep * 32 + int(e.max())
+    # blkStride 0 aliases the blocks: then the widest in-block offset, not the last lane, ends furthest.
+    best = max(end(R - 1, last_cols - 1), end(R - 1, min(op.bpb, last_cols) - 1))
+    if R > 1 and other_cols:
+        best = max(best, end(R - 2, other_cols - 1), end(R - 2, min(op.bpb, other_cols) - 1))
+    return best
+
+
+def _read(view: TensorView, active, api: str) -> np.ndarray:
+    """The operand's values; never-written *active* elements read as poison (or raise)."""
+    if active is None or not options().track_init:
+        return view.read(api)
+    a = view.array()
+    bad = view.uninitialized_mask()
+    if bad is None:
+        return a
+    bad &= np.broadcast_to(active, bad.shape)
+    if not bad.any():
+        return a
+    n = int(np.count_nonzero(bad)) * view.dtype.itemsize
+    err = UninitializedReadError(view.memory.name, view.memory.base + view.offset, n, api)
+    if options().uninitialized_is_error():
+        raise err
+    warnings.warn(f"{err} (they read as poison)", UninitializedReadWarning, stacklevel=4)
+    a = a.copy()
+    a[bad] = view.poison()
+    return a
+
+
+def _write_in_repeat_order(v: TensorView, op: Operand, res, active) -> None:
+    """The destination's repeats overlap each other: the hardware runs repeats in order, so a later
+    repeat's write wins. One small view per repeat (rare: only overlapping destination strides)."""
+    for r in range(v.shape[0]):
+        rv = TensorView(v.memory, v.offset + r * op.rep * 32, v.shape[1:], v.strides[1:], v.dtype)
+        val = res if res.ndim == 0 else res[r]
+        act = None if active is None else (active[0] if active.shape[0] == 1 else active[r])
+        rv.write(val, where=act)
+
+
+def _nop(api: str) -> None:
+    current().place("PIPE_V", api, 0)
+
+
+def resolve_mask(api: str, ctx, mask, is_set_mask: bool, E: int, width_bytes: int):
+    """-> (lanes or None, counter N or None). Applies isSetMask's write of the mask register."""
+    if is_set_mask:
+        if isinstance(mask, (list, tuple)):
+            if len(mask) != 2:
+                raise ConstraintError(api, "mask", "uint64_t mask[2] = {low, high}", mask)
+            low, high = int(mask[0]), int(mask[1])
+            for v in (low, high):
+                if not 0 <= v <= UINT64_MAX:
+                    raise ConstraintError(api, "mask", "each word a uint64_t", mask)
+            if ctx.counter_mode:
+                if low > UINT32_MAX:
+                    raise ConstraintError(api, "mask", "in counter mode the count mask[0] <= UINT32_MAX", low)
+                high = 0
+            elif width_bytes == 4 and high:
+                raise ConstraintError(api, "mask", "for 32-bit operands mask[1] == 0 (64 lanes)", mask)
+            elif width_bytes == 8 and (high or low > UINT32_MAX):
+                raise ConstraintError(api, "mask", "for 64-bit operands mask[1] == 0 and mask[0] <= UINT32_MAX",
+                                      mask)
+        else:
+            n = int(mask)
+            if ctx.counter_mode:
+                if not 0 <= n <= UINT32_MAX:
+                    raise ConstraintError(api, "mask", "in counter mode 0 <= mask <= UINT32_MAX", n)
+                high, low = 0, n
+            else:
+                if not 0 <= n <= E:
+                    raise ConstraintError(api, "mask", f"0 <= mask <= {E} (256 / sizeof of the wider operand) in "
+                                          "Normal mode", n)
+                high, low = continuous_bits(n)
+        ctx.mask_high, ctx.mask_low = high, low
+    if ctx.counter_mode:
+        return None, ctx.mask_low
+    if ctx.mask_high == 0 and ctx.mask_low == 0:
+        if ctx.soc.mask_zero_is_error:
+            raise ConstraintError(api, "mask", f"a nonzero mask in Normal mode on {ctx.soc.name}", 0)
+        return False, None
+    return active_lanes(ctx.mask_high, ctx.mask_low, E), None
+
+
+def level0(api: str, kind: str, dsts, srcs, compute, E: int, mask, repeat_time, is_set_mask: bool,
+           cost_dtype: str, overlap_ok=None) -> None:
+    """A level-0 call (mask + repeatTime + repeat params) in Normal or Counter mode."""
+    ctx = current()
+    for op in (*dsts, *srcs):
+        check_vector_tensor(api, op.name, op.t)
+    for op in dsts:
+        if op.blk == 0:
+            raise ConstraintError(api, op.name.replace("Local", "") + "BlkStride",
+                                  "dstBlkStride = 0 is undefined behaviour", 0)
+    R = check_repeat(api, repeat_time)
+    width = max(op.t.dtype.itemsize for op in (*dsts, *srcs))
+    lanes, N = resolve_mask(api, ctx, mask, is_set_mask, E, width)
+    if N is not None:                          # counter mode: repeatTime ignored
+        if N == 0:
+            return _nop(api)
+        R = -(-N // E)
+        return _execute(api, kind, dsts, srcs, compute, E, R, None, N, cost_dtype, overlap_ok, [R])
+    if R == 0 or lanes is False:
+        return _nop(api)
+    _execute(api, kind, dsts, srcs, compute, E, R, lanes, None, cost_dtype, overlap_ok, [R])
+
+
+def count_form(api: str, kind: str, dsts, srcs, compute, E: int, count, cost_dtype: str, overlap_ok=None) -> None:
+    """The "first count elements" call: counter mode with contiguous strides, then mask full, Normal mode."""
+    ctx = current()
+    for op in (*dsts, *srcs):
+        check_vector_tensor(api, op.name, op.t)
+        op.blk, op.rep = 1, 0                      # rep set below from the operand's width
+    N = int(count)
+    if N < 0:
+        raise ConstraintError(api, "count", "count >= 0", count)
+    if N > UINT32_MAX:
+        raise ConstraintError(api, "count", "count <= UINT32_MAX", count)
+    for op in (*dsts, *srcs):
+        op.shape_for(E)
+        op.rep = op.nblk
+        if N > op.t.size:
+            raise ConstraintError(api, op.name, f"Failed to pass {api} calcount mode check: count <= the "
+                                  f"LocalTensor's {op.t.size} elements (check instr failed)", N)
+    try:
+        if N == 0:
+            return _nop(api)
+        R = -(-N // E)
+        if ctx.soc.counter_mode:
+            instrs = [R]
+        else:                                      # 910A: 255-repeat chunks, then a masked tail
+            full, tail = divmod(N, E)
+            instrs = [cost.MAX_REPEAT] * (full // cost.MAX_REPEAT) + ([full % cost.MAX_REPEAT] if full % cost.MAX_REPEAT else [])
+            instrs += [1] if tail else []
+        _execute(api, kind, dsts, srcs, compute, E, R, None, N, cost_dtype, overlap_ok, instrs)
+    finally:
+        ctx.counter_mode = False
+        ctx.mask_high = ctx.mask_low = FULL64
+
+
+def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap_ok, instrs) -> None:
+    ctx = current()
+    ops = (*dsts, *srcs)
+    for op in ops:
+        op.shape_for(E)
+    if N is not None:
+        last_cols, other_cols = N - (R - 1) * E, E
+    else:
+        last_cols = other_cols = E
+    for op in ops:
+        ext = _extent(op, R, last_cols, other_cols, lanes)
+        if ext > op.t.size * op.s:
+            mode = "calcount" if N is not None and lanes is None else "mask"
+            raise ConstraintError(api, op.name, f"Failed to pass {api} {mode} mode check: the footprint of repeat, "
+                                  f"strides and mask ({ext} bytes) lies inside the LocalTensor "
+                                  f"({op.t.size * op.s} bytes) (check instr failed)", ext)
+    flat = lanes is None and all(op.contiguous() for op in ops)
+    ub = ctx.ub
+    if flat:
+        n = N if N is not None else R * E
+        views = [TensorView(ub, op.t.addr, (n,), None, op.t.dtype, api=api) for op in ops]
+        actives = [None] * len(ops)
+        layout = (n,)
+    else:
+        views = [TensorView(ub, op.t.addr, (R, op.nblk, op.bpb), (op.rep * 32, op.blk * 32, op.s), op.t.dtype,
+                            api=api) for op in ops]
+        act = lanes if lanes is not None else (None if N is None or N == R * E else _counter_active(R, E, N))
+        actives = [None if act is None else act.reshape((-1, op.nblk, op.bpb)) for op in ops]
+        layout = (R, E)
+        if act is None:
+            n = R * E
+        else:
+            n = int(np.count_nonzero(act)) * (R if act.ndim == 1 else 1)
+    nd = len(dsts)
+    # Overlap rules (ascendc.md §1.8): within a repeat src and dst overlap 100% or not at all.
+    for i, d in enumerate(dsts):
+        for j, s in enumerate(srcs):
+            dv, sv = views[i], views[nd + j]
+            if not dv.footprint.overlaps(sv.footprint):
+                continue
+            same = (d.t.addr == s.t.addr and d.s == s.s and d.blk == s.blk and d.rep == s.rep)
+            if same or (overlap_ok is not None and overlap_ok(d, s)):
+                continue
+            if views_overlap(dv, sv):
+                raise ConstraintError(api, s.name, "source and destination overlap completely or not at all, "
+                                      "and no repeat reads what an earlier repeat wrote", (d.name, s.name))
+    vals = [_read(views[nd + j], actives[nd + j], api).reshape(layout) for j in range(len(srcs))]
+    with np.errstate(all="ignore"):
+        out = compute(*vals)
+    if nd == 1:
+        out = (out,)
+    for i in range(nd):
+        res = np.asarray(out[i])
+        v, op = views[i], dsts[i]
+        res = res if res.ndim == 0 else res.reshape(v.shape)
+        if not flat and R > 1 and op.rep * 32 < (op.nblk - 1) * op.blk * 32 + op.bpb * op.s:
+            _write_in_repeat_order(v, op, res, actives[i])
+        else:
+            v.write(res, where=actives[i])
+    bf = 1
+    if not flat:
+        bf = cost.bank_factor([[op.t.addr + k * op.blk * 32 for k in range(op.nblk)] for op in ops])
+    cycles = sum(cost.vector_cycles(kind, r, cost_dtype, bf) for r in instrs)
+    nbytes = n * sum(op.s for op in ops)
+    ctx.place("PIPE_V", api, cycles, reads=[v.footprint for v in views[nd:]],
+              writes=[v.footprint for v in views[:nd]], nbytes=nbytes, elements=n,
+              args={"repeats": R, "mask": "counter" if N is not None else f"{ctx.mask_high:#x}:{ctx.mask_low:#x}"})

@@ -1,0 +1,65 @@
+"""The checks Huawei's CPU debug mode makes (ascendc.md §5.2), each a ConstraintError naming the rule."""
+from __future__ import annotations
+
+from ..core.errors import ConstraintError, UnsupportedError
+from .dtypes import asc_name
+from .tensor import LocalTensor, TPosition
+
+VECTOR_POSITIONS = (TPosition.VECIN, TPosition.VECOUT, TPosition.VECCALC)
+MAX_REPEAT_TIMES = 255
+UINT32_MAX = (1 << 32) - 1
+UINT64_MAX = (1 << 64) - 1
+
+
+def check_vector_tensor(api: str, name: str, t) -> None:
+    if not isinstance(t, LocalTensor):
+        raise ConstraintError(api, name, "a LocalTensor", type(t).__name__)
+    if t.position not in VECTOR_POSITIONS:
+        raise ConstraintError(api, name, "Failed to check tensor position: supported positions are "
+                              "VECIN / VECCALC / VECOUT", t.position.name)
+    if t.addr % 32:
+        raise ConstraintError(api, name, "Failed to check start address alignment: its start address must "
+                              "align with 32B", f"UB+{t.addr:#x}")
+
+
+def check_dtypes(api: str, name: str, t, allowed, soc) -> None:
+    if t.dtype not in allowed:
+        raise ConstraintError(api, name, f"dtype one of {', '.join(asc_name(d) for d in allowed)} on "
+                              f"{soc.name}", asc_name(t.dtype))
+
+
+def check_pair(api: str, src, dst, pairs, soc) -> None:
+    if (src, dst) not in pairs:
+        if not pairs:
+            raise UnsupportedError(api, f"{api} on {soc.name}", "not available on this SoC")
+        ok = ", ".join(f"{asc_name(a)}->{asc_name(b)}" for a, b in sorted(pairs, key=str))
+        raise ConstraintError(api, "dtype", f"Failed to check dtype in {api}: supported src->dst pairs on "
+                              f"{soc.name} are {ok}", f"{asc_name(src)}->{asc_name(dst)}")
+
+
+def check_repeat(api: str, repeat) -> int:
+    r = int(repeat)
+    if not 0 <= r <= MAX_REPEAT_TIMES:
+        raise ConstraintError(api, "repeatTime", f"0 <= repeatTime <= {MAX_REPEAT_TIMES}", repeat)
+    return r
+
+
+def check_count(api: str, count) -> int:
+    n = int(count)
+    if n < 0:
+        raise ConstraintError(api, "count", "count >= 0", count)
+    return n
+
+
+def check_u8(api: str, name: str, v) -> int:
+    v = int(v)
+    if not 0 <= v <= 255:
+        raise ConstraintError(api, name, "a uint8_t in [0, 255]", v)
+    return v
+
+
+def check_u16(api: str, name: str, v) -> int:
+    v = int(v)
+    if not 0 <= v <= 65535:
+        raise ConstraintError(api, name, "a uint16_t in [0, 65535]", v)
+    return v

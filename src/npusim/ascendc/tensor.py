@@ -1,0 +1,193 @@
+"""GM_ADDR, GlobalTensor and LocalTensor.
+
+A LocalTensor is a typed window on its core's Unified Buffer (UB) with a TPosition; a GlobalTensor is a
+typed window on global memory (GM), which launch() backs with the user's numpy arrays.
+"""
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from ..core.dtypes import cast
+from ..core.errors import ConstraintError, OutOfBoundsError
+from ..core.memory import Memory
+from ..core.view import TensorView
+from . import cost
+from .context import current
+from .dtypes import as_dtype, asc_name
+
+
+class TPosition(enum.IntEnum):
+    GM = 0
+    A1 = 1
+    A2 = 2
+    B1 = 3
+    B2 = 4
+    C1 = 5
+    C2 = 6
+    CO1 = 7
+    CO2 = 8
+    VECIN = 9
+    VECOUT = 10
+    VECCALC = 11
+    SPM = 12
+    TSCM = 13
+    C2PIPE2GM = 14
+    C2PIPE2LOCAL = 15
+    LCM = 11          # alias of VECCALC
+    SHM = 12          # alias of SPM
+
+
+class GM_ADDR:
+    """A kernel's global-memory argument: a byte pointer into GM (``uint8_t*``), or a typed one after
+    ``cast`` (C++ ``(__gm__ half*)x``). ``+ n`` moves n bytes (untyped) or n elements (typed)."""
+
+    __slots__ = ("memory", "offset", "lo", "hi", "dtype", "name")
+
+    def __init__(self, memory: Memory, offset: int, lo: int, hi: int, dtype=None, name: str = "gm"):
+        self.memory, self.offset, self.lo, self.hi, self.dtype, self.name = memory, offset, lo, hi, dtype, name
+
+    def cast(self, dtype) -> "GM_ADDR":
+        return GM_ADDR(self.memory, self.offset, self.lo, self.hi, as_dtype(dtype), self.name)
+
+    def __add__(self, n: int) -> "GM_ADDR":
+        step = self.dtype.itemsize if self.dtype is not None else 1
+        return GM_ADDR(self.memory, self.offset + int(n) * step, self.lo, self.hi, self.dtype, self.name)
+
+    def __repr__(self) -> str:
+        return f"GM_ADDR({self.name}+{self.offset - self.lo})"
+
+
+class GlobalTensor:
+    def __init__(self, dtype):
+        self.dtype = as_dtype(dtype)
+        self.addr: GM_ADDR | None = None
+        self.size = 0
+
+    def SetGlobalBuffer(self, buffer: GM_ADDR, bufferSize: int | None = None) -> None:
+        if not isinstance(buffer, GM_ADDR):
+            raise ConstraintError("SetGlobalBuffer", "buffer", "a GM_ADDR kernel argument (or one offset "
+                                  "from it)", type(buffer).__name__)
+        item = self.dtype.itemsize
+        if bufferSize is None:
+            bufferSize = (buffer.hi - buffer.offset) // item
+        if bufferSize < 0:
+            raise ConstraintError("SetGlobalBuffer", "bufferSize", ">= 0", bufferSize)
+        if buffer.offset < buffer.lo or buffer.offset + bufferSize * item > buffer.hi:
+            m = buffer.memory
+            raise OutOfBoundsError(m.name, (buffer.offset, buffer.offset + bufferSize * item),
+                                   (buffer.lo, buffer.hi), what=f"bytes of argument {buffer.name}",
+                                   api="SetGlobalBuffer")
+        self.addr = GM_ADDR(buffer.memory, buffer.offset, buffer.lo, buffer.hi, self.dtype, buffer.name)
+        self.size = int(bufferSize)
+
+    def _need(self, api: str) -> None:
+        if self.addr is None:
+            raise ConstraintError(api, "GlobalTensor", "SetGlobalBuffer was called first", None)
+
+    def GetSize(self) -> int:
+        return self.size
+
+    def GetPhyAddr(self, offset: int = 0) -> GM_ADDR:
+        self._need("GetPhyAddr")
+        return self.addr + offset
+
+    def __getitem__(self, offset: int) -> "GlobalTensor":
+        self._need("GlobalTensor[]")
+        offset = int(offset)
+        if not 0 <= offset <= self.size:
+            raise ConstraintError("GlobalTensor[]", "offset", f"0 <= offset <= GetSize() = {self.size}", offset)
+        g = GlobalTensor(self.dtype)
+        g.addr, g.size = self.addr + offset, self.size - offset
+        return g
+
+    @property
+    def byte_offset(self) -> int:
+        return self.addr.offset
+
+    def view(self, offset: int, n: int, api: str) -> TensorView:
+        self._need(api)
+        if offset < 0 or n < 0 or offset + n > self.size:
+            raise ConstraintError(api, "GlobalTensor", f"the access [{offset}, {offset + n}) lies inside the "
+                                  f"GlobalTensor's {self.size} elements", (offset, n))
+        return TensorView(self.addr.memory, self.addr.offset + offset * self.dtype.itemsize, (n,), None,
+                          self.dtype, api=api)
+
+    def GetValue(self, offset: int):
+        v = self.view(int(offset), 1, "GlobalTensor.GetValue")
+        current().place("PIPE_S", "GetValue", cost.SCALAR_CYCLES, reads=[v.footprint])
+        return v.read("GlobalTensor.GetValue")[0]
+
+    def SetValue(self, offset: int, value) -> None:
+        v = self.view(int(offset), 1, "GlobalTensor.SetValue")
+        current().place("PIPE_S", "SetValue", cost.SCALAR_CYCLES, writes=[v.footprint])
+        v.write(cast(np.asarray([value]), self.dtype))
+
+    def __repr__(self) -> str:
+        return f"GlobalTensor<{asc_name(self.dtype)}>({self.addr}, size={self.size})"
+
+
+class LocalTensor:
+    """A typed window on UB: start byte ``addr``, ``size`` elements, a TPosition."""
+
+    __slots__ = ("ctx", "addr", "dtype", "size", "position", "buffer")
+
+    def __init__(self, ctx, addr: int, dtype, size: int, position: TPosition, buffer=None):
+        self.ctx, self.addr, self.dtype, self.size = ctx, int(addr), as_dtype(dtype), int(size)
+        self.position, self.buffer = position, buffer
+
+    def GetSize(self) -> int:
+        return self.size
+
+    def GetLength(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    def GetPhyAddr(self) -> int:
+        return self.addr
+
+    def GetPosition(self) -> TPosition:
+        return self.position
+
+    def __getitem__(self, offset: int) -> "LocalTensor":
+        offset = int(offset)
+        if not 0 <= offset <= self.size:
+            raise ConstraintError("LocalTensor[]", "offset", f"0 <= offset <= GetSize() = {self.size}", offset)
+        return LocalTensor(self.ctx, self.addr + offset * self.dtype.itemsize, self.dtype, self.size - offset,
+                           self.position, self.buffer)
+
+    def ReinterpretCast(self, dtype) -> "LocalTensor":
+        d = as_dtype(dtype)
+        return LocalTensor(self.ctx, self.addr, d, self.GetLength() // d.itemsize, self.position, self.buffer)
+
+    def view(self, offset: int, n: int, api: str) -> TensorView:
+        if offset < 0 or n < 0 or offset + n > self.size:
+            raise ConstraintError(api, "LocalTensor", f"the access [{offset}, {offset + n}) lies inside the "
+                                  f"LocalTensor's {self.size} elements (check instr failed)", (offset, n))
+        return TensorView(self.ctx.ub, self.addr + offset * self.dtype.itemsize, (n,), None, self.dtype, api=api)
+
+    def GetValue(self, index: int):
+        v = self.view(int(index), 1, "LocalTensor.GetValue")
+        self.ctx.place("PIPE_S", "GetValue", cost.SCALAR_CYCLES, reads=[v.footprint])
+        return v.read("LocalTensor.GetValue")[0]
+
+    def SetValue(self, index: int, value) -> None:
+        v = self.view(int(index), 1, "LocalTensor.SetValue")
+        self.ctx.place("PIPE_S", "SetValue", cost.SCALAR_CYCLES, writes=[v.footprint])
+        v.write(cast(np.asarray([value]), self.dtype))
+
+    def load(self, values) -> "LocalTensor":
+        """Host-side fill (a debugging aid, no event): write ``values`` (cast to the dtype) from element 0."""
+        a = np.asarray(values).reshape(-1)
+        if a.dtype != self.dtype.np:
+            a = cast(a, self.dtype)
+        self.view(0, a.size, "LocalTensor.load").write(a)
+        return self
+
+    def numpy(self) -> np.ndarray:
+        """A copy of the tensor's current contents (for tests and debugging; no event)."""
+        return self.view(0, self.size, "LocalTensor.numpy").array().copy()
+
+    def __repr__(self) -> str:
+        return (f"LocalTensor<{asc_name(self.dtype)}>(UB+{self.addr:#x}, size={self.size}, "
+                f"{self.position.name})")

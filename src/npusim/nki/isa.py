@@ -1,0 +1,398 @@
+"""``nki.isa`` (``import npusim.nki.isa as nisa``): the current dst-first ISA calls.
+
+Each op: validate every documented rule (rules.py), choose an engine, compute on whole numpy arrays
+(arithmetic in float32, cast to ``dst.dtype`` with round-to-nearest-even and integer saturation),
+write through ``dst`` only, and place one event via ``Run.issue`` with a cycle cost from cost.py.
+"""
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from ..core.dtypes import cast
+from ..core.options import options
+from . import alu as _alu
+from . import cost as _cost
+from . import rules as R
+from .alu import AluOp
+from .runtime import NkiInstruction, current
+from .tensor import MemoryRegion, NkiTensor
+
+NkiValidationError = R.NkiValidationError
+
+
+class engine(enum.IntEnum):
+    """``nki.isa.engine`` (values as in the SDK)."""
+    unknown = 0
+    tensor = 1
+    scalar = 2
+    gpsimd = 3
+    dma = 4
+    vector = 5
+    sync = 6
+
+
+# Deprecated aliases kept by the SDK.
+vector_engine, scalar_engine, gpsimd_engine = engine.vector, engine.scalar, engine.gpsimd
+tensor_engine, unknown_engine = engine.tensor, engine.unknown
+
+
+class nc_version(enum.IntEnum):
+    gen2 = 2
+    gen3 = 3
+    gen4 = 4
+
+
+def get_nc_version() -> nc_version:
+    return nc_version(current("nisa.get_nc_version").chip.nc_version)
+
+
+# ------------------------------------------------------------------------------------------- helpers
+
+def _f32(values: np.ndarray) -> np.ndarray:
+    return values if values.dtype == np.float32 else values.astype(np.float32)
+
+
+def _store(dst: NkiTensor, values: np.ndarray) -> None:
+    """Cast float32 results to dst's dtype (RNE; integers saturate, NaN -> 0) and write them."""
+    d = dst.view.dtype
+    if d.name != "float32" or values.dtype != np.float32:
+        values = cast(values, d, overflow=options().float_overflow)
+    if values.shape != dst.shape:
+        values = values.reshape(dst.shape)
+    dst.write(values)
+
+
+def _op(api: str, param: str, op, chip) -> AluOp:
+    a = _alu.lookup(op)
+    if a is None:
+        name = getattr(op, "__name__", None) or getattr(op, "name", None) or repr(op)
+        if name in _alu.NOT_ALU:
+            raise NkiValidationError(api, param, f"an ALU operator: {name} is not one ({_alu.NOT_ALU[name]})", name)
+        raise NkiValidationError(api, param, "an ALU operator of the NKI ISA table (nl.add, nl.bitwise_and, ...)",
+                                 name)
+    if chip.nc_version < a.min_nc:
+        raise NkiValidationError(api, param, f"{a.name} exists from NeuronCore-v{a.min_nc} (trn3) on", chip.name)
+    return a
+
+
+def _bits_unsigned(dt) -> np.dtype:
+    return np.dtype(f"uint{dt.itemsize * 8}")
+
+
+def _operand(api: str, param: str, value, data: NkiTensor, op: AluOp, reads: list):
+    """An operand as a numpy value broadcastable against data: a scalar or a (P, 1) tile."""
+    if R.is_scalar(value):
+        if op.is_bitvec:
+            if isinstance(value, (float, np.floating)) and not float(value).is_integer():
+                raise NkiValidationError(api, param, "bitvec operands are integers (bit patterns)", value)
+            u = _bits_unsigned(data.view.dtype)
+            return np.array(int(value) & ((1 << (8 * u.itemsize)) - 1), u)
+        return np.float32(value)
+    if not isinstance(value, NkiTensor):
+        raise NkiValidationError(api, param, "a scalar constant or a tile of shape (data.shape[0], 1)",
+                                 type(value).__name__)
+    R.tile(api, param, value)
+    if value.shape != (data.shape[0], 1):
+        raise NkiValidationError(api, param, f"a tile of shape (data.shape[0], 1) = ({data.shape[0]}, 1)",
+                                 value.shape)
+    if value.start_partition != data.start_partition:
+        raise NkiValidationError(api, param, "a vector operand covers the same partitions as data",
+                                 f"starts at {value.start_partition}, data at {data.start_partition}")
+    reads.append(value)
+    v = value.read(api)
+    bshape = (data.shape[0],) + (1,) * (len(data.shape) - 1)
+    if op.is_bitvec:
+        if not value.view.dtype.is_int:
+            raise NkiValidationError(api, param, "bitvec operand tiles have an integer dtype", value.view.dtype.name)
+        u = _bits_unsigned(data.view.dtype)
+        mask = (1 << (8 * u.itemsize)) - 1
+        return (v.astype(np.int64) & mask).astype(u).reshape(bshape)
+    if value.view.dtype.name != "float32":
+        raise NkiValidationError(api, param, "arithmetic operand tiles are float32", value.view.dtype.name)
+    return np.array(v, np.float32).reshape(bshape)     # a copy: dst may overlap the operand
+
+
+def _apply(op: AluOp, x, v, reverse: bool, out=None):
+    """One ALU step; with ``out`` (a float32 array of x's shape) the result lands there."""
+    fn = op.fn
+    if out is not None and isinstance(fn, np.ufunc):
+        if op.unary:
+            return fn(x, out=out)
+        return fn(v, x, out=out) if reverse else fn(x, v, out=out)
+    r = fn(x) if op.unary else (fn(v, x) if reverse else fn(x, v))
+    if out is not None:
+        np.copyto(out, r, casting="unsafe")
+        return out
+    return r
+
+
+def _unary_operand_ok(value) -> bool:
+    return value is None or (R.is_scalar(value) and float(value) == 0)
+
+
+# --------------------------------------------------------------------------------------- tensor_scalar
+
+def _tensor_scalar_engines(chip, a0: AluOp, a1: AluOp | None, tiles, names) -> dict[str, str | None]:
+    """engine -> None when it may run this tensor_scalar, else the reason it may not."""
+    ops = [a for a in (a0, a1) if a is not None]
+    why: dict[str, str | None] = {}
+    bad = [a.name for a in ops if "vector" not in a.engines]
+    why["vector"] = f"the Vector engine has no {bad[0]}" if bad else None
+    if a0.is_bitvec:
+        why["scalar"] = why["gpsimd"] = "bitvec operators run on the Vector engine only"
+        return why
+    if chip.nc_version == 2:
+        why["scalar"] = "add and multiply on the Scalar engine exist from NeuronCore-v3 on (trn1 has none)"
+    elif chip.nc_version == 3:
+        combo = (a0.name, a1.name if a1 else None)
+        ok = combo in (("multiply", "add"), ("multiply", None), ("add", None))
+        why["scalar"] = None if ok else ("the trn2 Scalar engine runs only (multiply, add), (multiply, None), "
+                                         f"(add, None); got {combo}")
+    else:
+        bad = [a.name for a in ops if "scalar" not in a.engines]
+        why["scalar"] = f"the Scalar engine has no {bad[0]}" if bad else None
+    if a0.name != "rsqrt" or a1 is not None:
+        why["gpsimd"] = "tensor_scalar runs on GpSimd only for rsqrt (op0=nl.rsqrt, op1=None)"
+    else:
+        why["gpsimd"] = R.gpsimd_memory("", names, tiles)
+    return why
+
+
+def _choose(api: str, run, engine_value, why: dict[str, str | None], order=("vector", "scalar", "gpsimd")) -> str:
+    name = R.engine_arg(api, engine_value, engine)
+    if name == "unknown":
+        allowed = [e for e in order if e in why and why[e] is None]
+        if not allowed:
+            raise NkiValidationError(api, "engine", "some engine can run this operation",
+                                     "; ".join(f"{e}: {r}" for e, r in why.items()))
+        return allowed[0]     # the compiler's preference: Vector, then Scalar, then GpSimd
+    if name not in why:
+        raise NkiValidationError(api, "engine", f"one of {', '.join('engine.' + e for e in why)}",
+                                 f"engine.{name}")
+    if why[name] is not None:
+        raise NkiValidationError(api, "engine", why[name], f"engine.{name}")
+    return name
+
+
+_ENGINE_CACHE: dict = {}
+
+
+def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False,
+                  engine=engine.unknown, name=None) -> NkiInstruction:
+    """``dst = (data <op0> operand0) <op1> operand1`` with scalar or (P, 1) vector operands."""
+    api = "nisa.tensor_scalar"
+    run = current(api)
+    chip = run.chip
+    R.tile(api, "dst", dst)
+    R.tile(api, "data", data)
+    R.same_partitions(api, ["dst", "data"], [dst, data])
+    R.same_free_size(api, ["data", "dst"], [data, dst])
+    a0 = _op(api, "op0", op0, chip)
+    a1 = None
+    if op1 is None:
+        if operand1 is not None:
+            raise NkiValidationError(api, "operand1", "op1 and operand1 are None (the defaults) when unused",
+                                     operand1)
+    else:
+        a1 = _op(api, "op1", op1, chip)
+        if a1.cls != a0.cls:
+            raise NkiValidationError(api, "op1", "op0 and op1 are of the same type (both bitvec or both "
+                                     "arithmetic)", f"{a0.name} ({a0.cls}), {a1.name} ({a1.cls})")
+    for a, p, val in ((a0, "operand0", operand0), (a1, "operand1", operand1)):
+        if a is None:
+            continue
+        if a.unary and not _unary_operand_ok(val):
+            raise NkiValidationError(api, p, f"a unary operator ({a.name}) takes None or 0 as its operand", val)
+        if not a.unary and val is None:
+            raise NkiValidationError(api, p, f"a binary operator ({a.name}) needs an operand", None)
+    bitvec = a0.is_bitvec
+    if bitvec:
+        for p, t in (("data", data), ("dst", dst)):
+            if not t.view.dtype.is_int:
+                raise NkiValidationError(api, p, "bitvec operators need integer input/output dtypes",
+                                         t.view.dtype.name)
+        if data.itemsize != dst.itemsize:
+            raise NkiValidationError(api, "dst", "bitvec results are bit patterns: dst has data's width",
+                                     f"{data.view.dtype.name} -> {dst.view.dtype.name}")
+    reads = [data]
+    v0 = None if a0.unary else _operand(api, "operand0", operand0, data, a0, reads)
+    v1 = None if (a1 is None or a1.unary) else _operand(api, "operand1", operand1, data, a1, reads)
+    tiles = [dst, *reads]
+    names = ["dst", "data", "operand0", "operand1"][:len(tiles)]
+    key = (chip.nc_version, a0, a1, tuple(t.buffer is MemoryRegion.psum for t in tiles))
+    why = _ENGINE_CACHE.get(key)
+    if why is None:
+        why = _ENGINE_CACHE[key] = _tensor_scalar_engines(chip, a0, a1, tiles, names)
+    eng = _choose(api, run, engine, why)
+
+    x = data.read(api)
+    if bitvec:
+        u = _bits_unsigned(data.view.dtype)
+        r = _apply(a0, x.view(u), v0, reverse0)
+        if a1 is not None:
+            r = _apply(a1, r, v1, reverse1)
+        dst.write(np.asarray(r, u).view(dst.view.dtype.np).reshape(dst.shape))
+    else:
+        # float32 dst of data's shape: compute straight into dst's bytes (one pass, no temporaries)
+        out = dst.view.array() if (dst.view.dtype.name == "float32" and dst.shape == data.shape) else None
+        with np.errstate(all="ignore"):
+            r = _apply(a0, _f32(x), v0, reverse0, out)
+            if a1 is not None:
+                r = _apply(a1, _f32(r), v1, reverse1, out)
+        if out is None:
+            _store(dst, _f32(np.asarray(r)))
+        else:
+            dst.mark_written()
+    slow = _cost.GPSIMD_RSQRT_SLOWDOWN if eng == "gpsimd" else 1
+    cycles = _cost.one_input(chip, eng, data, dst, slowdown=slow)
+    return run.issue(api, eng, cycles, reads=reads, writes=[dst], elements=dst.size,
+                     args={"op0": a0.name, "op1": a1.name if a1 else None})
+
+
+# ----------------------------------------------------------------------------------------- tensor_tensor
+
+_INT32 = ("int32", "uint32")
+
+
+def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> NkiInstruction:
+    """``dst = data1 <op> data2`` elementwise (no broadcasting; not both inputs in PSUM)."""
+    api = "nisa.tensor_tensor"
+    run = current(api)
+    chip = run.chip
+    for p, t in (("dst", dst), ("data1", data1), ("data2", data2)):
+        R.tile(api, p, t)
+    R.same_partitions(api, ["dst", "data1", "data2"], [dst, data1, data2])
+    R.same_free_size(api, ["data1", "data2"], [data1, data2])
+    R.same_free_size(api, ["data1", "dst"], [data1, dst])
+    if data1.buffer is MemoryRegion.psum and data2.buffer is MemoryRegion.psum:
+        raise NkiValidationError(api, "data2", "data1 and data2 are not both in PSUM", "both in PSUM")
+    a = _op(api, "op", op, chip)
+    if a.unary:
+        raise NkiValidationError(api, "op", "a binary operator", a.name)
+    tiles, names = [dst, data1, data2], ["dst", "data1", "data2"]
+    all_int32 = all(t.view.dtype.name in _INT32 for t in tiles)
+    if a.is_bitvec:
+        for p, t in zip(names, tiles):
+            if not t.view.dtype.is_int:
+                raise NkiValidationError(api, p, "bitvec operators need integer dtypes", t.view.dtype.name)
+        if len({t.itemsize for t in tiles}) > 1:
+            raise NkiValidationError(api, "dst", "bitvec operands and dst have the same width",
+                                     [t.view.dtype.name for t in tiles])
+    psum_reason = R.gpsimd_memory(api, names, tiles)
+    why = {"vector": None if "vector" in a.engines else f"the Vector engine has no {a.name}",
+           "gpsimd": psum_reason or (None if ("gpsimd" in a.engines or all_int32) and not a.is_bitvec
+                                     else f"GpSimd runs tensor_tensor only for add, multiply, power and "
+                                          f"all-int32 operands ({a.name})")}
+    eng_name = R.engine_arg(api, engine, globals()["engine"])
+    if eng_name == "unknown" and why["gpsimd"] is None and (a.name == "power" or all_int32):
+        eng = "gpsimd"       # the compiler's default: power, and exact 32-bit integer math, on GpSimd
+    else:
+        eng = _choose(api, run, engine, why, order=("vector", "gpsimd"))
+    x1, x2 = data1.read(api), data2.read(api)
+    if x2.shape != x1.shape:
+        x2 = x2.reshape(x1.shape)
+    if a.is_bitvec:
+        u = _bits_unsigned(data1.view.dtype)
+        r = a.fn(x1.view(u), x2.astype(np.int64).astype(u) if x2.dtype != x1.dtype else x2.view(u))
+        dst.write(np.asarray(r, u).view(dst.view.dtype.np).reshape(dst.shape))
+    elif eng == "gpsimd" and all_int32 and a.name in ("add", "subtract", "multiply", "maximum", "minimum"):
+        r = a.fn(x1.astype(np.int64), x2.astype(np.int64))
+        dst.write(cast(r, dst.view.dtype).reshape(dst.shape))
+    else:
+        with np.errstate(all="ignore"):
+            r = a.fn(_f32(x1), _f32(x2))
+        _store(dst, _f32(np.asarray(r)))
+    cycles = _cost.two_input(chip, eng, data1, data2, dst)
+    return run.issue(api, eng, cycles, reads=[data1, data2], writes=[dst], elements=dst.size,
+                     args={"op": a.name})
+
+
+# ------------------------------------------------------------------------------------------ tensor_copy
+
+def tensor_copy(dst, src, engine=engine.unknown, name=None, dtype=None) -> NkiInstruction:
+    """Copy ``src`` to ``dst``; bit-exact on Vector/GpSimd when dtypes match, else through float32.
+    ``dtype=`` (still passed by some samples) is accepted and must be dst's dtype when given."""
+    api = "nisa.tensor_copy"
+    run = current(api)
+    chip = run.chip
+    R.tile(api, "dst", dst)
+    R.tile(api, "src", src)
+    R.same_partitions(api, ["dst", "src"], [dst, src])
+    R.same_free_size(api, ["src", "dst"], [src, dst])
+    if dtype is not None and R.dtype_name(dtype) != dst.view.dtype.name:
+        raise NkiValidationError(api, "dtype", "dtype, when given, is dst's dtype", R.dtype_name(dtype))
+    why = {"vector": None,
+           "scalar": None if chip.nc_version >= 3 else "tensor_copy on the Scalar engine is not supported on "
+                                                        "NeuronCore-v2 (use activation(op=nl.copy))",
+           "gpsimd": R.gpsimd_memory(api, ["dst", "src"], [dst, src])}
+    eng = _choose(api, run, engine, why)
+    x = src.read(api)
+    if src.view.dtype == dst.view.dtype and eng != "scalar":
+        dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
+    else:
+        _store(dst, _f32(x))
+    cycles = _cost.one_input(chip, eng, src, dst)
+    return run.issue(api, eng, cycles, reads=[src], writes=[dst], elements=dst.size)
+
+
+# ----------------------------------------------------------------------------------------------- memset
+
+def memset(dst, value, engine=engine.unknown, name=None) -> NkiInstruction:
+    """Fill ``dst`` with ``value`` (which matches dst's dtype: an int for integer tiles)."""
+    api = "nisa.memset"
+    run = current(api)
+    R.tile(api, "dst", dst)
+    d = dst.view.dtype
+    if not R.is_scalar(value):
+        raise NkiValidationError(api, "value", "a scalar constant", type(value).__name__)
+    if d.is_int or d.kind == "b":
+        if isinstance(value, (float, np.floating)):
+            raise NkiValidationError(api, "value", f"value matches the dst dtype (an int for {d.name}, "
+                                     "e.g. 2 not 2.0)", value)
+        if not d.min <= int(value) <= d.max:
+            raise NkiValidationError(api, "value", f"value fits {d.name} [{int(d.min)}, {int(d.max)}]", value)
+        fill = np.array(int(value)).astype(d.np)
+    else:
+        fill = cast(np.array(value, np.float64), d, overflow=options().float_overflow)
+    why = {"vector": None, "gpsimd": R.gpsimd_memory(api, ["dst"], [dst])}
+    eng = _choose(api, run, engine, why, order=("vector", "gpsimd"))
+    dst.write(fill)
+    cycles = _cost.memset(run.chip, dst, value == 0)
+    return run.issue(api, eng, cycles, writes=[dst], elements=dst.size)
+
+
+# --------------------------------------------------------------------------------------------- dma_copy
+
+def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engine.unknown,
+             name=None) -> NkiInstruction:
+    """Copy HBM<->SBUF, SBUF<->SBUF or HBM<->HBM; element counts match; casts go src -> fp32 -> dst."""
+    api = "nisa.dma_copy"
+    run = current(api)
+    R.tile(api, "dst", dst, on_chip=False)
+    R.tile(api, "src", src, on_chip=False)
+    if src.buffer is MemoryRegion.psum:
+        raise NkiValidationError(api, "src", "dma_copy does not read PSUM (since NKI 0.3: copy to SBUF first)",
+                                 "psum")
+    if dst.buffer is MemoryRegion.psum:
+        raise NkiValidationError(api, "dst", "dma_copy moves HBM<->SBUF, SBUF<->SBUF or HBM<->HBM", "psum")
+    for p, t in (("dst", dst), ("src", src)):
+        if t.on_chip and t.partitions > run.chip.partitions:
+            raise NkiValidationError(api, p, "partition dim <= 128", t.shape,
+                                     f"dma_copy {p} partition dimension {t.partitions} exceeds maximum 128")
+    if dst.size != src.size:
+        raise NkiValidationError(api, "dst", "dst and src hold the same number of elements",
+                                 f"dst {dst.shape} ({dst.size}), src {src.shape} ({src.size})")
+    x = src.read(api)
+    if src.view.dtype == dst.view.dtype:
+        dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
+    else:
+        _store(dst, _f32(x).reshape(dst.shape))
+    on_chip = [t for t in (dst, src) if t.on_chip]
+    parts = on_chip[0].partitions if on_chip else run.chip.partitions
+    nbytes = max(dst.view.nbytes, src.view.nbytes)
+    q = run.dma_queue()
+    ns = _cost.dma_ns(run.chip, nbytes, parts)
+    return run.issue(api, q, ns * 1e-9 * run.timeline.engines[q].freq_hz, reads=[src], writes=[dst],
+                     elements=dst.size)

@@ -1,0 +1,118 @@
+"""``nki.jit``, ``nki.simulate`` and SPMD launch ``kernel[grid](...)``.
+
+A launch wraps each numpy argument into an HBM tensor, runs the kernel body once per program of the
+grid (``nl.program_id`` tells which), and returns the kernel's ``shared_hbm`` outputs as numpy arrays of
+their own dtypes. Inputs the kernel wrote are updated in place, as the official simulator does.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from ..core import dtypes as _dt
+from ..core.errors import ConstraintError
+from . import spec as _spec
+from .runtime import Run, activate
+from .tensor import MemoryRegion, NkiTensor
+
+_last: Run | None = None
+
+
+def last_run() -> Run | None:
+    """The Run of the latest launch: ``.trace``, ``.timeline``, ``.peak`` (allocator high-water marks)."""
+    return _last
+
+
+def _grid(g) -> tuple:
+    g = g if isinstance(g, tuple) else (g,)
+    try:
+        g = tuple(int(n) for n in g)
+    except TypeError:
+        raise ConstraintError("nki.jit", "grid", "ints", g) from None
+    if not g or any(n < 1 for n in g):
+        raise ConstraintError("nki.jit", "grid", "positive sizes", g)
+    return g
+
+
+class Kernel:
+    def __init__(self, fn, grid: tuple = (1,), target: str | None = None):
+        self.fn = fn
+        self.grid = grid
+        self.target = target
+        functools.update_wrapper(self, fn)
+
+    def __getitem__(self, grid) -> "Kernel":
+        return Kernel(self.fn, _grid(grid), self.target)
+
+    def __call__(self, *args, **kwargs):
+        return launch(self, args, kwargs, self.target)
+
+
+def jit(fn=None, **options):
+    """``@nki.jit`` (or ``@nki.jit(...)``; options such as ``mode`` are accepted and ignored)."""
+    if fn is None:
+        return lambda f: Kernel(f)
+    return fn if isinstance(fn, Kernel) else Kernel(fn)
+
+
+def simulate(kernel, target: str | None = None):
+    """``nki.simulate(kernel, target=...)(*numpy_args)``: numpy in, numpy out.
+    ``target`` "trn1" | "trn2" | "trn3"; None honours NEURON_PLATFORM_TARGET_OVERRIDE, else trn2."""
+    k = kernel if isinstance(kernel, Kernel) else Kernel(kernel)
+
+    def run(*args, **kwargs):
+        return launch(k, args, kwargs, target if target is not None else k.target)
+    run.kernel = k
+    return run
+
+
+def _to_tensor(run: Run, value, name: str):
+    if isinstance(value, NkiTensor) or not isinstance(value, np.ndarray):
+        return value
+    try:
+        dt = _dt.dtype(value.dtype)
+    except KeyError:
+        raise ConstraintError("nki.simulate", name, "an array of an NKI dtype", str(value.dtype)) from None
+    t = run.hbm_tensor(value.shape if value.ndim else (1,), dt, MemoryRegion.private_hbm, name)
+    t.write(value.reshape(t.shape))
+    return t
+
+
+def _outputs(value, api="nki.simulate"):
+    if isinstance(value, NkiTensor):
+        if value.buffer is not MemoryRegion.shared_hbm:
+            raise ConstraintError(api, "return", "kernel outputs are allocated with buffer=nl.shared_hbm",
+                                  value.buffer)
+        return value.numpy()
+    if isinstance(value, (tuple, list)):
+        return type(value)(_outputs(v, api) for v in value)
+    if isinstance(value, dict):
+        return {k: _outputs(v, api) for k, v in value.items()}
+    return value
+
+
+def launch(kernel: Kernel, args, kwargs, target=None):
+    global _last
+    run = Run(_spec.chip(target), kernel.grid)
+    _last = run
+    try:
+        params = list(inspect.signature(kernel.fn).parameters)
+    except (TypeError, ValueError):
+        params = []
+    targs = [_to_tensor(run, a, params[i] if i < len(params) else f"arg{i}") for i, a in enumerate(args)]
+    tkwargs = {k: _to_tensor(run, v, k) for k, v in kwargs.items()}
+    result = None
+    with activate(run):
+        for program in np.ndindex(*run.grid):
+            run.program = tuple(int(i) for i in program)
+            run._shared_next = 0
+            out = kernel.fn(*targs, **tkwargs)
+            if result is None:
+                result = out
+    # Inputs the kernel wrote come back in place.
+    for a, t in list(zip(args, targs)) + [(kwargs[k], tkwargs[k]) for k in kwargs]:
+        if isinstance(t, NkiTensor) and isinstance(a, np.ndarray) and t.view.memory.written and a.flags.writeable:
+            np.copyto(a, t.numpy().reshape(a.shape).astype(a.dtype, copy=False))
+    return _outputs(result)

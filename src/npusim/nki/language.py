@@ -1,0 +1,232 @@
+"""``nki.language`` (``import npusim.nki.language as nl``): tensors, buffers, dtypes, SPMD ids, loops,
+load/store, creation, and the elementwise ops that map onto the ISA.
+
+Kernel code writes ``nl.add(x, y)``; the ALU operators (``nl.add``, ``nl.bitwise_and`` ...) are the same
+objects passed to ``nisa.tensor_scalar(op0=nl.add)``.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from ..core import dtypes as _dt
+from ..core.errors import ConstraintError, UnsupportedError
+from . import isa as _isa
+from . import spec as _spec
+from .alu import NOT_ALU, OPS, AluOp
+from .runtime import current
+from .tensor import DynSlice, MemoryRegion, NkiTensor
+
+# ---- buffers ----
+sbuf = MemoryRegion.sbuf
+psum = MemoryRegion.psum
+private_hbm = MemoryRegion.private_hbm
+hbm = MemoryRegion.private_hbm
+shared_hbm = MemoryRegion.shared_hbm
+
+# ---- dtypes (numpy / ml_dtypes dtypes; tfloat32 has no numpy type and is npusim's DType) ----
+float32 = np.dtype(np.float32)
+float16 = np.dtype(np.float16)
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+tfloat32 = _dt.DTYPES["tfloat32"]
+float8_e4m3 = np.dtype(ml_dtypes.float8_e4m3)
+float8_e4m3fn = np.dtype(ml_dtypes.float8_e4m3fn)
+float8_e5m2 = np.dtype(ml_dtypes.float8_e5m2)
+int8, int16, int32 = np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32)
+uint8, uint16, uint32 = np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.uint32)
+bool_ = np.dtype(np.bool_)
+
+# ---- the ALU operators, as values and as functions ----
+globals().update(OPS)
+invert = OPS["invert"]
+add, subtract, multiply = OPS["add"], OPS["subtract"], OPS["multiply"]
+maximum, minimum = OPS["maximum"], OPS["minimum"]
+abs, rsqrt, reciprocal = OPS["abs"], OPS["rsqrt"], OPS["reciprocal"]   # noqa: A001 (vendor names)
+bitwise_and, bitwise_or, bitwise_xor = OPS["bitwise_and"], OPS["bitwise_or"], OPS["bitwise_xor"]
+left_shift, right_shift = OPS["left_shift"], OPS["right_shift"]
+equal, not_equal, less, less_equal = OPS["equal"], OPS["not_equal"], OPS["less"], OPS["less_equal"]
+greater, greater_equal = OPS["greater"], OPS["greater_equal"]
+logical_and, logical_or, logical_xor = OPS["logical_and"], OPS["logical_or"], OPS["logical_xor"]
+logical_not, power = OPS["logical_not"], OPS["power"]
+
+
+def _not_alu(name):
+    def op(*args, **kwargs):
+        raise ConstraintError(f"nl.{name}", "op", f"an operation the hardware has ({NOT_ALU[name]})", name)
+    op.__name__ = name
+    return op
+
+
+divide = _not_alu("divide")
+fmod = _not_alu("fmod")
+mod = _not_alu("mod")
+
+
+class tile_size:
+    """``nl.tile_size``: hardware tile limits."""
+    pmax = 128
+    psum_bank_fmax = 512
+    psum_fmax = 512                 # deprecated name of psum_bank_fmax
+    psum_bank_fmax_bytes = 2048
+    psum_num_banks = 8
+    gemm_stationary_fmax = 128
+    gemm_moving_fmax = 512
+    bn_stats_fmax = 512
+
+
+# ---- tensors ----
+
+def _region(buffer, api):
+    if not isinstance(buffer, MemoryRegion):
+        raise ConstraintError(api, "buffer", "nl.sbuf, nl.psum, nl.hbm or nl.shared_hbm (string names are "
+                              "rejected since NKI 0.3)", buffer)
+    return buffer
+
+
+def ndarray(shape, dtype, buffer=sbuf, name="", address=None) -> NkiTensor:
+    """A new tensor; on-chip ones take space from the per-partition allocator until dropped."""
+    api = "nl.ndarray"
+    if address is not None:
+        raise UnsupportedError(api, "address= (manual placement)", "npusim allocates first-fit")
+    return current(api).allocate(shape, dtype, _region(buffer, api), name, api)
+
+
+def ds(start, size) -> DynSlice:
+    """``nl.ds(start, size)``: the slice ``start:start+size``."""
+    return DynSlice(int(start), int(size))
+
+
+def _filled(shape, dtype, value, buffer, name, api):
+    t = current(api).allocate(shape, dtype, _region(buffer, api), name, api)
+    if t.on_chip:
+        _isa.memset(t, value if t.view.dtype.is_float else int(value))
+    else:
+        t.write(np.array(value).astype(t.view.dtype.np))
+    return t
+
+
+def zeros(shape, dtype, buffer=sbuf, name="") -> NkiTensor:
+    return _filled(shape, dtype, 0, buffer, name, "nl.zeros")
+
+
+def ones(shape, dtype, buffer=sbuf, name="") -> NkiTensor:
+    return _filled(shape, dtype, 1, buffer, name, "nl.ones")
+
+
+def full(shape, fill_value, dtype, buffer=sbuf, name="") -> NkiTensor:
+    return _filled(shape, dtype, fill_value, buffer, name, "nl.full")
+
+
+def zeros_like(a, dtype=None, buffer=None, name="") -> NkiTensor:
+    return zeros(a.shape, dtype or a.dtype, buffer or a.buffer, name)
+
+
+def empty_like(a, dtype=None, buffer=None, name="") -> NkiTensor:
+    return ndarray(a.shape, dtype or a.dtype, buffer or a.buffer, name)
+
+
+# ---- data movement ----
+
+def load(src, dtype=None) -> NkiTensor:
+    """An SBUF tile holding ``src`` (an HBM tensor), through ``nisa.dma_copy``."""
+    api = "nl.load"
+    if not isinstance(src, NkiTensor):
+        raise ConstraintError(api, "src", "an NKI tensor", type(src).__name__)
+    t = current(api).allocate(src.shape, dtype or src.dtype, sbuf, "", api)
+    _isa.dma_copy(dst=t, src=src)
+    return t
+
+
+def store(dst, value) -> None:
+    """Write the tile ``value`` into ``dst`` (an HBM tensor), through ``nisa.dma_copy``."""
+    _isa.dma_copy(dst=dst, src=value)
+
+
+def copy(x, dtype=None) -> NkiTensor:
+    out = ndarray(x.shape, dtype or x.dtype, sbuf)
+    _isa.tensor_copy(out, x)
+    return out
+
+
+# ---- elementwise ops (called through AluOp.__call__) ----
+
+def _result_dtype(x, y, dtype):
+    if dtype is not None:
+        return dtype
+    dts = [t.view.dtype for t in (x, y) if isinstance(t, NkiTensor)]
+    if len(dts) == 2 and dts[0] != dts[1]:
+        return np.result_type(dts[0].np, dts[1].np)
+    return dts[0] if dts[0].name == "tfloat32" else dts[0].np
+
+
+def elementwise(op: AluOp, x, y=None, dtype=None, **kw) -> NkiTensor:
+    api = f"nl.{op.name}"
+    if not isinstance(x, NkiTensor) and not isinstance(y, NkiTensor):
+        raise ConstraintError(api, "x", "at least one operand is an NKI tile", (type(x).__name__, type(y).__name__))
+    tile = x if isinstance(x, NkiTensor) else y
+    out = ndarray(tile.shape, _result_dtype(x, y, dtype), sbuf)
+    if op.unary:
+        if y is not None:
+            raise ConstraintError(api, "y", f"{op.name} takes one operand", y)
+        _isa.tensor_scalar(out, x, op, None)
+    elif isinstance(x, NkiTensor) and isinstance(y, NkiTensor):
+        _isa.tensor_tensor(out, x, y, op)
+    elif isinstance(x, NkiTensor):
+        _isa.tensor_scalar(out, x, op, y)
+    else:
+        _isa.tensor_scalar(out, y, op, x, reverse0=True)
+    return out
+
+
+def negative(x, dtype=None) -> NkiTensor:
+    out = ndarray(x.shape, dtype or x.dtype, sbuf)
+    _isa.tensor_scalar(out, x, multiply, -1.0)
+    return out
+
+
+# ---- SPMD and loops ----
+
+def program_id(axis=0) -> int:
+    run = current("nl.program_id")
+    if not 0 <= axis < len(run.grid):
+        raise ConstraintError("nl.program_id", "axis", f"an axis of the launch grid {run.grid}", axis)
+    return run.program[axis]
+
+
+def num_programs(axes=0):
+    run = current("nl.num_programs")
+    if isinstance(axes, (tuple, list)):
+        return tuple(run.grid[a] for a in axes)
+    if not 0 <= axes < len(run.grid):
+        raise ConstraintError("nl.num_programs", "axes", f"an axis of the launch grid {run.grid}", axes)
+    return run.grid[axes]
+
+
+def program_ndim() -> int:
+    return len(current("nl.program_ndim").grid)
+
+
+def affine_range(*args, **kwargs) -> range:
+    """Parallel loop (no loop-carried dependency): here a Python range, as in NKI >= 0.2."""
+    return range(*args)
+
+
+def sequential_range(*args, **kwargs) -> range:
+    return range(*args)
+
+
+def static_range(*args, **kwargs) -> range:
+    return range(*args)
+
+
+def device_print(prefix, tensor) -> None:
+    print(prefix, tensor.numpy() if isinstance(tensor, NkiTensor) else tensor)
+
+
+def sbuf_fmax_bytes() -> int:
+    """Usable SBUF bytes per partition of the current target."""
+    return current("nl.sbuf_fmax_bytes").chip.sbuf_usable
+
+
+__all__ = [n for n in dir() if not n.startswith("_")]
+_ = _spec

@@ -1,0 +1,121 @@
+"""Checks shared by the ISA ops. Each raises ``NkiValidationError`` (a ConstraintError) naming the rule.
+
+Rules and sources (reference nki.md §1.2, §2.4): partition dim <= 128 (with the official simulator's
+wording), start-partition quadrants, PSUM tiles inside one 2 KiB bank, free-size limits (64K elements
+SBUF, 4K PSUM), access patterns (<= 4 free dims, uint16 sizes, int16 strides), engine-to-memory
+connectivity, equal partition counts for source and destination.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.errors import ConstraintError
+from .tensor import MemoryRegion, NkiTensor
+
+MAX_FREE_SBUF = 64 * 1024       # elements per partition per instruction (trn1 arch guide)
+MAX_FREE_PSUM = 4 * 1024
+MAX_FREE_DIMS = 4
+
+
+class NkiValidationError(ConstraintError):
+    """``nki.isa.NkiValidationError``: a hardware constraint was violated. ``message`` (when given) is
+    the official simulator's wording, kept in front of npusim's rule text."""
+
+    def __init__(self, api, param, rule, value, message: str | None = None):
+        super().__init__(api, param, rule, value)
+        if message:
+            self.args = (f"{message} [{self.args[0]}]",)
+
+
+def short(api: str) -> str:
+    return api.split(".")[-1]
+
+
+def tile(api: str, param: str, t, on_chip: bool = True) -> NkiTensor:
+    if not isinstance(t, NkiTensor):
+        raise NkiValidationError(api, param, "an NKI tensor (nl.ndarray or a view of one)", type(t).__name__)
+    if on_chip and not t.on_chip:
+        raise NkiValidationError(api, param, "a tile in SBUF or PSUM", t.buffer)
+    if on_chip:
+        compute_tile(api, param, t)
+    return t
+
+
+def compute_tile(api: str, param: str, t: NkiTensor) -> None:
+    """What every Vector/Scalar/GpSimd operand obeys (checked once per view: views are immutable)."""
+    if t.checked:
+        return
+    p = t.partitions
+    if p > 128:
+        raise NkiValidationError(api, param, "partition dim <= 128", t.shape,
+                                 f"{short(api)} {param} partition dimension {p} exceeds maximum 128")
+    start = t.start_partition
+    if p > 64 and start != 0:
+        rule = "a tile of 65..128 partitions starts at partition 0"
+    elif 32 < p <= 64 and start not in (0, 64):
+        rule = "a tile of 33..64 partitions starts at partition 0 or 64"
+    elif p <= 32 and start % 32:
+        rule = "a tile of 1..32 partitions starts at partition 0, 32, 64 or 96"
+    else:
+        rule = None
+    if rule:
+        raise NkiValidationError(api, param, rule, f"start partition {start}, {p} partitions")
+    n = t.free_size
+    v = t.view
+    if t.buffer is MemoryRegion.psum:
+        if n > MAX_FREE_PSUM:
+            raise NkiValidationError(api, param, f"free size <= {MAX_FREE_PSUM} elements for a PSUM tile", n)
+        fp = v.footprint
+        bank = t.run.chip.psum_bank_bytes if t.run else 2048
+        if fp.hi > fp.lo and fp.lo // bank != (fp.hi - 1) // bank:
+            raise NkiValidationError(api, param, f"a PSUM tile lies inside one {bank}-byte bank per partition",
+                                     f"bytes [{fp.lo}, {fp.hi})")
+    elif n > MAX_FREE_SBUF:
+        raise NkiValidationError(api, param, f"free size <= {MAX_FREE_SBUF} elements for an SBUF tile", n)
+    if len(v.shape) - 1 > MAX_FREE_DIMS:
+        raise NkiValidationError(api, param, f"an access pattern has at most {MAX_FREE_DIMS} free dims", t.shape)
+    item = v.dtype.itemsize
+    for size, stride in zip(v.shape[1:], v.strides[1:]):
+        if size > 65535 or not -32768 <= stride // item <= 32767:
+            raise NkiValidationError(api, param, "free dims have uint16 sizes and int16 element strides",
+                                     (t.shape, tuple(s // item for s in v.strides[1:])))
+    t.checked = True
+
+
+def same_partitions(api: str, names: list[str], tiles: list[NkiTensor]) -> None:
+    ps = {t.partitions for t in tiles}
+    if len(ps) > 1:
+        raise NkiValidationError(api, names[0], "source and destination occupy the same number of partitions",
+                                 dict(zip(names, (t.shape for t in tiles))))
+
+
+def same_free_size(api: str, names: list[str], tiles: list[NkiTensor]) -> None:
+    ns = {t.free_size for t in tiles}
+    if len(ns) > 1:
+        raise NkiValidationError(api, names[-1], "the same number of elements per partition (no broadcasting)",
+                                 dict(zip(names, (t.shape for t in tiles))))
+
+
+def gpsimd_memory(api: str, names: list[str], tiles: list[NkiTensor]) -> str | None:
+    """None when GpSimd may run the op, else why not (it cannot access PSUM)."""
+    for n, t in zip(names, tiles):
+        if t.buffer is MemoryRegion.psum:
+            return f"GpSimd cannot access PSUM ({n} is in PSUM)"
+    return None
+
+
+def engine_arg(api: str, engine, enum_cls) -> str:
+    """The engine name for an ``engine=`` argument (an ``nisa.engine`` member; raw ints are rejected)."""
+    if not isinstance(engine, enum_cls):
+        raise NkiValidationError(api, "engine", "an nki.isa.engine member (raw ints are rejected since 0.3)",
+                                 engine)
+    return engine.name
+
+
+def is_scalar(x) -> bool:
+    return isinstance(x, (int, float, np.integer, np.floating, bool, np.bool_))
+
+
+def dtype_name(d) -> str:
+    from .tensor import dtype_of
+    return dtype_of(d).name

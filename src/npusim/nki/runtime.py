@@ -1,0 +1,198 @@
+"""One kernel run: the chip's memories, on-chip allocators, the per-engine timeline, the SPMD grid.
+
+How an ISA op plugs in (isa.py is the pattern; keep new ops the same shape):
+
+    def my_op(dst, data, ..., engine=engine.unknown, name=None):
+        api = "nisa.my_op"
+        run = current()                                    # the active kernel run
+        rules.tile(api, "dst", dst); ...                   # every documented rule -> ConstraintError
+        eng = run.pick_engine(api, engine_arg, allowed)    # or a fixed engine name
+        dst.view.write(cast(result, dst.view.dtype))       # compute on whole numpy arrays
+        return run.issue(api, eng, cost.xxx(...), reads=[data], writes=[dst])   # one timeline event
+
+``issue`` orders the event after every earlier conflicting access on another engine (the compiler's
+semaphores, core Timeline order="data") and returns an ``NkiInstruction``.
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import weakref
+
+import numpy as np
+
+from ..core.allocator import Allocator
+from ..core.errors import ConstraintError
+from ..core.memory import Memory
+from ..core.timeline import Timeline
+from ..core.view import TensorView
+from . import spec as _spec
+from .tensor import MemoryRegion, NkiTensor, _c_strides, dtype_of
+
+COMPUTE_ENGINES = ("tensor", "vector", "scalar", "gpsimd")
+DMA_CLOCK_HZ = 1e9          # DMA queues count time in ns (cycles at 1 GHz)
+SBUF_ALIGN = 4              # sbuf_min_align is unpublished (reference "Open questions" 8): 4 B assumed
+
+_current: "Run | None" = None
+
+
+class NkiInstruction:
+    """What an ISA call returns: its timeline event. ``depends_on`` exists for API compatibility;
+    data dependencies already order instructions here."""
+    __slots__ = ("event",)
+
+    def __init__(self, event):
+        self.event = event
+
+    def depends_on(self, *producers) -> "NkiInstruction":
+        return self
+
+    def __repr__(self) -> str:
+        e = self.event
+        return f"<{e.name} on {e.engine}: {e.start_ns:.0f}-{e.end_ns:.0f} ns, {e.cycles:.0f} cycles>"
+
+
+class Run:
+    """The state of one kernel launch on one NeuronCore."""
+
+    def __init__(self, chip: _spec.Chip, grid: tuple = (1,), trace=None):
+        self.chip = chip
+        self.grid = tuple(grid)
+        self.program = (0,) * len(self.grid)
+        p = chip.partitions
+        self.sbuf = Memory("SBUF", chip.sbuf_usable, p)
+        self.psum = Memory("PSUM", chip.psum_bytes, p)
+        self.alloc = {
+            MemoryRegion.sbuf: Allocator(f"SBUF ({chip.name}: usable bytes per partition)", chip.sbuf_usable,
+                                         align=SBUF_ALIGN),
+            # A PSUM tensor starts on a bank boundary: a tile must sit inside one 2 KiB bank.
+            MemoryRegion.psum: Allocator(f"PSUM ({chip.name}: bytes per partition)", chip.psum_bytes,
+                                         align=chip.psum_bank_bytes),
+        }
+        self.peak = {MemoryRegion.sbuf: 0, MemoryRegion.psum: 0}
+        engines = {e: chip.clocks_hz[e] for e in COMPUTE_ENGINES}
+        engines.update({f"dma-q{i}": DMA_CLOCK_HZ for i in range(chip.dma_queues)})
+        self.timeline = Timeline(engines, core="nc0", trace=trace)
+        self._dma_names = [f"dma-q{i}" for i in range(chip.dma_queues)]
+        self.shared: list[NkiTensor] = []      # shared_hbm tensors, in allocation order (one per grid)
+        self._shared_next = 0
+        self._hbm_count = 0
+
+    # ---- allocation ----
+
+    def allocate(self, shape, dtype, buffer: MemoryRegion, name: str = "", api: str = "nl.ndarray") -> NkiTensor:
+        shape = _shape(shape, api)
+        dt = dtype_of(dtype, api)
+        if buffer.on_chip:
+            return self._allocate_on_chip(shape, dt, buffer, name, api)
+        if buffer is MemoryRegion.shared_hbm and self._shared_next < len(self.shared):
+            # Every program of an SPMD grid sees the same shared_hbm tensor (allocation order matches).
+            t = self.shared[self._shared_next]
+            self._shared_next += 1
+            if t.shape != shape or t.view.dtype != dt:
+                raise ConstraintError(api, "shape", "every SPMD program allocates the same shared_hbm tensors",
+                                      (shape, str(dt)))
+            return t
+        t = self.hbm_tensor(shape, dt, buffer, name)
+        if buffer is MemoryRegion.shared_hbm:
+            self.shared.append(t)
+            self._shared_next += 1
+        return t
+
+    def hbm_tensor(self, shape, dt, buffer=MemoryRegion.private_hbm, name: str = "") -> NkiTensor:
+        self._hbm_count += 1
+        name = name or f"hbm{self._hbm_count}"
+        nbytes = max(1, math.prod(shape) * dt.itemsize)
+        mem = Memory(f"HBM:{name}", nbytes)
+        mem.written = False
+        view = TensorView(mem, 0, shape, _c_strides(shape, dt.itemsize), dt)
+        return NkiTensor(view, buffer, name, None, self)
+
+    def _allocate_on_chip(self, shape, dt, buffer, name, api) -> NkiTensor:
+        label = "SBUF" if buffer is MemoryRegion.sbuf else "PSUM"
+        if len(shape) < 2:
+            raise ConstraintError(api, "shape", "SBUF and PSUM tensors must have at least 2 dimensions "
+                                  "(partition-dim and free-dims)", shape)
+        if shape[0] > self.chip.partitions:
+            raise ConstraintError(api, "shape", f"{label} tensor partition dimension {shape[0]} exceeds maximum "
+                                  f"{self.chip.partitions}", shape)
+        mem = self.sbuf if buffer is MemoryRegion.sbuf else self.psum
+        free_bytes = math.prod(shape[1:]) * dt.itemsize
+        alloc = self.alloc[buffer]
+        block = alloc.alloc(free_bytes, name or f"{label.lower()}[{shape}]", api)
+        self.peak[buffer] = max(self.peak[buffer], alloc.peak_end)
+        lane = mem.init.reshape(mem.lanes, mem.lane_bytes)
+        lane[:shape[0], block.offset:block.offset + free_bytes] = 0     # a new tensor is never-written
+        strides = [mem.lane_bytes] + _c_strides(shape[1:], dt.itemsize)
+        view = TensorView(mem, block.offset, shape, strides, dt, api=api)
+        t = NkiTensor(view, buffer, name, None, self)
+        weakref.finalize(t, alloc.free, block)         # freed when the kernel drops its last reference
+        return t
+
+    # ---- placing instructions ----
+
+    def issue(self, api: str, engine: str, cycles: float, reads=(), writes=(), args: dict | None = None,
+              elements: int = 0) -> NkiInstruction:
+        rfp = [t.view.footprint for t in reads if isinstance(t, NkiTensor)]
+        wfp = []
+        nbytes = 0
+        for t in writes:
+            wfp.append(t.view.footprint)
+            nbytes += t.view.nbytes
+            if not t.on_chip:
+                t.view.memory.written = True
+        ev = self.timeline.place(engine, api, cycles, reads=rfp, writes=wfp, nbytes=nbytes,
+                                 elements=elements, args=args)
+        return NkiInstruction(ev)
+
+    def pick_engine(self, allowed: list[str]) -> str:
+        """The compiler's choice among allowed engines: the one free first (ties: the order given)."""
+        engines = self.timeline.engines
+        return min(allowed, key=lambda e: engines[e].free_ns)
+
+    def dma_queue(self) -> str:
+        engines = self.timeline.engines
+        return min(self._dma_names, key=lambda e: engines[e].free_ns)
+
+    @property
+    def trace(self):
+        return self.timeline.trace
+
+    def allocations(self) -> str:
+        return "\n".join(f"{k.value}:\n{a.describe()}" for k, a in self.alloc.items())
+
+
+def _shape(shape, api) -> tuple:
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    try:
+        shape = tuple(int(d) for d in shape)
+    except TypeError:
+        raise ConstraintError(api, "shape", "a tuple of ints", shape) from None
+    if not shape or any(d <= 0 for d in shape):
+        raise ConstraintError(api, "shape", "every dim is a positive int", shape)
+    return shape
+
+
+def current(api: str = "nki") -> Run:
+    if _current is None:
+        raise ConstraintError(api, "context", "NKI calls run inside a kernel launched with nki.simulate / "
+                              "nki.jit (or a `with npusim.nki.run_context():` block)", None)
+    return _current
+
+
+@contextlib.contextmanager
+def activate(run: Run):
+    global _current
+    previous, _current = _current, run
+    try:
+        yield run
+    finally:
+        _current = previous
+
+
+@contextlib.contextmanager
+def run_context(target: str | None = None):
+    """A kernel context outside any kernel (tests, notebooks): ``with run_context("trn2") as run:``."""
+    with activate(Run(_spec.chip(target))) as run:
+        yield run

@@ -1,0 +1,260 @@
+"""NKI tensor handles (``NkiTensor``) over core TensorViews: slicing, ``nl.ds``, reshape, bit views.
+
+On-chip tensors (SBUF, PSUM) keep the partition dimension first: integer indexing on it keeps a size-1
+dim, and a view never strides across partitions with a step. HBM tensors have no partition dimension:
+integer indexing drops a dim, and contiguous ones reshape freely (reference nki.md §1.2, §1.4).
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core import dtypes as _dt
+from ..core.errors import ConstraintError
+from ..core.options import options
+from ..core.view import TensorView
+
+
+class MemoryRegion(enum.Enum):
+    """``nl.sbuf``, ``nl.psum``, ``nl.hbm`` (= ``nl.private_hbm``) and ``nl.shared_hbm``."""
+    sbuf = "sbuf"
+    psum = "psum"
+    private_hbm = "private_hbm"
+    shared_hbm = "shared_hbm"
+
+    @property
+    def on_chip(self) -> bool:
+        return self in (MemoryRegion.sbuf, MemoryRegion.psum)
+
+    def __repr__(self) -> str:
+        return f"nl.{self.value}"
+
+
+@dataclass(frozen=True)
+class DynSlice:
+    """``nl.ds(start, size)``: ``size`` elements from ``start`` (the current API's dynamic slice)."""
+    start: int
+    size: int
+    step: int = 1
+
+
+def _index_error(param, rule, value):
+    return ConstraintError("NkiTensor.__getitem__", param, rule, value)
+
+
+class NkiTensor:
+    """A tensor in SBUF, PSUM or HBM: a typed strided window (``view``) onto one memory."""
+    __slots__ = ("view", "buffer", "name", "root", "run", "full", "checked", "on_chip", "free_size",
+                 "__weakref__")
+
+    def __init__(self, view: TensorView, buffer: MemoryRegion, name: str, root: "NkiTensor | None", run):
+        self.view = view
+        self.buffer = buffer
+        self.name = name
+        self.root = root        # the allocation this view keeps alive (None: this is the allocation)
+        self.run = run
+        self.full = False       # (on the allocation) every byte was written: reads skip the init check
+        self.checked = False    # the per-operand ISA rules (rules.compute_tile) passed for this view
+        self.on_chip = buffer is MemoryRegion.sbuf or buffer is MemoryRegion.psum
+        n = 1
+        for d in view.shape[1:]:
+            n *= d
+        self.free_size = n      # elements per partition (the N of the cost formulas)
+
+    # ---- values (what instructions use: whole-array numpy, init tracking kept cheap) ----
+
+    def _covers_root(self) -> bool:
+        r = self.root
+        if r is None:
+            return True
+        a, b = self.view, r.view
+        return a.offset == b.offset and a.shape == b.shape and a.strides == b.strides
+
+    def read(self, api: str | None = None) -> np.ndarray:
+        """The values as a numpy view; never-written elements read as poison (or raise in strict mode)."""
+        if (self.root or self).full:
+            return self.view.array()
+        return self.view.read(api)
+
+    def write(self, values) -> None:
+        """Store ``values`` (broadcast to the shape) through this view and mark them written."""
+        root = self.root or self
+        if root.full:
+            self.view.array()[...] = values
+            return
+        self.view.write(values)
+        if self._covers_root():
+            root.full = True
+
+    def mark_written(self) -> None:
+        """After computing straight into ``view.array()``: record the bytes as written."""
+        root = self.root or self
+        if root.full:
+            return
+        if options().track_init:
+            iv, full = self.view._init_view()     # core's init-map view of exactly these elements
+            iv[...] = full
+        if self._covers_root():
+            root.full = True
+
+    # ---- attributes of the vendor's NkiTensor ----
+
+    @property
+    def shape(self) -> tuple:
+        return self.view.shape
+
+    @property
+    def dtype(self):
+        """A numpy dtype (ml_dtypes for bf16/fp8), or npusim's DType for tfloat32 (no numpy type)."""
+        d = self.view.dtype
+        return d if d.name == "tfloat32" else d.np
+
+    @property
+    def ndim(self) -> int:
+        return len(self.view.shape)
+
+    @property
+    def size(self) -> int:
+        return self.view.size
+
+    @property
+    def itemsize(self) -> int:
+        return self.view.dtype.itemsize
+
+    @property
+    def partitions(self) -> int:
+        return self.view.shape[0] if self.view.shape else 1
+
+    @property
+    def start_partition(self) -> int:
+        return self.view.footprint.lane_lo if self.on_chip else 0
+
+    @property
+    def strides(self) -> tuple:
+        """Element strides; the partition stride of an on-chip tensor is its allocation's free size."""
+        item = self.itemsize
+        lb = self.view.memory.lane_bytes
+        if not self.on_chip:
+            return tuple(s // item for s in self.view.strides)
+        root = self.root or self
+        pstride = root.free_size
+        return tuple((s // lb) * pstride if (self.view.memory.laned and s and s % lb == 0 and i == 0)
+                     else s // item for i, s in enumerate(self.view.strides))
+
+    def __repr__(self) -> str:
+        return f"NkiTensor({self.name or '?'}, {self.buffer!r}, shape={self.shape}, dtype={self.view.dtype})"
+
+    # ---- views ----
+
+    def _derive(self, view: TensorView) -> "NkiTensor":
+        return NkiTensor(view, self.buffer, self.name, self.root or self, self.run)
+
+    def __getitem__(self, key) -> "NkiTensor":
+        if not isinstance(key, tuple):
+            key = (key,)
+        if any(k is Ellipsis for k in key):
+            i = next(i for i, k in enumerate(key) if k is Ellipsis)
+            fill = len(self.shape) - (len(key) - 1)
+            key = key[:i] + (slice(None),) * fill + key[i + 1:]
+        if len(key) > len(self.shape):
+            raise _index_error("key", f"at most {len(self.shape)} indices for a {len(self.shape)}-d tensor", key)
+        key = key + (slice(None),) * (len(self.shape) - len(key))
+        v = self.view
+        offset, shape, strides = v.offset, [], []
+        for axis, (k, n, s) in enumerate(zip(key, v.shape, v.strides)):
+            if isinstance(k, (int, np.integer)):
+                k = int(k)
+                if not -n <= k < n:
+                    raise _index_error("key", f"index {k} lies inside dim {axis} of size {n}", key)
+                offset += (k % n) * s
+                if axis == 0 and self.on_chip:       # the partition dim stays, with size 1
+                    shape.append(1)
+                    strides.append(s)
+                continue
+            if isinstance(k, DynSlice):
+                start, size, step = int(k.start), int(k.size), int(k.step)
+            elif isinstance(k, slice):
+                step = 1 if k.step is None else int(k.step)
+                if step <= 0:
+                    raise _index_error("key", "slice steps are positive", k)
+                start = 0 if k.start is None else int(k.start)
+                stop = n if k.stop is None else int(k.stop)
+                if start < 0:
+                    start += n
+                if stop < 0:
+                    stop += n
+                size = max(0, -(-(stop - start) // step))
+                if stop > n:
+                    raise _index_error("key", f"slice {start}:{stop} lies inside dim {axis} of size {n}", key)
+            else:
+                raise _index_error("key", "indices are ints, slices or nl.ds(start, size)", k)
+            if start < 0 or size < 0 or (size and start + (size - 1) * step >= n):
+                raise _index_error("key", f"range start {start}, size {size} lies inside dim {axis} of size {n}",
+                                   key)
+            if axis == 0 and self.on_chip and step != 1:
+                raise _index_error("key", "partitions of an SBUF/PSUM view are contiguous (no step on dim 0)", k)
+            offset += start * s
+            shape.append(size)
+            strides.append(s * step)
+        if self.on_chip and len(shape) < 2:     # on-chip tensors stay at least 2-D
+            shape.append(1)
+            strides.append(v.dtype.itemsize)
+        return self._derive(TensorView(v.memory, offset, shape, strides, v.dtype, api="NkiTensor.__getitem__"))
+
+    def reshape(self, *shape) -> "NkiTensor":
+        """A view with a new shape over the same bytes (on-chip: the partition dim stays as it is)."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        shape = [int(d) for d in shape]
+        api = "NkiTensor.reshape"
+        if shape.count(-1) > 1:
+            raise ConstraintError(api, "shape", "at most one -1", tuple(shape))
+        if -1 in shape:
+            rest = int(np.prod([d for d in shape if d != -1]))
+            shape[shape.index(-1)] = self.size // rest if rest else 0
+        if int(np.prod(shape)) != self.size:
+            raise ConstraintError(api, "shape", f"cannot reshape array of size {self.size} into shape "
+                                  f"{tuple(shape)}", tuple(shape))
+        v = self.view
+        item = v.dtype.itemsize
+        if self.on_chip:
+            if not shape or shape[0] != v.shape[0]:
+                raise ConstraintError(api, "shape", "an SBUF/PSUM reshape keeps the partition dim "
+                                      f"({v.shape[0]}) first", tuple(shape))
+            free = TensorView(v.memory, v.offset, v.shape[1:], v.strides[1:], v.dtype)
+            if not free.is_contiguous():
+                raise ConstraintError(api, "self", "the free dims of a reshaped view are contiguous", v.strides)
+            strides = [v.strides[0]] + _c_strides(shape[1:], item)
+        else:
+            if not v.is_contiguous():
+                raise ConstraintError(api, "self", "a reshaped HBM view is contiguous", v.strides)
+            strides = _c_strides(shape, item)
+        return self._derive(TensorView(v.memory, v.offset, shape, strides, v.dtype, api=api))
+
+    def view_as(self, dtype) -> "NkiTensor":
+        """The same bytes read as another dtype of the same size (``NkiTensor.view(dtype)``)."""
+        return self._derive(self.view.with_dtype(dtype))
+
+    # ---- host side ----
+
+    def numpy(self) -> np.ndarray:
+        """A copy of the values (never-written elements read as poison)."""
+        return np.array(self.read(), copy=True)
+
+
+def _c_strides(shape, item: int) -> list[int]:
+    out, acc = [], item
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= max(n, 1)
+    return out[::-1]
+
+
+def dtype_of(d, api: str = "nl.ndarray", param: str = "dtype") -> _dt.DType:
+    """npusim's DType for a dtype argument (numpy dtypes, ml_dtypes, names, DType)."""
+    try:
+        return _dt.dtype(d)
+    except (KeyError, TypeError):
+        raise ConstraintError(api, param, "a supported NKI dtype", d) from None

@@ -1,0 +1,108 @@
+"""NKI tensors: buffers, dtypes, poison, views by slicing / nl.ds / reshape, indexing rules."""
+import ml_dtypes
+import numpy as np
+import pytest
+
+import npusim.nki.language as nl
+from npusim.core.errors import ConstraintError, UninitializedReadError, UninitializedReadWarning
+from npusim import configure
+
+
+def test_new_tensors_read_as_poison(run):
+    f, i = nl.ndarray((128, 4), nl.float32), nl.ndarray((128, 4), nl.int32)
+    with pytest.warns(UninitializedReadWarning):
+        assert np.isnan(f.numpy()).all()
+    with pytest.warns(UninitializedReadWarning):
+        assert (i.numpy() == 4).all()
+    with configure(uninitialized="error"):
+        with pytest.raises(UninitializedReadError):
+            nl.ndarray((128, 4), nl.float32).numpy()
+
+
+def test_freed_space_is_poisoned_again(run):
+    a = nl.ndarray((128, 4), nl.float32)
+    a.write(np.ones((128, 4), np.float32))
+    off = a.view.offset
+    del a
+    b = nl.ndarray((128, 4), nl.float32)
+    assert b.view.offset == off
+    with pytest.warns(UninitializedReadWarning):
+        assert np.isnan(b.numpy()).all()
+
+
+def test_on_chip_slicing_keeps_partition_dim_and_2d(run):
+    t = nl.ndarray((128, 64), nl.float32)
+    assert t.strides == (64, 1)
+    v = t[3:5, 10:20:2]
+    assert v.shape == (2, 5) and v.start_partition == 3 and v.strides == (64, 2)
+    assert t[7].shape == (1, 64)
+    assert t[:, 5].shape == (128, 1)
+    assert t[7, 5].shape == (1, 1)
+    assert t[nl.ds(64, 32), nl.ds(8, 16)].shape == (32, 16)
+    assert t[..., 0:8].shape == (128, 8)
+    t.write(np.arange(128 * 64, dtype=np.float32).reshape(128, 64))
+    np.testing.assert_array_equal(t[nl.ds(64, 32), nl.ds(8, 16)].numpy(),
+                                  np.arange(128 * 64, dtype=np.float32).reshape(128, 64)[64:96, 8:24])
+
+
+def test_hbm_indexing_drops_dims_and_reshapes_freely(run):
+    h = nl.ndarray((4, 8, 16), nl.bfloat16, buffer=nl.hbm)
+    assert h.dtype == ml_dtypes.bfloat16
+    assert h[1].shape == (8, 16) and h[1, 2].shape == (16,)
+    assert h.reshape(32, 16).shape == (32, 16) and h.reshape((-1,)).shape == (512,)
+
+
+def test_slicing_rules(run):
+    t = nl.ndarray((128, 64), nl.float32)
+    with pytest.raises(ConstraintError, match="inside dim"):
+        t[0:129]
+    with pytest.raises(ConstraintError, match="inside dim"):
+        t[:, nl.ds(60, 8)]
+    with pytest.raises(ConstraintError, match="inside dim"):
+        t[128]
+    with pytest.raises(ConstraintError, match="no step on dim 0"):
+        t[0:128:2]
+    with pytest.raises(ConstraintError, match="positive"):
+        t[:, ::-1]
+    with pytest.raises(ConstraintError, match="at most 2 indices"):
+        t[0, 0, 0]
+
+
+def test_reshape_rules(run):
+    t = nl.ndarray((128, 64), nl.float32)
+    assert t.reshape(128, 8, 8).shape == (128, 8, 8)
+    with pytest.raises(ConstraintError, match="partition dim"):
+        t.reshape(64, 128)
+    with pytest.raises(ConstraintError, match="cannot reshape array of size"):
+        t.reshape(128, 65)
+    with pytest.raises(ConstraintError, match="contiguous"):
+        t[:, ::2].reshape(128, 4, 8)
+    h = nl.ndarray((8, 8), nl.float32, buffer=nl.hbm)
+    with pytest.raises(ConstraintError, match="contiguous"):
+        h[:, 0:4].reshape(32)
+
+
+def test_view_as_reinterprets_bits(run):
+    t = nl.ndarray((128, 2), nl.float32)
+    t.write(np.full((128, 2), 1.0, np.float32))
+    assert (t.view_as(nl.int32).numpy() == 0x3F800000).all()
+
+
+def test_ndarray_rules(run):
+    with pytest.raises(ConstraintError, match="at least 2 dimensions"):
+        nl.ndarray((128,), nl.float32)
+    with pytest.raises(ConstraintError, match="partition dimension 256 exceeds maximum 128"):
+        nl.ndarray((256, 4), nl.float32)
+    with pytest.raises(ConstraintError, match="string names"):
+        nl.ndarray((128, 4), nl.float32, buffer="sbuf")
+    with pytest.raises(ConstraintError, match="dtype"):
+        nl.ndarray((128, 4), "complex64")
+    with pytest.raises(ConstraintError, match="positive"):
+        nl.ndarray((128, 0), nl.float32)
+
+
+@pytest.mark.parametrize("name", ["float32", "bfloat16", "float16", "tfloat32", "float8_e4m3", "float8_e5m2",
+                                  "int8", "int16", "int32", "uint8", "uint16", "uint32", "bool_"])
+def test_every_dtype_allocates(run, name):
+    t = nl.ndarray((2, 3), getattr(nl, name))
+    assert t.itemsize in (1, 2, 4)
