@@ -25,7 +25,7 @@ from npusim.okk.oracle.programs import Builder  # noqa: E402
 KNOWN: dict[tuple[str, str, str], str] = {}
 
 CASES_PER_BATCH = 250
-BATCHES = {"domain": 4, "inplace": 1, "negative": 1, "strided": 2}
+BATCHES = {"domain": 4, "inplace": 1, "negative": 1, "strided": 2}   # x 250 cases
 
 
 def _variants(func):

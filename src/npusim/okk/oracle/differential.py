@@ -61,7 +61,7 @@ def run_batches(build_batch, batches: int) -> Outcome:
             continue
         for lab, a, g in zip(b.labels, ref.reads, got.reads):
             if a != g:
-                aspect = lab.rsplit(" NPU ", 1)[0].rsplit(" ", 1)[1]
+                aspect = lab.rsplit(" NPUs ", 1)[0].rsplit(" ", 1)[1]
                 out.add(aspect, f"{lab}: {compare.first_byte_diff(a, g)}")
         out.by_aspect.setdefault("cycles", []).extend(compare.diff(ref, got, cycles=True)
                                                       if ref.reads == got.reads else
