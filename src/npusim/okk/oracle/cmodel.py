@@ -11,6 +11,8 @@ of steps sent in one message (batched, so thousands of cases cost a few pipe rou
 
 * ``("ws", system_addr, bytes)`` / ``("wl", local_addr, bytes)``: host writes;
 * ``("rs", system_addr, nbytes)`` / ``("rl", local_addr, nbytes)``: host reads, returned in order;
+* ``("wls", offset, npus, bytes)`` / ``("rls", offset, npus, span)``: the same offset of several NPUs
+  (``bytes`` holds ``len(npus)`` equal spans back to back; the read returns them likewise);
 * ``("call", "okk_name", args)``: one okk call, arguments in C order as :mod:`signatures` types them.
 
 With ``libbackend_bm1684.so`` (the default; the C-model built with statistics, numerically identical
@@ -37,7 +39,8 @@ from .signatures import SIGNATURES
 
 GLOBAL_START = 0x1_0000_0000
 GLOBAL_BYTES = 1 << 28          # what the worker asks cmodel_init for (256 MiB is plenty for tests)
-LOCAL_BYTES = 64 * 0x80000
+LANE_BYTES = 0x80000
+LOCAL_BYTES = 64 * LANE_BYTES
 NODE_BYTES = 0x84               # CMD_ID_NODE under BM_STAS_GEN (okkernel_cycles.md §1)
 LIBRARIES = {"backend": "libbackend_bm1684.so", "cmodel": "libcmodel_bm1684.so"}
 
@@ -206,6 +209,13 @@ class CModel:
                 self.write(step[1], step[2], False)
             elif op == "wl":
                 self.write(step[1], step[2], True)
+            elif op == "wls":          # same offset on several NPUs: (op, offset, npus, bytes)
+                data, npus = step[3], step[2]
+                span = len(data) // max(len(npus), 1)
+                for k, p in enumerate(npus):
+                    self.write(p * LANE_BYTES + step[1], data[k * span:(k + 1) * span], True)
+            elif op == "rls":          # (op, offset, npus, span): one read of len(npus)*span bytes
+                reads.append(b"".join(self.read(p * LANE_BYTES + step[1], step[3], True) for p in step[2]))
             elif op == "rs":
                 reads.append(self.read(step[1], step[2], False))
             elif op == "rl":

@@ -93,13 +93,12 @@ class Builder:
 
     def write_local_span(self, q: int, r: int, span: int, npus, data: np.ndarray) -> None:
         """``data``: (len(npus), span) bytes, written at offset r of each NPU."""
-        for k, p in enumerate(npus):
-            self.steps.append(("wl", p * LMEM + r, data[k].tobytes()))
+        self.steps.append(("wls", r, tuple(npus), np.ascontiguousarray(data).tobytes()))
 
     def read_local_span(self, r: int, span: int, npus, label: str) -> None:
-        for p in npus:
-            self.steps.append(("rl", p * LMEM + r, span))
-            self.labels.append(f"{label} NPU {p}")
+        """One read of the span on every NPU in ``npus`` (returned back to back, NPU by NPU)."""
+        self.steps.append(("rls", r, tuple(npus), span))
+        self.labels.append(f"{label} NPUs {npus[0]}..{npus[-1]} x {span} B")
 
     def write_system(self, addr: int, data) -> None:
         self.steps.append(("ws", addr, np.ascontiguousarray(data).tobytes()))
