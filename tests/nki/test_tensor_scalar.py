@@ -15,7 +15,7 @@ def sbuf_tile(run, values, dtype=None, buffer=None):
     """An on-chip tile holding ``values`` (written directly, no instruction)."""
     values = np.asarray(values)
     t = nl.ndarray(values.shape, dtype or values.dtype, buffer=buffer or nl.sbuf)
-    t.view.write(values.astype(t.view.dtype.np))
+    t.write(values.astype(t.view.dtype.np))
     return t
 
 
@@ -325,7 +325,7 @@ def test_data_and_dst_shapes_and_memories(run):
 
 def test_psum_data_and_dst_allowed_on_vector(run):
     p = nl.ndarray((128, 512), nl.float32, buffer=nl.psum)
-    p.view.write(np.full((128, 512), 3.0, np.float32))
+    p.write(np.full((128, 512), 3.0, np.float32))
     out = nl.ndarray((128, 512), nl.float32)
     ins = nisa.tensor_scalar(out, p, nl.multiply, 2.0)
     assert ins.event.engine in ("vector", "scalar")

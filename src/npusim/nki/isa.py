@@ -301,9 +301,14 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
         r = a.fn(x1.astype(np.int64), x2.astype(np.int64))
         dst.write(cast(r, dst.view.dtype).reshape(dst.shape))
     else:
+        out = dst.view.array() if (dst.view.dtype.name == "float32" and dst.shape == data1.shape
+                                   and isinstance(a.fn, np.ufunc)) else None
         with np.errstate(all="ignore"):
-            r = a.fn(_f32(x1), _f32(x2))
-        _store(dst, _f32(np.asarray(r)))
+            if out is not None:
+                a.fn(_f32(x1), _f32(x2), out=out)
+                dst.mark_written()
+            else:
+                _store(dst, _f32(np.asarray(a.fn(_f32(x1), _f32(x2)))))
     cycles = _cost.two_input(chip, eng, data1, data2, dst)
     return run.issue(api, eng, cycles, reads=[data1, data2], writes=[dst], elements=dst.size,
                      args={"op": a.name})

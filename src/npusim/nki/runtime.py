@@ -7,7 +7,8 @@ How an ISA op plugs in (isa.py is the pattern; keep new ops the same shape):
         run = current()                                    # the active kernel run
         rules.tile(api, "dst", dst); ...                   # every documented rule -> ConstraintError
         eng = run.pick_engine(api, engine_arg, allowed)    # or a fixed engine name
-        dst.view.write(cast(result, dst.view.dtype))       # compute on whole numpy arrays
+        x = data.read(api)                                 # NkiTensor.read/write/mark_written only:
+        dst.write(cast(result(x), dst.view.dtype))         # they keep the per-allocation init flags
         return run.issue(api, eng, cost.xxx(...), reads=[data], writes=[dst])   # one timeline event
 
 ``issue`` orders the event after every earlier conflicting access on another engine (the compiler's
@@ -121,11 +122,10 @@ class Run:
         alloc = self.alloc[buffer]
         block = alloc.alloc(free_bytes, name or f"{label.lower()}[{shape}]", api)
         self.peak[buffer] = max(self.peak[buffer], alloc.peak_end)
-        lane = mem.init.reshape(mem.lanes, mem.lane_bytes)
-        lane[:shape[0], block.offset:block.offset + free_bytes] = 0     # a new tensor is never-written
         strides = [mem.lane_bytes] + _c_strides(shape[1:], dt.itemsize)
         view = TensorView(mem, block.offset, shape, strides, dt, api=api)
         t = NkiTensor(view, buffer, name, None, self)
+        t.stale = True          # a new tensor is never-written: its init bytes are cleared when first needed
         weakref.finalize(t, alloc.free, block)         # freed when the kernel drops its last reference
         return t
 
