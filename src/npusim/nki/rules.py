@@ -62,7 +62,7 @@ def compute_tile(api: str, param: str, t: NkiTensor) -> None:
         raise NkiValidationError(api, param, rule, f"start partition {start}, {p} partitions")
     n = t.free_size
     v = t.view
-    if t.buffer is MemoryRegion.psum:
+    if t.in_psum:
         if n > MAX_FREE_PSUM:
             raise NkiValidationError(api, param, f"free size <= {MAX_FREE_PSUM} elements for a PSUM tile", n)
         fp = v.footprint
@@ -99,7 +99,7 @@ def same_free_size(api: str, names: list[str], tiles: list[NkiTensor]) -> None:
 def gpsimd_memory(api: str, names: list[str], tiles: list[NkiTensor]) -> str | None:
     """None when GpSimd may run the op, else why not (it cannot access PSUM)."""
     for n, t in zip(names, tiles):
-        if t.buffer is MemoryRegion.psum:
+        if t.in_psum:
             return f"GpSimd cannot access PSUM ({n} is in PSUM)"
     return None
 

@@ -32,6 +32,9 @@ class MemoryRegion(enum.Enum):
         return f"nl.{self.value}"
 
 
+SBUF, PSUM = MemoryRegion.sbuf, MemoryRegion.psum     # plain names: enum attribute access is slow
+
+
 @dataclass(frozen=True)
 class DynSlice:
     """``nl.ds(start, size)``: ``size`` elements from ``start`` (the current API's dynamic slice)."""
@@ -46,7 +49,7 @@ def _index_error(param, rule, value):
 
 class NkiTensor:
     """A tensor in SBUF, PSUM or HBM: a typed strided window (``view``) onto one memory."""
-    __slots__ = ("view", "buffer", "name", "root", "run", "full", "stale", "checked", "on_chip", "free_size",
+    __slots__ = ("view", "buffer", "name", "root", "run", "full", "stale", "checked", "on_chip", "in_psum", "free_size",
                  "__weakref__")
 
     def __init__(self, view: TensorView, buffer: MemoryRegion, name: str, root: "NkiTensor | None", run):
@@ -58,7 +61,8 @@ class NkiTensor:
         self.full = False       # (on the allocation) every byte was written: reads skip the init check
         self.stale = False      # (on the allocation) its init map is an earlier tensor's: clear before use
         self.checked = False    # the per-operand ISA rules (rules.compute_tile) passed for this view
-        self.on_chip = buffer is MemoryRegion.sbuf or buffer is MemoryRegion.psum
+        self.in_psum = buffer is PSUM
+        self.on_chip = self.in_psum or buffer is SBUF
         n = 1
         for d in view.shape[1:]:
             n *= d
