@@ -83,15 +83,15 @@ def compute_tile(api: str, param: str, t: NkiTensor) -> None:
 
 
 def same_partitions(api: str, names: list[str], tiles: list[NkiTensor]) -> None:
-    ps = {t.partitions for t in tiles}
-    if len(ps) > 1:
+    p0 = tiles[0].partitions
+    if any(t.partitions != p0 for t in tiles):
         raise NkiValidationError(api, names[0], "source and destination occupy the same number of partitions",
                                  dict(zip(names, (t.shape for t in tiles))))
 
 
 def same_free_size(api: str, names: list[str], tiles: list[NkiTensor]) -> None:
-    ns = {t.free_size for t in tiles}
-    if len(ns) > 1:
+    n0 = tiles[0].free_size
+    if any(t.free_size != n0 for t in tiles):
         raise NkiValidationError(api, names[-1], "the same number of elements per partition (no broadcasting)",
                                  dict(zip(names, (t.shape for t in tiles))))
 
@@ -106,10 +106,16 @@ def gpsimd_memory(api: str, names: list[str], tiles: list[NkiTensor]) -> str | N
 
 def engine_arg(api: str, engine, enum_cls) -> str:
     """The engine name for an ``engine=`` argument (an ``nisa.engine`` member; raw ints are rejected)."""
-    if not isinstance(engine, enum_cls):
-        raise NkiValidationError(api, "engine", "an nki.isa.engine member (raw ints are rejected since 0.3)",
-                                 engine)
-    return engine.name
+    name = _ENGINE_NAMES.get(engine) if isinstance(engine, enum_cls) else None
+    if name is None:
+        if not isinstance(engine, enum_cls):
+            raise NkiValidationError(api, "engine", "an nki.isa.engine member (raw ints are rejected since 0.3)",
+                                     engine)
+        name = _ENGINE_NAMES[engine] = engine.name      # enum .name is slow: remember it
+    return name
+
+
+_ENGINE_NAMES: dict = {}
 
 
 def is_scalar(x) -> bool:

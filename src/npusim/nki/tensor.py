@@ -50,6 +50,7 @@ def _index_error(param, rule, value):
 class NkiTensor:
     """A tensor in SBUF, PSUM or HBM: a typed strided window (``view``) onto one memory."""
     __slots__ = ("view", "buffer", "name", "root", "run", "full", "stale", "checked", "on_chip", "in_psum", "free_size",
+                 "partitions",
                  "__weakref__")
 
     def __init__(self, view: TensorView, buffer: MemoryRegion, name: str, root: "NkiTensor | None", run):
@@ -67,6 +68,7 @@ class NkiTensor:
         for d in view.shape[1:]:
             n *= d
         self.free_size = n      # elements per partition (the N of the cost formulas)
+        self.partitions = view.shape[0] if view.shape else 1
 
     # ---- values (what instructions use: whole-array numpy, init tracking kept cheap) ----
 
@@ -153,9 +155,6 @@ class NkiTensor:
     def itemsize(self) -> int:
         return self.view.dtype.itemsize
 
-    @property
-    def partitions(self) -> int:
-        return self.view.shape[0] if self.view.shape else 1
 
     @property
     def start_partition(self) -> int:
