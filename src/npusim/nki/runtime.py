@@ -6,7 +6,7 @@ How an ISA op plugs in (isa.py is the pattern; keep new ops the same shape):
         api = "nisa.my_op"
         run = current()                                    # the active kernel run
         rules.tile(api, "dst", dst); ...                   # every documented rule -> ConstraintError
-        eng = run.pick_engine(api, engine_arg, allowed)    # or a fixed engine name
+        eng = isa._choose(api, run, engine, {"vector": None, "gpsimd": "why not"})   # or a fixed name
         x = data.read(api)                                 # NkiTensor.read/write/mark_written only:
         dst.write(cast(result(x), dst.view.dtype))         # they keep the per-allocation init flags
         return run.issue(api, eng, cost.xxx(...), reads=[data], writes=[dst])   # one timeline event
@@ -144,11 +144,6 @@ class Run:
         ev = self.timeline.place(engine, api, cycles, reads=rfp, writes=wfp, nbytes=nbytes,
                                  elements=elements, args=args)
         return NkiInstruction(ev)
-
-    def pick_engine(self, allowed: list[str]) -> str:
-        """The compiler's choice among allowed engines: the one free first (ties: the order given)."""
-        engines = self.timeline.engines
-        return min(allowed, key=lambda e: engines[e].free_ns)
 
     def dma_queue(self) -> str:
         engines = self.timeline.engines
