@@ -330,3 +330,12 @@ def test_psum_data_and_dst_allowed_on_vector(run):
     ins = nisa.tensor_scalar(out, p, nl.multiply, 2.0)
     assert ins.event.engine in ("vector", "scalar")
     assert (out.numpy() == 6).all()
+
+
+def test_tfloat32_dst_rounds_to_ten_mantissa_bits(run):
+    x = np.array([[1 + 2 ** -11, 1 + 3 * 2 ** -11, 1 + 2 ** -10, 3.0]] * 128, np.float32)
+    t = sbuf_tile(run, x)
+    out = nl.ndarray(x.shape, nl.tfloat32)
+    nisa.tensor_scalar(out, t, nl.multiply, 1.0)
+    # ties to even on the 10-bit mantissa grid: 1+2^-11 -> 1, 1+3*2^-11 -> 1+2^-9
+    np.testing.assert_array_equal(out.numpy()[0], np.array([1.0, 1 + 2 ** -9, 1 + 2 ** -10, 3.0], np.float32))
