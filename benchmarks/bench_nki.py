@@ -34,12 +34,12 @@ def _tensor_scalar_case():
     return sim, lambda: x * f + np.float32(2.5)
 
 
-def _tiny_case():
+def _tiny_case(shape=(128, 8)):
     def sim():
         with run_context("trn2"):
-            a = nl.ndarray((128, 8), nl.float32)
-            a.write(np.ones((128, 8), np.float32))
-            b = nl.ndarray((128, 8), nl.float32)
+            a = nl.ndarray(shape, nl.float32)
+            a.write(np.ones(shape, np.float32))
+            b = nl.ndarray(shape, nl.float32)
             for _ in range(N_TINY):
                 nisa.tensor_scalar(b, a, nl.multiply, 2.0, op1=nl.add, operand1=1.0)
     return sim
@@ -61,6 +61,8 @@ def cases():
         Case("nisa.tensor_scalar (128, 8192) fp32, (P,1) multiply + add", ts, numpy=ts_np,
              target="within 2x of numpy"),
         Case("nisa.tensor_scalar (128, 8) fp32, per instruction", _tiny_case(), per=N_TINY,
+             target="< 20 us overhead per instruction", repeats=5),
+        Case("nisa.tensor_scalar (8, 8) fp32, per instruction", _tiny_case((8, 8)), per=N_TINY,
              target="< 20 us overhead per instruction", repeats=5),
         Case("tiled tensor add 4096x4096 fp32, grid [8], 1024 instructions", add, numpy=add_np, repeats=3),
     ]
