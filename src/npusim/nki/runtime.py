@@ -22,7 +22,7 @@ import weakref
 
 import numpy as np
 
-from ..core.allocator import Allocator
+from .alloc import NextFitAllocator as Allocator
 from ..core.errors import ConstraintError
 from ..core.memory import Memory
 from ..core.timeline import Timeline
