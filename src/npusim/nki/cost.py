@@ -99,7 +99,7 @@ def matmul(n_stationary: int, n_moving: int, fp32: bool) -> float:
     return float(c * (FP32_MATMUL_FACTOR if fp32 else 1))
 
 
-def dma_ns(chip, nbytes: int, partitions: int) -> float:
-    """~1.3 us fixed + bytes over the achieved bandwidth of the DMA engines the partitions spread over."""
-    engines = max(1, min(chip.dma_queues, math.ceil(partitions / PARTITIONS_PER_DMA_ENGINE)))
+def dma_ns(chip, nbytes: int, engines: int) -> float:
+    """~1.3 us fixed + bytes over the achieved bandwidth of the DMA engines used (one per 8 partitions)."""
+    engines = max(1, min(chip.dma_queues, engines))
     return chip.dma_fixed_ns + nbytes / (chip.dma_bytes_per_ns * engines)

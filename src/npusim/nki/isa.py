@@ -394,10 +394,24 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
         dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
     else:
         store_result(dst, _f32(x).reshape(dst.shape))
-    on_chip = [t for t in (dst, src) if t.on_chip]
-    parts = on_chip[0].partitions if on_chip else run.chip.partitions
+    # The 16 DMA engines each serve 8 partitions: an SBUF side uses the engines of its partitions,
+    # HBM<->HBM uses all (dma.py). The data phase needs those engines to itself; the fixed latency
+    # overlaps across queues.
+    chip = run.chip
+    per = _cost.PARTITIONS_PER_DMA_ENGINE
+    groups = set()
+    for t in (dst, src):
+        if t.on_chip:
+            groups.update(range(t.start_partition // per, (t.start_partition + t.partitions - 1) // per + 1))
+    groups = sorted(g for g in groups if g < chip.dma_queues) or list(range(chip.dma_queues))
     nbytes = max(dst.view.nbytes, src.view.nbytes)
     q = run.dma_queue()
-    ns = _cost.dma_ns(run.chip, nbytes, parts)
-    return run.issue(api, q, ns * 1e-9 * run.timeline.engines[q].freq_hz, reads=[src], writes=[dst],
-                     elements=dst.size)
+    ns = _cost.dma_ns(chip, nbytes, len(groups))
+    data_ns = ns - chip.dma_fixed_ns
+    ready = run.ready_ns(q, reads=[src], writes=[dst])
+    data_start = run.dma_engines.earliest(groups, ready + chip.dma_fixed_ns, data_ns)
+    ins = run.issue(api, q, ns, reads=[src], writes=[dst], elements=dst.size,
+                    not_before_ns=data_start - chip.dma_fixed_ns)
+    ev = ins.event
+    run.dma_engines.reserve(groups, ev.end_ns - data_ns, data_ns)
+    return ins
