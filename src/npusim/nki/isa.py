@@ -54,7 +54,7 @@ def _f32(values: np.ndarray) -> np.ndarray:
     return values if values.dtype == np.float32 else values.astype(np.float32)
 
 
-def _store(dst: NkiTensor, values: np.ndarray) -> None:
+def store_result(dst: NkiTensor, values: np.ndarray) -> None:
     """Cast float32 results to dst's dtype (RNE; integers saturate, NaN -> 0) and write them."""
     d = dst.view.dtype
     if d.name != "float32" or values.dtype != np.float32:
@@ -160,7 +160,7 @@ def _tensor_scalar_engines(chip, a0: AluOp, a1: AluOp | None, tiles, names) -> d
     return why
 
 
-def _choose(api: str, run, engine_value, why: dict[str, str | None], order=("vector", "scalar", "gpsimd")) -> str:
+def choose_engine(api: str, run, engine_value, why: dict[str, str | None], order=("vector", "scalar", "gpsimd")) -> str:
     name = R.engine_arg(api, engine_value, engine)
     if name == "unknown":
         allowed = [e for e in order if e in why and why[e] is None]
@@ -221,11 +221,11 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
     v1 = None if (a1 is None or a1.unary) else _operand(api, "operand1", operand1, data, a1, reads)
     tiles = [dst, *reads]
     names = ["dst", "data", "operand0", "operand1"][:len(tiles)]
-    key = (chip.nc_version, a0, a1, tuple(t.buffer is MemoryRegion.psum for t in tiles))
+    key = (chip.nc_version, a0, a1, tuple(t.in_psum for t in tiles))
     why = _ENGINE_CACHE.get(key)
     if why is None:
         why = _ENGINE_CACHE[key] = _tensor_scalar_engines(chip, a0, a1, tiles, names)
-    eng = _choose(api, run, engine, why)
+    eng = choose_engine(api, run, engine, why)
 
     x = data.read(api)
     if bitvec:
@@ -242,7 +242,7 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
             if a1 is not None:
                 r = _apply(a1, _f32(r), v1, reverse1, out)
         if out is None:
-            _store(dst, _f32(np.asarray(r)))
+            store_result(dst, _f32(np.asarray(r)))
         else:
             dst.mark_written()
     slow = _cost.GPSIMD_RSQRT_SLOWDOWN if eng == "gpsimd" else 1
@@ -266,7 +266,7 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
     R.same_partitions(api, ["dst", "data1", "data2"], [dst, data1, data2])
     R.same_free_size(api, ["data1", "data2"], [data1, data2])
     R.same_free_size(api, ["data1", "dst"], [data1, dst])
-    if data1.buffer is MemoryRegion.psum and data2.buffer is MemoryRegion.psum:
+    if data1.in_psum and data2.in_psum:
         raise NkiValidationError(api, "data2", "data1 and data2 are not both in PSUM", "both in PSUM")
     a = _op(api, "op", op, chip)
     if a.unary:
@@ -289,7 +289,7 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
     if eng_name == "unknown" and why["gpsimd"] is None and (a.name == "power" or all_int32):
         eng = "gpsimd"       # the compiler's default: power, and exact 32-bit integer math, on GpSimd
     else:
-        eng = _choose(api, run, engine, why, order=("vector", "gpsimd"))
+        eng = choose_engine(api, run, engine, why, order=("vector", "gpsimd"))
     x1, x2 = data1.read(api), data2.read(api)
     if x2.shape != x1.shape:
         x2 = x2.reshape(x1.shape)
@@ -301,9 +301,14 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
         r = a.fn(x1.astype(np.int64), x2.astype(np.int64))
         dst.write(cast(r, dst.view.dtype).reshape(dst.shape))
     else:
+        out = dst.view.array() if (dst.view.dtype.name == "float32" and dst.shape == data1.shape
+                                   and isinstance(a.fn, np.ufunc)) else None
         with np.errstate(all="ignore"):
-            r = a.fn(_f32(x1), _f32(x2))
-        _store(dst, _f32(np.asarray(r)))
+            if out is not None:
+                a.fn(_f32(x1), _f32(x2), out=out)
+                dst.mark_written()
+            else:
+                store_result(dst, _f32(np.asarray(a.fn(_f32(x1), _f32(x2)))))
     cycles = _cost.two_input(chip, eng, data1, data2, dst)
     return run.issue(api, eng, cycles, reads=[data1, data2], writes=[dst], elements=dst.size,
                      args={"op": a.name})
@@ -327,12 +332,12 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None, dtype=None) -> NkiIn
            "scalar": None if chip.nc_version >= 3 else "tensor_copy on the Scalar engine is not supported on "
                                                         "NeuronCore-v2 (use activation(op=nl.copy))",
            "gpsimd": R.gpsimd_memory(api, ["dst", "src"], [dst, src])}
-    eng = _choose(api, run, engine, why)
+    eng = choose_engine(api, run, engine, why)
     x = src.read(api)
     if src.view.dtype == dst.view.dtype and eng != "scalar":
         dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
     else:
-        _store(dst, _f32(x))
+        store_result(dst, _f32(x))
     cycles = _cost.one_input(chip, eng, src, dst)
     return run.issue(api, eng, cycles, reads=[src], writes=[dst], elements=dst.size)
 
@@ -357,7 +362,7 @@ def memset(dst, value, engine=engine.unknown, name=None) -> NkiInstruction:
     else:
         fill = cast(np.array(value, np.float64), d, overflow=options().float_overflow)
     why = {"vector": None, "gpsimd": R.gpsimd_memory(api, ["dst"], [dst])}
-    eng = _choose(api, run, engine, why, order=("vector", "gpsimd"))
+    eng = choose_engine(api, run, engine, why, order=("vector", "gpsimd"))
     dst.write(fill)
     cycles = _cost.memset(run.chip, dst, value == 0)
     return run.issue(api, eng, cycles, writes=[dst], elements=dst.size)
@@ -372,10 +377,10 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     run = current(api)
     R.tile(api, "dst", dst, on_chip=False)
     R.tile(api, "src", src, on_chip=False)
-    if src.buffer is MemoryRegion.psum:
+    if src.in_psum:
         raise NkiValidationError(api, "src", "dma_copy does not read PSUM (since NKI 0.3: copy to SBUF first)",
                                  "psum")
-    if dst.buffer is MemoryRegion.psum:
+    if dst.in_psum:
         raise NkiValidationError(api, "dst", "dma_copy moves HBM<->SBUF, SBUF<->SBUF or HBM<->HBM", "psum")
     for p, t in (("dst", dst), ("src", src)):
         if t.on_chip and t.partitions > run.chip.partitions:
@@ -388,11 +393,25 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     if src.view.dtype == dst.view.dtype:
         dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
     else:
-        _store(dst, _f32(x).reshape(dst.shape))
-    on_chip = [t for t in (dst, src) if t.on_chip]
-    parts = on_chip[0].partitions if on_chip else run.chip.partitions
+        store_result(dst, _f32(x).reshape(dst.shape))
+    # The 16 DMA engines each serve 8 partitions: an SBUF side uses the engines of its partitions,
+    # HBM<->HBM uses all (dma.py). The data phase needs those engines to itself; the fixed latency
+    # overlaps across queues.
+    chip = run.chip
+    per = _cost.PARTITIONS_PER_DMA_ENGINE
+    groups = set()
+    for t in (dst, src):
+        if t.on_chip:
+            groups.update(range(t.start_partition // per, (t.start_partition + t.partitions - 1) // per + 1))
+    groups = sorted(g for g in groups if g < chip.dma_queues) or list(range(chip.dma_queues))
     nbytes = max(dst.view.nbytes, src.view.nbytes)
     q = run.dma_queue()
-    ns = _cost.dma_ns(run.chip, nbytes, parts)
-    return run.issue(api, q, ns * 1e-9 * run.timeline.engines[q].freq_hz, reads=[src], writes=[dst],
-                     elements=dst.size)
+    ns = _cost.dma_ns(chip, nbytes, len(groups))
+    data_ns = ns - chip.dma_fixed_ns
+    ready = run.ready_ns(q, reads=[src], writes=[dst])
+    data_start = run.dma_engines.earliest(groups, ready + chip.dma_fixed_ns, data_ns)
+    ins = run.issue(api, q, ns, reads=[src], writes=[dst], elements=dst.size,
+                    not_before_ns=data_start - chip.dma_fixed_ns)
+    ev = ins.event
+    run.dma_engines.reserve(groups, ev.end_ns - data_ns, data_ns)
+    return ins

@@ -6,8 +6,9 @@ How an ISA op plugs in (isa.py is the pattern; keep new ops the same shape):
         api = "nisa.my_op"
         run = current()                                    # the active kernel run
         rules.tile(api, "dst", dst); ...                   # every documented rule -> ConstraintError
-        eng = run.pick_engine(api, engine_arg, allowed)    # or a fixed engine name
-        dst.view.write(cast(result, dst.view.dtype))       # compute on whole numpy arrays
+        eng = isa.choose_engine(api, run, engine, {"vector": None, "gpsimd": "why not"})   # or a fixed name
+        x = data.read(api)                                 # NkiTensor.read/write/mark_written only:
+        dst.write(cast(result(x), dst.view.dtype))         # they keep the per-allocation init flags
         return run.issue(api, eng, cost.xxx(...), reads=[data], writes=[dst])   # one timeline event
 
 ``issue`` orders the event after every earlier conflicting access on another engine (the compiler's
@@ -21,12 +22,13 @@ import weakref
 
 import numpy as np
 
-from ..core.allocator import Allocator
+from .alloc import NextFitAllocator as Allocator
 from ..core.errors import ConstraintError
 from ..core.memory import Memory
 from ..core.timeline import Timeline
 from ..core.view import TensorView
 from . import spec as _spec
+from .dma import DmaEngines
 from .tensor import MemoryRegion, NkiTensor, _c_strides, dtype_of
 
 COMPUTE_ENGINES = ("tensor", "vector", "scalar", "gpsimd")
@@ -74,6 +76,7 @@ class Run:
         engines.update({f"dma-q{i}": DMA_CLOCK_HZ for i in range(chip.dma_queues)})
         self.timeline = Timeline(engines, core="nc0", trace=trace)
         self._dma_names = [f"dma-q{i}" for i in range(chip.dma_queues)]
+        self.dma_engines = DmaEngines(chip.dma_queues)     # the engines' data paths (busy intervals)
         self.shared: list[NkiTensor] = []      # shared_hbm tensors, in allocation order (one per grid)
         self._shared_next = 0
         self._hbm_count = 0
@@ -121,18 +124,17 @@ class Run:
         alloc = self.alloc[buffer]
         block = alloc.alloc(free_bytes, name or f"{label.lower()}[{shape}]", api)
         self.peak[buffer] = max(self.peak[buffer], alloc.peak_end)
-        lane = mem.init.reshape(mem.lanes, mem.lane_bytes)
-        lane[:shape[0], block.offset:block.offset + free_bytes] = 0     # a new tensor is never-written
         strides = [mem.lane_bytes] + _c_strides(shape[1:], dt.itemsize)
         view = TensorView(mem, block.offset, shape, strides, dt, api=api)
         t = NkiTensor(view, buffer, name, None, self)
+        t.stale = True          # a new tensor is never-written: its init bytes are cleared when first needed
         weakref.finalize(t, alloc.free, block)         # freed when the kernel drops its last reference
         return t
 
     # ---- placing instructions ----
 
     def issue(self, api: str, engine: str, cycles: float, reads=(), writes=(), args: dict | None = None,
-              elements: int = 0) -> NkiInstruction:
+              elements: int = 0, not_before_ns: float = 0.0) -> NkiInstruction:
         rfp = [t.view.footprint for t in reads if isinstance(t, NkiTensor)]
         wfp = []
         nbytes = 0
@@ -142,13 +144,16 @@ class Run:
             if not t.on_chip:
                 t.view.memory.written = True
         ev = self.timeline.place(engine, api, cycles, reads=rfp, writes=wfp, nbytes=nbytes,
-                                 elements=elements, args=args)
+                                 elements=elements, args=args, not_before_ns=not_before_ns)
         return NkiInstruction(ev)
 
-    def pick_engine(self, allowed: list[str]) -> str:
-        """The compiler's choice among allowed engines: the one free first (ties: the order given)."""
-        engines = self.timeline.engines
-        return min(allowed, key=lambda e: engines[e].free_ns)
+    def ready_ns(self, engine: str, reads=(), writes=()) -> float:
+        """When an instruction on ``engine`` could start: its queue is free and its data is ready."""
+        t = self.timeline.engines[engine].free_ns
+        deps = getattr(self.timeline, "_dependencies_end", None)    # core has no public query for this
+        if deps is not None:
+            t = max(t, deps([x.view.footprint for x in reads], [x.view.footprint for x in writes], engine))
+        return t
 
     def dma_queue(self) -> str:
         engines = self.timeline.engines
