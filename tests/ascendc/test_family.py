@@ -16,13 +16,6 @@ def data(dtype, n=256, scale=50.0, positive=False):
     return RNG.integers(info.min, info.max + 1, n)
 
 
-def ulps(got, want):
-    got = got.astype(np.float64)
-    want64 = want.astype(np.float64)
-    spacing = np.abs(np.spacing(want.astype(got.dtype if False else want.dtype))).astype(np.float64)
-    return np.max(np.abs(got - want64) / np.maximum(spacing, 1e-300))
-
-
 BINARY = [
     ("Add", np.add), ("Sub", np.subtract), ("Mul", np.multiply), ("Div", np.divide),
     ("Max", np.maximum), ("Min", np.minimum),
