@@ -11,6 +11,7 @@ from ..core.errors import NpuSimError
 from ..core.memory import Memory
 from ..core.timeline import Timeline
 from ..core.trace import Trace
+from ..core.view import TensorView
 from .soc import SocSpec
 
 PIPES = ("PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3")
@@ -40,9 +41,35 @@ class CoreContext:
         self.flags: dict = defaultdict(deque)
         self.ub_used = 0          # TPipe allocation pointer (bytes)
         self.pipes = []
+        self._views: dict = {}
+        self.plans: dict = {}
+        self.computes: dict = {}  # compute closures by (api, src, dst, overflow mode, deq scale)     # level-0 instruction plans by geometry (repeat._plan)
+
+    def view(self, addr: int, shape: tuple, strides, dtype, api: str) -> TensorView:
+        """A UB TensorView, cached by geometry: kernels issue the same operand shapes over and over, and a
+        view's bounds check and numpy array are then paid once."""
+        key = (addr, shape, strides, dtype.name)
+        v = self._views.get(key)
+        if v is None:
+            if len(self._views) > 4096:
+                self._views.clear()
+            v = self._views[key] = _CachedView(self.ub, addr, shape, strides, dtype, api=api)
+        return v
 
     def place(self, pipe: str, name: str, cycles: float, reads=(), writes=(), **kw):
         return self.timeline.place(pipe, name, cycles, reads=reads, writes=writes, order="sync", **kw)
+
+
+class _CachedView(TensorView):
+    """A TensorView that keeps its init-map view too (it is rebuilt on every read/write otherwise)."""
+    __slots__ = ("_iv",)
+
+    def _init_view(self):
+        try:
+            return self._iv
+        except AttributeError:
+            self._iv = TensorView._init_view(self)
+            return self._iv
 
 
 _stack: list[CoreContext] = []

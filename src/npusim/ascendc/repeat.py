@@ -19,7 +19,7 @@ from ..core.view import TensorView, views_overlap
 from . import cost
 from .context import FULL64, current
 from .mask import active_lanes, continuous_bits
-from .rules import UINT32_MAX, UINT64_MAX, check_repeat, check_u8, check_u16, check_vector_tensor
+from .rules import UINT32_MAX, UINT64_MAX, check_repeat, check_u8, check_u16
 
 
 class BinaryRepeatParams:
@@ -163,10 +163,9 @@ def resolve_mask(api: str, ctx, mask, is_set_mask: bool, E: int, width_bytes: in
 
 def level0(api: str, kind: str, dsts, srcs, compute, E: int, mask, repeat_time, is_set_mask: bool,
            cost_dtype: str, overlap_ok=None) -> None:
-    """A level-0 call (mask + repeatTime + repeat params) in Normal or Counter mode."""
+    """A level-0 call (mask + repeatTime + repeat params) in Normal or Counter mode. The caller has checked
+    each operand with rules.check_vector_tensor (position, 32-byte alignment)."""
     ctx = current()
-    for op in (*dsts, *srcs):
-        check_vector_tensor(api, op.name, op.t)
     for op in dsts:
         if op.blk == 0:
             raise ConstraintError(api, op.name.replace("Local", "") + "BlkStride",
@@ -185,11 +184,11 @@ def level0(api: str, kind: str, dsts, srcs, compute, E: int, mask, repeat_time, 
 
 
 def count_form(api: str, kind: str, dsts, srcs, compute, E: int, count, cost_dtype: str, overlap_ok=None) -> None:
-    """The "first count elements" call: counter mode with contiguous strides, then mask full, Normal mode."""
+    """The "first count elements" call: counter mode with contiguous strides, then mask full, Normal mode.
+    The caller has checked each operand with rules.check_vector_tensor."""
     ctx = current()
     for op in (*dsts, *srcs):
-        check_vector_tensor(api, op.name, op.t)
-        op.blk, op.rep = 1, 0                      # rep set below from the operand's width
+        op.blk = 1                                 # rep set below from the operand's width
     N = int(count)
     if N < 0:
         raise ConstraintError(api, "count", "count >= 0", count)
@@ -217,8 +216,13 @@ def count_form(api: str, kind: str, dsts, srcs, compute, E: int, count, cost_dty
         ctx.mask_high = ctx.mask_low = FULL64
 
 
-def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap_ok, instrs) -> None:
-    ctx = current()
+class _Plan:
+    """Everything about one instruction except the data: views, active lanes, cost. Cached per core by
+    geometry, so a kernel's loop pays validation and bookkeeping once per distinct call shape."""
+    __slots__ = ("views", "actives", "layout", "nd", "ordered", "cycles", "n", "nbytes", "reads", "writes", "args")
+
+
+def _plan(ctx, api, kind, dsts, srcs, E, R, lanes, N, cost_dtype, overlap_ok, instrs) -> _Plan:
     ops = (*dsts, *srcs)
     for op in ops:
         op.shape_for(E)
@@ -234,15 +238,14 @@ def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap
                                   f"strides and mask ({ext} bytes) lies inside the LocalTensor "
                                   f"({op.t.size * op.s} bytes) (check instr failed)", ext)
     flat = lanes is None and all(op.contiguous() for op in ops)
-    ub = ctx.ub
     if flat:
         n = N if N is not None else R * E
-        views = [TensorView(ub, op.t.addr, (n,), None, op.t.dtype, api=api) for op in ops]
+        views = [ctx.view(op.t.addr, (n,), None, op.t.dtype, api) for op in ops]
         actives = [None] * len(ops)
         layout = (n,)
     else:
-        views = [TensorView(ub, op.t.addr, (R, op.nblk, op.bpb), (op.rep * 32, op.blk * 32, op.s), op.t.dtype,
-                            api=api) for op in ops]
+        views = [ctx.view(op.t.addr, (R, op.nblk, op.bpb), (op.rep * 32, op.blk * 32, op.s), op.t.dtype, api)
+                 for op in ops]
         act = lanes if lanes is not None else (None if N is None or N == R * E else _counter_active(R, E, N))
         actives = [None if act is None else act.reshape((-1, op.nblk, op.bpb)) for op in ops]
         layout = (R, E)
@@ -263,6 +266,33 @@ def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap
             if views_overlap(dv, sv):
                 raise ConstraintError(api, s.name, "source and destination overlap completely or not at all, "
                                       "and no repeat reads what an earlier repeat wrote", (d.name, s.name))
+    p = _Plan()
+    p.views, p.actives, p.layout, p.nd, p.n = views, actives, layout, nd, n
+    p.ordered = [not flat and R > 1 and op.rep * 32 < (op.nblk - 1) * op.blk * 32 + op.bpb * op.s for op in dsts]
+    bf = 1
+    if not flat:
+        bf = cost.bank_factor([[op.t.addr + k * op.blk * 32 for k in range(op.nblk)] for op in ops])
+    p.cycles = sum(cost.vector_cycles(kind, r, cost_dtype, bf) for r in instrs)
+    p.nbytes = n * sum(op.s for op in ops)
+    p.reads = [v.footprint for v in views[nd:]]
+    p.writes = [v.footprint for v in views[:nd]]
+    p.args = {"repeats": R, "mask": "counter" if N is not None else f"{ctx.mask_high:#x}:{ctx.mask_low:#x}"}
+    return p
+
+
+def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap_ok, instrs) -> None:
+    ctx = current()
+    key = (api, E, R, N, None if lanes is None else (ctx.mask_high, ctx.mask_low), tuple(instrs),
+           tuple((op.name, op.t.addr, op.t.size, op.t.dtype.name, op.blk, op.rep) for op in dsts),
+           tuple((op.name, op.t.addr, op.t.size, op.t.dtype.name, op.blk, op.rep) for op in srcs))
+    plans = ctx.plans
+    p = plans.get(key)
+    if p is None:
+        p = _plan(ctx, api, kind, dsts, srcs, E, R, lanes, N, cost_dtype, overlap_ok, instrs)
+        if len(plans) > 4096:
+            plans.clear()
+        plans[key] = p
+    views, actives, nd, layout = p.views, p.actives, p.nd, p.layout
     vals = [_read(views[nd + j], actives[nd + j], api).reshape(layout) for j in range(len(srcs))]
     with np.errstate(all="ignore"):
         out = compute(*vals)
@@ -270,17 +300,10 @@ def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap
         out = (out,)
     for i in range(nd):
         res = np.asarray(out[i])
-        v, op = views[i], dsts[i]
+        v = views[i]
         res = res if res.ndim == 0 else res.reshape(v.shape)
-        if not flat and R > 1 and op.rep * 32 < (op.nblk - 1) * op.blk * 32 + op.bpb * op.s:
-            _write_in_repeat_order(v, op, res, actives[i])
+        if p.ordered[i]:
+            _write_in_repeat_order(v, dsts[i], res, actives[i])
         else:
             v.write(res, where=actives[i])
-    bf = 1
-    if not flat:
-        bf = cost.bank_factor([[op.t.addr + k * op.blk * 32 for k in range(op.nblk)] for op in ops])
-    cycles = sum(cost.vector_cycles(kind, r, cost_dtype, bf) for r in instrs)
-    nbytes = n * sum(op.s for op in ops)
-    ctx.place("PIPE_V", api, cycles, reads=[v.footprint for v in views[nd:]],
-              writes=[v.footprint for v in views[:nd]], nbytes=nbytes, elements=n,
-              args={"repeats": R, "mask": "counter" if N is not None else f"{ctx.mask_high:#x}:{ctx.mask_low:#x}"})
+    ctx.place("PIPE_V", api, p.cycles, reads=p.reads, writes=p.writes, nbytes=p.nbytes, elements=p.n, args=p.args)

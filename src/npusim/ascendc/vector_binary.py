@@ -24,6 +24,8 @@ F16, F32 = np.float16, np.float32
 def to(ctx, x, d):
     """Round a float32/float64 (or integer) result to dtype ``d`` as the vector unit does: RNE, integer
     saturation, and the core's float overflow mode."""
+    if x.dtype == d.np:
+        return x
     return cast(x, d, saturate=True, overflow=ctx.float_overflow)
 
 
@@ -136,7 +138,7 @@ SPECS = {s.name: s for s in [
 
 def _overlap_exception(d: Operand, s: Operand) -> bool:
     return s.name == "src1Local" and d.t.addr == s.t.addr and (s.rep == 0 or d.rep == 0) and \
-        d.t.dtype in (T.half, T.int32_t, T.float)
+        d.t.dtype.name in ("float16", "int32", "float32")
 
 
 def binary(spec: BinarySpec, dst, src0, src1, args, isSetMask: bool = True) -> None:
@@ -145,7 +147,7 @@ def binary(spec: BinarySpec, dst, src0, src1, args, isSetMask: bool = True) -> N
     ops = [Operand("dstLocal", dst), Operand("src0Local", src0), Operand("src1Local", src1)]
     for op in ops:
         check_vector_tensor(api, op.name, op.t)
-    if src0.dtype != src1.dtype:
+    if src0.dtype is not src1.dtype:
         raise ConstraintError(api, "src1Local", "src0 and src1 have the same dtype", (src0.dtype, src1.dtype))
     s, d = src0.dtype, dst.dtype
     if spec.pairs is not None:
@@ -153,10 +155,13 @@ def binary(spec: BinarySpec, dst, src0, src1, args, isSetMask: bool = True) -> N
     else:
         allowed = spec.dtypes.get(ctx.soc.arch, ())
         check_dtypes(api, "src0Local", src0, allowed, ctx.soc)
-        if d != s:
+        if d is not s:
             raise ConstraintError(api, "dstLocal", "dst has the sources' dtype", (d, s))
     E = 256 // max(s.itemsize, d.itemsize)
-    compute = spec.fn(ctx, s, d)
+    ckey = (spec.name, s.name, d.name, ctx.float_overflow, ctx.deq_scale)
+    compute = ctx.computes.get(ckey)
+    if compute is None:
+        compute = ctx.computes[ckey] = spec.fn(ctx, s, d)
     overlap_ok = _overlap_exception if spec.overlap_dst_src1 else None
     if len(args) == 1:
         return count_form(api, spec.kind, ops[:1], ops[1:], compute, E, args[0], s.name, overlap_ok)

@@ -104,7 +104,7 @@ def unary(spec: UnarySpec, dst, src, args, isSetMask: bool = True) -> None:
     check_vector_tensor(api, "dstLocal", dst)
     check_vector_tensor(api, "srcLocal", src)
     check_dtypes(api, "srcLocal", src, spec.dtypes.get(ctx.soc.arch, ()), ctx.soc)
-    if dst.dtype != src.dtype:
+    if dst.dtype is not src.dtype:
         raise ConstraintError(api, "dstLocal", "dst has the source's dtype", (dst.dtype, src.dtype))
     scalar = None
     if spec.scalar:
