@@ -238,6 +238,7 @@ def test_compare_bits_and_select(core, mode, ref):
     asc.Compare(m, s0, s1, getattr(asc.CMPMODE, mode), 256)
     bits = ref(a, b)
     assert (np.unpackbits(m.numpy(), bitorder="little").astype(bool) == bits).all()
+    asc.PipeBarrier(asc.PIPE_V)                     # Select reads Compare's output
     d = core.t(asc.half, 256, 4096)
     asc.Select(d, m, s0, s1, asc.SELMODE.VSEL_TENSOR_TENSOR_MODE, 256)
     np.testing.assert_array_equal(d.numpy(), np.where(bits, a, b))

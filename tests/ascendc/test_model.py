@@ -215,3 +215,22 @@ def test_uninitialized_read_warns_only_for_active_lanes(core):
         warnings.simplefilter("error")
         asc.Adds(d, s, 1.0, 8, 1, asc.UnaryRepeatParams())     # only the 8 written lanes are read
     assert (d.numpy()[:8] == 2).all()
+
+
+def test_pipe_v_read_after_write_needs_pipe_barrier():
+    def body(barrier):
+        pipe = asc.TPipe(); b = asc.TBuf(); pipe.InitBuffer(b, 2048)
+        x = b.GetWithOffset(asc.float, 64, 0).load(np.ones(64))
+        y = b.GetWithOffset(asc.float, 64, 256)
+        asc.Adds(y, x, 1.0, 64)
+        if barrier:
+            asc.PipeBarrier(asc.PIPE_V)
+        asc.Exp(y, y, 64)
+        return y
+    with asc.core_context():
+        with pytest.raises(RaceError, match="PipeBarrier<PIPE_V>"):
+            body(False)
+    with asc.core_context():
+        assert body(True).numpy()[0] == np.float32(np.exp(2.0))
+    with asc.core_context(check_pipe_v=False):
+        body(False)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 
-from ..core.errors import NpuSimError
+from ..core.errors import NpuSimError, RaceError
 from ..core.memory import Memory
 from ..core.timeline import Timeline
 from ..core.trace import Trace
@@ -20,7 +20,8 @@ FULL64 = (1 << 64) - 1
 
 class CoreContext:
     def __init__(self, soc: SocSpec, block_idx: int, block_num: int, gm: Memory, trace: Trace,
-                 active_cores: int = 1, core_name: str | None = None, float_overflow: str = "inf"):
+                 active_cores: int = 1, core_name: str | None = None, float_overflow: str = "inf",
+                 check_pipe_v: bool = True):
         self.soc = soc
         self.block_idx = block_idx
         self.block_num = block_num
@@ -42,6 +43,11 @@ class CoreContext:
         self.ub_used = 0          # TPipe allocation pointer (bytes)
         self.pipes = []
         self._views: dict = {}
+        # PIPE_V issues in order but its instructions may overlap: a vector instruction that reads or
+        # rewrites what a recent one wrote needs PipeBarrier<PIPE_V> (ascendc.md §4.4). Recent writes since
+        # the last barrier are kept here (the last few: older ones have drained).
+        self.check_pipe_v = check_pipe_v
+        self.v_writes: list = []
         self.plans: dict = {}
         self.computes: dict = {}  # compute closures by (api, src, dst, overflow mode, deq scale)     # level-0 instruction plans by geometry (repeat._plan)
 
@@ -57,7 +63,31 @@ class CoreContext:
         return v
 
     def place(self, pipe: str, name: str, cycles: float, reads=(), writes=(), **kw):
+        if pipe == "PIPE_V" and self.check_pipe_v and (reads or writes):
+            self._check_pipe_v(name, reads, writes)
         return self.timeline.place(pipe, name, cycles, reads=reads, writes=writes, order="sync", **kw)
+
+
+V_WINDOW = 4       # vector instructions that may still be in flight when the next one issues (assumption)
+
+
+def _pipe_v_check(self, name, reads, writes):
+    """Read-after-write inside PIPE_V with no barrier: a RaceError (write-after-write in one in-order unit
+    is left alone)."""
+    for prev_name, prev_fps in self.v_writes:
+        for fp in reads:
+            for w in prev_fps:
+                if fp.overlaps_exactly(w):
+                    raise RaceError(f"race (read-after-write) on {fp.describe()} inside PIPE_V: {name} reads what "
+                                    f"{prev_name} wrote with no PipeBarrier<PIPE_V>() between them (vector "
+                                    f"instructions may overlap in the pipe)")
+    if writes:
+        self.v_writes.append((name, list(writes)))
+        if len(self.v_writes) > V_WINDOW:
+            self.v_writes.pop(0)
+
+
+CoreContext._check_pipe_v = _pipe_v_check
 
 
 class _CachedView(TensorView):

@@ -40,7 +40,10 @@ class LaunchResult:
         return self.end_ns / 1e3
 
 
-def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trace: Trace | None = None) -> LaunchResult:
+def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trace: Trace | None = None,
+           check_pipe_v: bool = True) -> LaunchResult:
+    """Run ``kernel(*args)`` as ``block_num`` SPMD blocks. ``check_pipe_v=False`` stops reporting a PIPE_V
+    read-after-write without PipeBarrier<PIPE_V> (for code that relies on the compiler's auto-sync)."""
     spec = get_soc(soc)
     block_num = int(block_num)
     if not 1 <= block_num <= 65535:
@@ -67,7 +70,7 @@ def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trac
     for b in range(block_num):
         p = b % cores
         ctx = CoreContext(spec, b, block_num, gm, trace, active_cores=cores, core_name=f"aiv{p}",
-                          float_overflow=options().float_overflow)
+                          float_overflow=options().float_overflow, check_pipe_v=check_pipe_v)
         for e in ctx.timeline.engines.values():
             e.free_ns = core_free[p]
         context.push(ctx)
@@ -89,12 +92,13 @@ def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trac
 
 
 @contextlib.contextmanager
-def core_context(soc: str | SocSpec | None = None, gm_bytes: int = 1 << 20, trace: Trace | None = None):
+def core_context(soc: str | SocSpec | None = None, gm_bytes: int = 1 << 20, trace: Trace | None = None,
+                 check_pipe_v: bool = True):
     """Run Ascend C calls outside a kernel, on one fresh vector core (interactive use, tests):
     ``with asc.core_context("Ascend910B1") as ctx: ...``. Yields the CoreContext."""
     spec = get_soc(soc)
     ctx = CoreContext(spec, 0, 1, Memory("GM", gm_bytes), trace if trace is not None else Trace(),
-                      core_name="aiv0", float_overflow=options().float_overflow)
+                      core_name="aiv0", float_overflow=options().float_overflow, check_pipe_v=check_pipe_v)
     context.push(ctx)
     try:
         yield ctx

@@ -24,7 +24,7 @@ F16, F32 = np.float16, np.float32
 def to(ctx, x, d):
     """Round a float32/float64 (or integer) result to dtype ``d`` as the vector unit does: RNE, integer
     saturation, and the core's float overflow mode."""
-    if x.dtype == d.np:
+    if x.dtype == d.np and ctx.float_overflow == "inf":
         return x
     return cast(x, d, saturate=True, overflow=ctx.float_overflow)
 
