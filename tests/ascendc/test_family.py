@@ -285,3 +285,18 @@ def test_mul_cast_and_add_deq_relu(core):
     asc.SetDeqScale(0.5)
     asc.AddDeqRelu(h, i0, i1, 64)
     assert h.numpy()[:4].tolist() == [7.5, 0.0, 1000.0, 1.5]
+
+
+def test_sub_relu_cast_float_to_half(core):
+    a = np.array([1.0, 5.0, 70000.0, -3.0] * 16, np.float32)
+    b = np.array([3.0, 2.25, -1.0, -4.0] * 16, np.float32)
+    s0, s1 = core.t(asc.float, 64, 0).load(a), core.t(asc.float, 64, 256).load(b)
+    d = core.t(asc.half, 64, 512)
+    asc.SubReluCast(d, s0, s1, 64, 1, asc.BinaryRepeatParams(1, 1, 1, 4, 8, 8))
+    assert d.numpy()[:4].tolist() == [0.0, 2.75, np.inf, 1.0]
+
+
+def test_info_lists_every_soc():
+    info = asc.info()
+    assert set(info) == {"Ascend910B1", "Ascend910B4", "Ascend910_9391", "Ascend310P3", "Ascend910A", "Ascend310B1"}
+    assert info["Ascend910B1"]["UB bytes"] == 192 * 1024 and info["Ascend310P3"]["UB bytes"] == 256 * 1024
