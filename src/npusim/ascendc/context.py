@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 
+import numpy as np
+
 from ..core.errors import NpuSimError, RaceError
 from ..core.memory import Memory
 from ..core.timeline import Timeline
@@ -51,15 +53,16 @@ class CoreContext:
         self.plans: dict = {}
         self.computes: dict = {}  # compute closures by (api, src, dst, overflow mode, deq scale)     # level-0 instruction plans by geometry (repeat._plan)
 
-    def view(self, addr: int, shape: tuple, strides, dtype, api: str) -> TensorView:
+    def view(self, addr: int, shape: tuple, strides, dtype, api: str, memory: Memory | None = None) -> TensorView:
         """A UB TensorView, cached by geometry: kernels issue the same operand shapes over and over, and a
         view's bounds check and numpy array are then paid once."""
-        key = (addr, shape, strides, dtype.name)
+        mem = self.ub if memory is None else memory
+        key = (mem.id, addr, shape, strides, dtype.name)
         v = self._views.get(key)
         if v is None:
             if len(self._views) > 4096:
                 self._views.clear()
-            v = self._views[key] = _CachedView(self.ub, addr, shape, strides, dtype, api=api)
+            v = self._views[key] = _CachedView(mem, addr, shape, strides, dtype, api=api)
         return v
 
     def place(self, pipe: str, name: str, cycles: float, reads=(), writes=(), **kw):
@@ -77,14 +80,14 @@ def _pipe_v_check(self, name, reads, writes):
     for prev_name, prev_fps in self.v_writes:
         for fp in reads:
             for w in prev_fps:
-                if fp.overlaps_exactly(w):
+                if fp.lo < w.hi and w.lo < fp.hi and fp.memory is w.memory and fp.overlaps_exactly(w):
                     raise RaceError(f"race (read-after-write) on {fp.describe()} inside PIPE_V: {name} reads what "
                                     f"{prev_name} wrote with no PipeBarrier<PIPE_V>() between them (vector "
                                     f"instructions may overlap in the pipe)")
     if writes:
-        self.v_writes.append((name, list(writes)))
+        self.v_writes.append((name, writes))
         if len(self.v_writes) > V_WINDOW:
-            self.v_writes.pop(0)
+            del self.v_writes[0]
 
 
 CoreContext._check_pipe_v = _pipe_v_check
@@ -112,9 +115,17 @@ def current() -> CoreContext:
     return _stack[-1]
 
 
+_saved_err: list = []
+
+
 def push(ctx: CoreContext) -> None:
+    """Make ``ctx`` the running core. The vector unit raises no floating-point exceptions (overflow gives
+    inf or saturates, 0/0 gives NaN), so numpy's warnings are silenced while a core runs (once here, not
+    per instruction) and restored by ``pop``."""
+    _saved_err.append(np.seterr(all="ignore"))
     _stack.append(ctx)
 
 
 def pop() -> None:
     _stack.pop()
+    np.seterr(**_saved_err.pop())

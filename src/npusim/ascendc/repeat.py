@@ -294,8 +294,7 @@ def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap
         plans[key] = p
     views, actives, nd, layout = p.views, p.actives, p.nd, p.layout
     vals = [_read(views[nd + j], actives[nd + j], api).reshape(layout) for j in range(len(srcs))]
-    with np.errstate(all="ignore"):
-        out = compute(*vals)
+    out = compute(*vals)             # numpy float warnings are off while a core runs (context.push)
     if nd == 1:
         out = (out,)
     for i in range(nd):
