@@ -234,3 +234,41 @@ def test_pipe_v_read_after_write_needs_pipe_barrier():
         assert body(True).numpy()[0] == np.float32(np.exp(2.0))
     with asc.core_context(check_pipe_v=False):
         body(False)
+
+
+def test_set_flag_twice_without_wait_is_an_error():
+    with asc.core_context():
+        asc.SetFlag(asc.HardEvent.V_S, 2)
+        with pytest.raises(ConstraintError, match="set again"):
+            asc.SetFlag(asc.HardEvent.V_S, 2)
+        asc.WaitFlag(asc.HardEvent.V_S, 2)
+        asc.SetFlag(asc.HardEvent.V_S, 2)          # fine once consumed
+
+
+def test_strict_mode_uninitialized_ub_read_raises():
+    import npusim
+    from npusim.core.errors import UninitializedReadError
+    with npusim.configure(strict=True), asc.core_context():
+        pipe = asc.TPipe(); b = asc.TBuf(); pipe.InitBuffer(b, 1024)
+        x = b.GetWithOffset(asc.float, 64, 0)
+        with pytest.raises(UninitializedReadError, match="Adds"):
+            asc.Adds(b.GetWithOffset(asc.float, 64, 256), x, 1.0, 64)
+
+
+def test_chrome_trace_has_pipe_threads(tmp_path):
+    import json
+
+    def k(x):
+        g = asc.GlobalTensor(asc.half); g.SetGlobalBuffer(x, 128)
+        pipe = asc.TPipe(); q = asc.TQue(asc.TPosition.VECIN, 1); pipe.InitBuffer(q, 1, 256)
+        t = q.AllocTensor(asc.half); asc.DataCopy(t, g, 128); q.EnQue(t)
+        t = q.DeQue(asc.half); asc.Adds(t, t, 1.0, 128); q.FreeTensor(t)
+    res = asc.launch(k, 1, np.zeros(128, np.float16))
+    path = tmp_path / "t.json"
+    res.trace.to_chrome(str(path))
+    data = json.loads(path.read_text())
+    events = data["traceEvents"] if isinstance(data, dict) else data
+    threads = {e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    assert {"PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3"} <= threads
+    names = {e["name"] for e in events if e.get("ph") == "X"}
+    assert {"DataCopy", "Adds", "EnQue", "DeQue"} <= names

@@ -63,6 +63,10 @@ def SetFlag(event: HardEvent, event_id: int = 0) -> None:
     event, eid = _check("SetFlag", event, event_id)
     ctx = current()
     src, _ = event.value
+    if ctx.flags[(event, eid)]:
+        raise ConstraintError("SetFlag", "eventID", "each SetFlag is consumed by its WaitFlag before the same "
+                              "(event, id) is set again (setting it twice is undefined behaviour)",
+                              f"{event.name}, {eid}")
     if src == "PIPE_V":
         ctx.v_writes.clear()          # SetFlag fires only once every earlier V instruction completed
     ctx.place(src, "SetFlag", cost.FLAG_CYCLES, args={"event": event.name, "id": eid})
