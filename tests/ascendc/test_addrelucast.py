@@ -304,3 +304,27 @@ def test_partial_overlap_raises(core):
     d = core.t(asc.int8_t, 256, 64)
     with pytest.raises(ConstraintError, match="overlap"):
         asc.AddReluCast(d, s0, s0, 128, 1, asc.BinaryRepeatParams(1, 1, 1, 4, 8, 8))
+
+
+def test_repeated_calls_replay_the_same_semantics(core):
+    """The call cache: a second identical call gives the same result and the same side effects; a changed
+    mask register (isSetMask=False) is a different call."""
+    ctx = core.context
+    s0 = core.t(asc.half, 128, 0).load(np.full(128, 3))
+    d = core.t(asc.int8_t, 128, 512).load(np.zeros(128))
+    p = asc.BinaryRepeatParams(1, 1, 1, 4, 8, 8)
+    for _ in range(2):
+        asc.SetVectorMask(asc.half, 0, 0b1)
+        asc.AddReluCast(d, s0, s0, 100)
+        assert (ctx.mask_high, ctx.mask_low, ctx.counter_mode) == (2 ** 64 - 1, 2 ** 64 - 1, False)
+    assert (d.numpy()[:100] == 6).all() and (d.numpy()[100:] == 0).all()
+    d.load(np.zeros(128))
+    for lo, want in ((0b1, [6, 0, 0]), (0b110, [0, 6, 6])):
+        d.load(np.zeros(128))
+        asc.SetVectorMask(asc.half, 0, lo)
+        asc.AddReluCast(d, s0, s0, asc.MASK_PLACEHOLDER, 1, p, isSetMask=False)
+        assert d.numpy()[:3].tolist() == want
+    with pytest.raises(ConstraintError, match="align"):
+        asc.AddReluCast(d, s0[1], s0[1], 64)
+    with pytest.raises(ConstraintError, match="align"):
+        asc.AddReluCast(d, s0[1], s0[1], 64)

@@ -51,7 +51,9 @@ class CoreContext:
         self.check_pipe_v = check_pipe_v
         self.v_writes: list = []
         self.plans: dict = {}
-        self.computes: dict = {}  # compute closures by (api, src, dst, overflow mode, deq scale)     # level-0 instruction plans by geometry (repeat._plan)
+        self.computes: dict = {}
+        self.fast: dict = {}        # whole calls by argument key (repeat.cached_call)
+        self.fast_pending = None  # compute closures by (api, src, dst, overflow mode, deq scale)     # level-0 instruction plans by geometry (repeat._plan)
 
     def view(self, addr: int, shape: tuple, strides, dtype, api: str, memory: Memory | None = None) -> TensorView:
         """A UB TensorView, cached by geometry: kernels issue the same operand shapes over and over, and a
@@ -94,8 +96,21 @@ CoreContext._check_pipe_v = _pipe_v_check
 
 
 class _CachedView(TensorView):
-    """A TensorView that keeps its init-map view too (it is rebuilt on every read/write otherwise)."""
-    __slots__ = ("_iv",)
+    """A TensorView that keeps its init-map view too (it is rebuilt on every read/write otherwise), and
+    answers "is every byte written?" for a dense view with one count_nonzero over its init bytes (a
+    reduction like ``min`` costs several times more on small operands)."""
+    __slots__ = ("_iv", "_dense")
+
+    def uninitialized_mask(self):
+        try:
+            dense = self._dense
+        except AttributeError:
+            dense = self._dense = self.is_contiguous()
+        if dense:
+            n = self.nbytes
+            if np.count_nonzero(self.memory.init[self.offset:self.offset + n]) == n:
+                return None
+        return TensorView.uninitialized_mask(self)
 
     def _init_view(self):
         try:

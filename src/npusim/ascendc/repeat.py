@@ -8,6 +8,7 @@ a handful of whole-array numpy calls. Masked-off lanes are never written.
 """
 from __future__ import annotations
 
+import enum
 import functools
 import warnings
 
@@ -19,6 +20,7 @@ from ..core.view import TensorView, views_overlap
 from . import cost
 from .context import FULL64, current
 from .mask import active_lanes, continuous_bits
+from .tensor import LocalTensor
 from .rules import UINT32_MAX, UINT64_MAX, check_repeat, check_u8, check_u16
 
 
@@ -292,8 +294,13 @@ def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap
         if len(plans) > 4096:
             plans.clear()
         plans[key] = p
+    _run(ctx, api, p, compute, dsts)
+    ctx.fast_pending = (api, p, compute, dsts)
+
+
+def _run(ctx, api, p: _Plan, compute, dsts) -> None:
     views, actives, nd, layout = p.views, p.actives, p.nd, p.layout
-    vals = [_read(views[nd + j], actives[nd + j], api).reshape(layout) for j in range(len(srcs))]
+    vals = [_read(views[j], actives[j], api).reshape(layout) for j in range(nd, len(views))]
     out = compute(*vals)             # numpy float warnings are off while a core runs (context.push)
     if nd == 1:
         out = (out,)
@@ -306,3 +313,49 @@ def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap
         else:
             v.write(res, where=actives[i])
     ctx.place("PIPE_V", api, p.cycles, reads=p.reads, writes=p.writes, nbytes=p.nbytes, elements=p.n, args=p.args)
+
+
+# ---- the call cache: a repeated call (same tensors, mask, repeats, strides, mode) skips re-validation ----
+
+_KEYABLE = (int, float, str, tuple, enum.Enum)
+
+
+def call_key(ctx, api: str, tensors, args, is_set_mask: bool):
+    """Everything that decides a call's checks, plan and side effects, or None (then no caching)."""
+    parts = [api, is_set_mask, ctx.counter_mode, ctx.float_overflow, ctx.deq_scale]
+    if not is_set_mask or ctx.counter_mode:
+        parts.append((ctx.mask_high, ctx.mask_low))
+    for t in tensors:
+        if type(t) is not LocalTensor:
+            return None
+        parts.append((t.addr, t.size, t.dtype.name, t.position))
+    for a in args:
+        if isinstance(a, (BinaryRepeatParams, UnaryRepeatParams)):
+            parts.append(tuple(getattr(a, f) for f in a.__slots__))
+        elif isinstance(a, list):
+            parts.append(tuple(a))
+        elif isinstance(a, _KEYABLE):
+            parts.append(a)
+        else:
+            return None
+    return tuple(parts)
+
+
+def cached_call(key, slow, *a) -> None:
+    """Run ``slow(*a)`` (validation + plan + run) once per key; later calls replay the plan and the mask
+    register / mode it left."""
+    ctx = current()
+    if key is not None:
+        hit = ctx.fast.get(key)
+        if hit is not None:
+            api, p, compute, dsts, state = hit
+            _run(ctx, api, p, compute, dsts)
+            ctx.mask_high, ctx.mask_low, ctx.counter_mode = state
+            return
+    ctx.fast_pending = None
+    slow(*a)
+    if key is not None and ctx.fast_pending is not None:
+        if len(ctx.fast) > 4096:
+            ctx.fast.clear()
+        ctx.fast[key] = (*ctx.fast_pending, (ctx.mask_high, ctx.mask_low, ctx.counter_mode))
+    ctx.fast_pending = None

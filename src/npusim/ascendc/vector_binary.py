@@ -15,7 +15,7 @@ from ..core.dtypes import cast
 from ..core.errors import ConstraintError
 from . import dtypes as T
 from .context import current
-from .repeat import BinaryRepeatParams, Operand, count_form, level0
+from .repeat import BinaryRepeatParams, Operand, cached_call, call_key, count_form, level0
 from .rules import check_dtypes, check_pair, check_vector_tensor
 
 F16, F32 = np.float16, np.float32
@@ -142,6 +142,11 @@ def _overlap_exception(d: Operand, s: Operand) -> bool:
 
 
 def binary(spec: BinarySpec, dst, src0, src1, args, isSetMask: bool = True) -> None:
+    key = call_key(current(), spec.name, (dst, src0, src1), args, isSetMask)
+    cached_call(key, _binary, spec, dst, src0, src1, args, isSetMask)
+
+
+def _binary(spec: BinarySpec, dst, src0, src1, args, isSetMask: bool) -> None:
     api = spec.name
     ctx = current()
     ops = [Operand("dstLocal", dst), Operand("src0Local", src0), Operand("src1Local", src1)]

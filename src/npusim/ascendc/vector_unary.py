@@ -16,7 +16,7 @@ from ..core.dtypes import cast
 from ..core.errors import ConstraintError
 from . import dtypes as T
 from .context import current
-from .repeat import Operand, UnaryRepeatParams, count_form, level0
+from .repeat import Operand, UnaryRepeatParams, cached_call, call_key, count_form, level0
 from .rules import check_dtypes, check_vector_tensor
 from .vector_binary import _wide, relu, to
 
@@ -98,6 +98,11 @@ SPECS = {s.name: s for s in [
 
 
 def unary(spec: UnarySpec, dst, src, args, isSetMask: bool = True) -> None:
+    key = call_key(current(), spec.name, (dst, src), args, isSetMask)
+    cached_call(key, _unary, spec, dst, src, args, isSetMask)
+
+
+def _unary(spec: UnarySpec, dst, src, args, isSetMask: bool) -> None:
     api = spec.name
     ctx = current()
     d_op, s_op = Operand("dstLocal", dst), Operand("srcLocal", src)
