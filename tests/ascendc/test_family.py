@@ -325,3 +325,12 @@ def test_unary_level0_geometry_matches_per_element_reference(seed, mask, repeat,
         d = buf.GetWithOffset(asc.float, 2048, 8192).load(old)
         asc.Muls(d, s, 1.5, mask, repeat, asc.UnaryRepeatParams(*p))
         np.testing.assert_array_equal(d.numpy(), want)
+
+
+def test_muls_by_negative_zero_is_not_confused_with_zero(core):
+    s = core.t(asc.float, 64, 0).load(np.ones(64))
+    d = core.t(asc.float, 64, 256)
+    asc.Muls(d, s, 0.0, 64)
+    assert not np.signbit(d.numpy()[0])
+    asc.Muls(d, s, -0.0, 64)
+    assert np.signbit(d.numpy()[0])

@@ -334,6 +334,8 @@ def call_key(ctx, api: str, tensors, args, is_set_mask: bool):
             parts.append(tuple(getattr(a, f) for f in a.__slots__))
         elif isinstance(a, list):
             parts.append(tuple(a))
+        elif isinstance(a, float):
+            parts.append(a.hex())                      # -0.0 and 0.0 are different scalars
         elif isinstance(a, _KEYABLE):
             parts.append(a)
         else:

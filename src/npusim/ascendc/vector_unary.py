@@ -172,6 +172,11 @@ _DUP = {a: (T.half, T.float, T.int16_t, T.uint16_t, T.int32_t, T.uint32_t) for a
 def Duplicate(dst, scalarValue, *args, isSetMask: bool = True) -> None:
     """``Duplicate(dst, scalar, count)`` | ``Duplicate(dst, scalar, mask, repeatTime, dstBlockStride,
     dstRepeatStride)``."""
+    cached_call(call_key(current(), "Duplicate", (dst,), (scalarValue, *args), isSetMask), _duplicate, dst,
+                scalarValue, args, isSetMask)
+
+
+def _duplicate(dst, scalarValue, args, isSetMask) -> None:
     api = "Duplicate"
     ctx = current()
     check_vector_tensor(api, "dstLocal", dst)
