@@ -272,3 +272,26 @@ def test_chrome_trace_has_pipe_threads(tmp_path):
     assert {"PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3"} <= threads
     names = {e["name"] for e in events if e.get("ph") == "X"}
     assert {"DataCopy", "Adds", "EnQue", "DeQue"} <= names
+
+
+def _block_copy_kernel(x, z, overlap):
+    i = asc.GetBlockIdx()
+    xg = asc.GlobalTensor(asc.half); xg.SetGlobalBuffer(x.cast(asc.half) + 128 * i, 128)
+    start = 64 * i if overlap else 128 * i
+    zg = asc.GlobalTensor(asc.half); zg.SetGlobalBuffer(z.cast(asc.half) + start, 128)
+    pipe = asc.TPipe(); q = asc.TQue(asc.TPosition.VECOUT, 1); pipe.InitBuffer(q, 1, 256)
+    t = q.AllocTensor(asc.half)
+    asc.Duplicate(t, float(i), 128)
+    q.EnQue(t); t = q.DeQue(asc.half)
+    asc.DataCopy(zg, t, 128)
+    q.FreeTensor(t)
+
+
+def test_blocks_writing_the_same_gm_bytes_is_a_race():
+    x = np.zeros(4 * 128, np.float16)
+    z = np.zeros(4 * 128, np.float16)
+    asc.launch(_block_copy_kernel, 4, x, z, False)
+    np.testing.assert_array_equal(z, np.repeat(np.arange(4), 128).astype(np.float16))
+    with pytest.raises(RaceError, match="multi-core overlap"):
+        asc.launch(_block_copy_kernel, 4, x, z, True)
+    asc.launch(_block_copy_kernel, 4, x, z, True, check_cores=False)

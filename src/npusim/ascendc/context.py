@@ -53,7 +53,8 @@ class CoreContext:
         self.plans: dict = {}
         self.computes: dict = {}
         self.fast: dict = {}        # whole calls by argument key (repeat.cached_call)
-        self.fast_pending = None  # compute closures by (api, src, dst, overflow mode, deq scale)     # level-0 instruction plans by geometry (repeat._plan)
+        self.fast_pending = None
+        self.gm_accesses: list = []  # (view, is_write, api) of this block, for launch's cross-core check  # compute closures by (api, src, dst, overflow mode, deq scale)     # level-0 instruction plans by geometry (repeat._plan)
 
     def view(self, addr: int, shape: tuple, strides, dtype, api: str, memory: Memory | None = None) -> TensorView:
         """A UB TensorView, cached by geometry: kernels issue the same operand shapes over and over, and a

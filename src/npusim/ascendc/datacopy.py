@@ -83,6 +83,10 @@ def DataCopy(dst, src, arg) -> None:
     dv = ctx.view(doff, shape, (dst_st, 1), _U8, api, dmem)
     dv.write(sv.read(api))
     if isinstance(src, GlobalTensor):
+        ctx.gm_accesses.append((sv, False, api))
+    elif isinstance(dst, GlobalTensor):
+        ctx.gm_accesses.append((dv, True, api))
+    if isinstance(src, GlobalTensor):
         pipe, cycles = "PIPE_MTE2", cost.copy_cycles("in", nbytes, _chip_bpc(ctx), ctx.active_cores)
     elif isinstance(dst, GlobalTensor):
         pipe, cycles = "PIPE_MTE3", cost.copy_cycles("out", nbytes, _chip_bpc(ctx), ctx.active_cores)

@@ -116,11 +116,13 @@ class GlobalTensor:
 
     def GetValue(self, offset: int):
         v = self.view(int(offset), 1, "GlobalTensor.GetValue")
+        current().gm_accesses.append((v, False, "GetValue"))
         current().place("PIPE_S", "GetValue", cost.SCALAR_CYCLES, reads=[v.footprint])
         return v.read("GlobalTensor.GetValue")[0]
 
     def SetValue(self, offset: int, value) -> None:
         v = self.view(int(offset), 1, "GlobalTensor.SetValue")
+        current().gm_accesses.append((v, True, "SetValue"))
         current().place("PIPE_S", "SetValue", cost.SCALAR_CYCLES, writes=[v.footprint])
         v.write(cast(np.asarray([value]), self.dtype))
 
