@@ -84,4 +84,5 @@ if __name__ == "__main__":
           f"({res.cycles:.0f} cycles at {res.soc.freq_mhz} MHz)")
     from rich.console import Console
     Console().print(res.trace.summary(top=5))
-    raise SystemExit(0 if ok else 1)
+    if not ok:
+        raise SystemExit(1)
