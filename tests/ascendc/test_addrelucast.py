@@ -328,3 +328,18 @@ def test_repeated_calls_replay_the_same_semantics(core):
         asc.AddReluCast(d, s0[1], s0[1], 64)
     with pytest.raises(ConstraintError, match="align"):
         asc.AddReluCast(d, s0[1], s0[1], 64)
+
+
+@pytest.mark.parametrize("src", [np.float16, np.float32])
+@pytest.mark.parametrize("dst", ["int8", "uint8", "int16"])
+def test_relu_to_int_equals_core_cast(src, dst):
+    from npusim.ascendc.vector_binary import relu_to_int
+    from npusim.core.dtypes import DTYPES, cast
+    special = [0.5, 1.5, 2.5, -0.5, 0.0, -0.0, 126.5, 127.5, 128.5, 254.5, 255.5, 300.0, 32766.5, 32767.5,
+               1e9, -1e9, np.inf, -np.inf, np.nan, -np.nan, 1e-8, 65504.0]
+    rng = np.random.default_rng(5)
+    x = np.concatenate([special, rng.standard_normal(2000) * 200, np.round(rng.standard_normal(500) * 100) + 0.5])
+    y = x.astype(src).astype(np.float32)
+    d = DTYPES[dst]
+    want = cast(np.maximum(y, np.float32(0)), d, saturate=True)
+    np.testing.assert_array_equal(relu_to_int(y, d), want)

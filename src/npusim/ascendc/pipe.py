@@ -81,7 +81,7 @@ class TQueBind:
         token = None
         if producer != consumer:
             if producer == "PIPE_V":
-                ctx.v_writes.clear()                            # the SetFlag drains PIPE_V
+                ctx.drain_v()                            # the SetFlag drains PIPE_V
             ctx.place(producer, "EnQue", cost.FLAG_CYCLES)      # SetFlag<producer_consumer>
             token = ctx.timeline.signal(producer)
         b.state = "queued"
@@ -108,7 +108,7 @@ class TQueBind:
         producer, consumer = self._pipes()
         if producer != consumer:
             if consumer == "PIPE_V":
-                ctx.v_writes.clear()
+                ctx.drain_v()
             ctx.place(consumer, "FreeTensor", cost.FLAG_CYCLES)  # SetFlag<consumer_producer>
             b.free_token = ctx.timeline.signal(consumer)
         b.state = "free"

@@ -68,7 +68,7 @@ def SetFlag(event: HardEvent, event_id: int = 0) -> None:
                               "(event, id) is set again (setting it twice is undefined behaviour)",
                               f"{event.name}, {eid}")
     if src == "PIPE_V":
-        ctx.v_writes.clear()          # SetFlag fires only once every earlier V instruction completed
+        ctx.drain_v()          # SetFlag fires only once every earlier V instruction completed
     ctx.place(src, "SetFlag", cost.FLAG_CYCLES, args={"event": event.name, "id": eid})
     ctx.flags[(event, eid)].append(ctx.timeline.signal(src))
 
@@ -83,7 +83,7 @@ def WaitFlag(event: HardEvent, event_id: int = 0) -> None:
                               "WaitFlag (the NPU hangs here)", f"{event.name}, {eid}")
     _, dst = event.value
     if event is HardEvent.V_V:
-        ctx.v_writes.clear()
+        ctx.drain_v()
     ctx.timeline.wait(dst, pending.popleft())
     ctx.place(dst, "WaitFlag", cost.FLAG_CYCLES, args={"event": event.name, "id": eid})
 
@@ -94,7 +94,7 @@ def PipeBarrier(pipe: pipe_t) -> None:
     if not isinstance(pipe, pipe_t):
         raise ConstraintError("PipeBarrier", "pipe", "a pipe_t (PIPE_V, PIPE_MTE2, ..., PIPE_ALL)", pipe)
     if pipe in (pipe_t.PIPE_ALL, pipe_t.PIPE_V):
-        ctx.v_writes.clear()
+        ctx.drain_v()
     if pipe is pipe_t.PIPE_ALL:
         ctx.timeline.barrier()
         for p in PIPES:
