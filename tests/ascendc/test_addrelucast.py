@@ -343,3 +343,23 @@ def test_relu_to_int_equals_core_cast(src, dst):
     d = DTYPES[dst]
     want = cast(np.maximum(y, np.float32(0)), d, saturate=True)
     np.testing.assert_array_equal(relu_to_int(y, d), want)
+
+
+@given(st.integers(0, 2 ** 32 - 1), st.sampled_from(["inf", "saturate"]))
+@settings(max_examples=20, deadline=None)
+def test_float_to_half_matches_float64_reference(seed, mode):
+    rng = np.random.default_rng(seed)
+    a = (rng.standard_normal(256) * rng.choice([1.0, 1e3, 1e5], 256)).astype(np.float32)
+    b = (rng.standard_normal(256) * 1e4).astype(np.float32)
+    s = (a.astype(np.float64) + b.astype(np.float64)).astype(np.float32).astype(np.float64)   # fp32 add
+    s = np.maximum(s, 0)
+    want = s.astype(np.float16)                                    # RNE; overflow -> inf
+    if mode == "saturate":
+        want = np.where(np.isinf(want), np.float16(65504), want).astype(np.float16)
+    with npusim.configure(float_overflow=mode), asc.core_context():
+        pipe = asc.TPipe(); buf = asc.TBuf(); pipe.InitBuffer(buf, 4096)
+        s0 = buf.GetWithOffset(asc.float, 256, 0).load(a)
+        s1 = buf.GetWithOffset(asc.float, 256, 1024).load(b)
+        d = buf.GetWithOffset(asc.half, 256, 2048)
+        asc.AddReluCast(d, s0, s1, 256)
+        np.testing.assert_array_equal(d.numpy(), want)

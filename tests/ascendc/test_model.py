@@ -295,3 +295,12 @@ def test_blocks_writing_the_same_gm_bytes_is_a_race():
     with pytest.raises(RaceError, match="multi-core overlap"):
         asc.launch(_block_copy_kernel, 4, x, z, True)
     asc.launch(_block_copy_kernel, 4, x, z, True, check_cores=False)
+
+
+def test_set_value_follows_cpp_scalar_conversion(core):
+    t = core.t(asc.int8_t, 32, 0)
+    t.SetValue(0, 2.7); t.SetValue(1, -2.7); t.SetValue(2, 300)
+    h = core.t(asc.half, 16, 32)
+    h.SetValue(0, 1 + 2 ** -11)                 # a tie between 1 and 1 + 2^-10: to even
+    assert [int(t.GetValue(i)) for i in range(3)] == [2, -2, 44]
+    assert h.GetValue(0) == np.float16(1.0)

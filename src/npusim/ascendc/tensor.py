@@ -9,13 +9,22 @@ import enum
 
 import numpy as np
 
-from ..core.dtypes import cast
+from ..core.dtypes import RoundMode, cast
 from ..core.errors import ConstraintError, OutOfBoundsError
 from ..core.memory import Memory
 from ..core.view import TensorView
 from . import cost
 from .context import current
 from .dtypes import as_dtype, asc_name
+
+
+def scalar_to(value, dtype) -> np.ndarray:
+    """A C++ scalar assignment ``T x = value``: floats round to nearest even into float types and
+    truncate toward zero into integer types; integers wrap into integer types (two's complement)."""
+    a = np.asarray([value])
+    if dtype.is_int and a.dtype.kind in "iub":
+        return cast(a.astype(np.int64), dtype, saturate=False)
+    return cast(a.astype(np.float64), dtype, round=RoundMode.TRUNC if dtype.is_int else RoundMode.RINT)
 
 
 class TPosition(enum.IntEnum):
@@ -124,7 +133,7 @@ class GlobalTensor:
         v = self.view(int(offset), 1, "GlobalTensor.SetValue")
         current().gm_accesses.append((v, True, "SetValue"))
         current().place("PIPE_S", "SetValue", cost.SCALAR_CYCLES, writes=[v.footprint])
-        v.write(cast(np.asarray([value]), self.dtype))
+        v.write(scalar_to(value, self.dtype))
 
     def __repr__(self) -> str:
         return f"GlobalTensor<{asc_name(self.dtype)}>({self.addr}, size={self.size})"
@@ -176,7 +185,7 @@ class LocalTensor:
     def SetValue(self, index: int, value) -> None:
         v = self.view(int(index), 1, "LocalTensor.SetValue")
         self.ctx.place("PIPE_S", "SetValue", cost.SCALAR_CYCLES, writes=[v.footprint])
-        v.write(cast(np.asarray([value]), self.dtype))
+        v.write(scalar_to(value, self.dtype))
 
     def load(self, values) -> "LocalTensor":
         """Host-side fill (a debugging aid, no event): write ``values`` (cast to the dtype) from element 0."""
