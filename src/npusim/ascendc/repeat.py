@@ -38,6 +38,10 @@ class BinaryRepeatParams:
         self.src0RepStride = check_u8(api, "src0RepStride", src0RepStride)
         self.src1RepStride = check_u8(api, "src1RepStride", src1RepStride)
 
+    def key(self) -> tuple:
+        return (self.dstBlkStride, self.src0BlkStride, self.src1BlkStride, self.dstRepStride, self.src0RepStride,
+                self.src1RepStride)
+
 
 class UnaryRepeatParams:
     __slots__ = ("dstBlkStride", "srcBlkStride", "dstRepStride", "srcRepStride")
@@ -48,6 +52,9 @@ class UnaryRepeatParams:
         self.srcBlkStride = check_u16(api, "srcBlkStride", srcBlkStride)
         self.dstRepStride = check_u8(api, "dstRepStride", dstRepStride)
         self.srcRepStride = check_u8(api, "srcRepStride", srcRepStride)
+
+    def key(self) -> tuple:
+        return (self.dstBlkStride, self.srcBlkStride, self.dstRepStride, self.srcRepStride)
 
 
 class Operand:
@@ -221,7 +228,8 @@ def count_form(api: str, kind: str, dsts, srcs, compute, E: int, count, cost_dty
 class _Plan:
     """Everything about one instruction except the data: views, active lanes, cost. Cached per core by
     geometry, so a kernel's loop pays validation and bookkeeping once per distinct call shape."""
-    __slots__ = ("views", "actives", "layout", "nd", "ordered", "cycles", "n", "nbytes", "reads", "writes", "args")
+    __slots__ = ("views", "actives", "layout", "nd", "ordered", "cycles", "n", "nbytes", "reads", "writes", "args",
+                 "simple")
 
 
 def _plan(ctx, api, kind, dsts, srcs, E, R, lanes, N, cost_dtype, overlap_ok, instrs) -> _Plan:
@@ -279,6 +287,7 @@ def _plan(ctx, api, kind, dsts, srcs, E, R, lanes, N, cost_dtype, overlap_ok, in
     p.reads = [v.footprint for v in views[nd:]]
     p.writes = [v.footprint for v in views[:nd]]
     p.args = {"repeats": R, "mask": "counter" if N is not None else f"{ctx.mask_high:#x}:{ctx.mask_low:#x}"}
+    p.simple = flat and nd == 1 and len(views) > 1
     return p
 
 
@@ -300,6 +309,11 @@ def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap
 
 def _run(ctx, api, p: _Plan, compute, dsts) -> None:
     views, actives, nd, layout = p.views, p.actives, p.nd, p.layout
+    if p.simple:                     # dense operands, every lane active, one destination: the common call
+        p.views[0].write(compute(*[v.read(api) for v in views[1:]]))
+        ctx.place("PIPE_V", api, p.cycles, reads=p.reads, writes=p.writes, nbytes=p.nbytes, elements=p.n,
+                  args=p.args)
+        return
     vals = [_read(views[j], actives[j], api).reshape(layout) for j in range(nd, len(views))]
     out = compute(*vals)             # numpy float warnings are off while a core runs (context.push)
     if nd == 1:
@@ -328,10 +342,10 @@ def call_key(ctx, api: str, tensors, args, is_set_mask: bool):
     for t in tensors:
         if type(t) is not LocalTensor:
             return None
-        parts.append((t.addr, t.size, t.dtype.name, t.position))
+        parts.append(t.key)
     for a in args:
         if isinstance(a, (BinaryRepeatParams, UnaryRepeatParams)):
-            parts.append(tuple(getattr(a, f) for f in a.__slots__))
+            parts.append(a.key())
         elif isinstance(a, list):
             parts.append(tuple(a))
         elif isinstance(a, float):

@@ -142,11 +142,12 @@ class GlobalTensor:
 class LocalTensor:
     """A typed window on UB: start byte ``addr``, ``size`` elements, a TPosition."""
 
-    __slots__ = ("ctx", "addr", "dtype", "size", "position", "buffer")
+    __slots__ = ("ctx", "addr", "dtype", "size", "position", "buffer", "key")
 
     def __init__(self, ctx, addr: int, dtype, size: int, position: TPosition, buffer=None):
         self.ctx, self.addr, self.dtype, self.size = ctx, int(addr), as_dtype(dtype), int(size)
         self.position, self.buffer = position, buffer
+        self.key = (self.addr, self.size, self.dtype.name, position)    # what the call cache compares
 
     def GetSize(self) -> int:
         return self.size
