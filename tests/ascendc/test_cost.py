@@ -72,3 +72,14 @@ def test_pipes_are_engines_and_flags_cost_one_cycle():
     assert ev["SetFlag"].engine == "PIPE_MTE2" and ev["WaitFlag"].engine == "PIPE_V"
     assert ev["SetFlag"].cycles == 1 and ev["WaitFlag"].start_ns >= ev["SetFlag"].end_ns
     assert ev["Adds"].start_ns == pytest.approx(ev["WaitFlag"].end_ns)
+
+
+def test_two_sources_sharing_bank_groups_add_up(core):
+    a = core.t(asc.half, 4096, 0).load(np.zeros(4096))
+    b = core.t(asc.half, 4096, 8192 + 64).load(np.zeros(4096))     # other groups than a's
+    d = core.t(asc.half, 1024, 32768)
+    p_contig = asc.BinaryRepeatParams(1, 1, 1, 8, 8, 8)
+    asc.Add(d, a, b, 128, 4, p_contig)                              # msKPP's s = 2 stays the floor
+    asc.Add(d, a, a[0], 128, 4, asc.BinaryRepeatParams(1, 16, 16, 8, 8, 8))   # 16 blocks in one group
+    ev = [e for e in core.context.timeline.trace.events if e.name == "Add"]
+    assert [e.cycles for e in ev] == [9, 65]

@@ -281,7 +281,8 @@ def _plan(ctx, api, kind, dsts, srcs, E, R, lanes, N, cost_dtype, overlap_ok, in
     p.ordered = [not flat and R > 1 and op.rep * 32 < (op.nblk - 1) * op.blk * 32 + op.bpb * op.s for op in dsts]
     bf = 1
     if not flat:
-        bf = cost.bank_factor([[op.t.addr + k * op.blk * 32 for k in range(op.nblk)] for op in ops])
+        bf = cost.bank_factor([op.t.addr + k * op.blk * 32 for op in srcs for k in range(op.nblk)],
+                              [op.t.addr + k * op.blk * 32 for op in dsts for k in range(op.nblk)])
     p.cycles = sum(cost.vector_cycles(kind, r, cost_dtype, bf) for r in instrs)
     p.nbytes = n * sum(op.s for op in ops)
     p.reads = [v.footprint for v in views[nd:]]
