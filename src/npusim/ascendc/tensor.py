@@ -147,7 +147,7 @@ class LocalTensor:
     def __init__(self, ctx, addr: int, dtype, size: int, position: TPosition, buffer=None):
         self.ctx, self.addr, self.dtype, self.size = ctx, int(addr), as_dtype(dtype), int(size)
         self.position, self.buffer = position, buffer
-        self.key = (self.addr, self.size, self.dtype.name, position)    # what the call cache compares
+        self.key = (self.addr, self.size, self.dtype.name, int(position))   # what the call cache compares
 
     def GetSize(self) -> int:
         return self.size
