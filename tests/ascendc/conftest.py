@@ -19,17 +19,3 @@ def core():
             def t(dtype, n, off):
                 return buf.GetWithOffset(dtype, n, off)
         yield Core
-
-
-def soc_core(soc):
-    """Context manager: (ctx, make_tensor) on a given SoC."""
-    import contextlib
-
-    @contextlib.contextmanager
-    def cm():
-        with asc.core_context(soc) as ctx:
-            pipe = asc.TPipe()
-            buf = asc.TBuf(asc.TPosition.VECCALC)
-            pipe.InitBuffer(buf, 64 * 1024)
-            yield ctx, (lambda dtype, n, off: buf.GetWithOffset(dtype, n, off))
-    return cm()

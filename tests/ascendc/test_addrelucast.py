@@ -304,3 +304,62 @@ def test_partial_overlap_raises(core):
     d = core.t(asc.int8_t, 256, 64)
     with pytest.raises(ConstraintError, match="overlap"):
         asc.AddReluCast(d, s0, s0, 128, 1, asc.BinaryRepeatParams(1, 1, 1, 4, 8, 8))
+
+
+def test_repeated_calls_replay_the_same_semantics(core):
+    """The call cache: a second identical call gives the same result and the same side effects; a changed
+    mask register (isSetMask=False) is a different call."""
+    ctx = core.context
+    s0 = core.t(asc.half, 128, 0).load(np.full(128, 3))
+    d = core.t(asc.int8_t, 128, 512).load(np.zeros(128))
+    p = asc.BinaryRepeatParams(1, 1, 1, 4, 8, 8)
+    for _ in range(2):
+        asc.SetVectorMask(asc.half, 0, 0b1)
+        asc.AddReluCast(d, s0, s0, 100)
+        assert (ctx.mask_high, ctx.mask_low, ctx.counter_mode) == (2 ** 64 - 1, 2 ** 64 - 1, False)
+    assert (d.numpy()[:100] == 6).all() and (d.numpy()[100:] == 0).all()
+    d.load(np.zeros(128))
+    for lo, want in ((0b1, [6, 0, 0]), (0b110, [0, 6, 6])):
+        d.load(np.zeros(128))
+        asc.SetVectorMask(asc.half, 0, lo)
+        asc.AddReluCast(d, s0, s0, asc.MASK_PLACEHOLDER, 1, p, isSetMask=False)
+        assert d.numpy()[:3].tolist() == want
+    with pytest.raises(ConstraintError, match="align"):
+        asc.AddReluCast(d, s0[1], s0[1], 64)
+    with pytest.raises(ConstraintError, match="align"):
+        asc.AddReluCast(d, s0[1], s0[1], 64)
+
+
+@pytest.mark.parametrize("src", [np.float16, np.float32])
+@pytest.mark.parametrize("dst", ["int8", "uint8", "int16"])
+def test_relu_to_int_equals_core_cast(src, dst):
+    from npusim.ascendc.vector_binary import relu_to_int
+    from npusim.core.dtypes import DTYPES, cast
+    special = [0.5, 1.5, 2.5, -0.5, 0.0, -0.0, 126.5, 127.5, 128.5, 254.5, 255.5, 300.0, 32766.5, 32767.5,
+               1e9, -1e9, np.inf, -np.inf, np.nan, -np.nan, 1e-8, 65504.0]
+    rng = np.random.default_rng(5)
+    x = np.concatenate([special, rng.standard_normal(2000) * 200, np.round(rng.standard_normal(500) * 100) + 0.5])
+    y = x.astype(src).astype(np.float32)
+    d = DTYPES[dst]
+    want = cast(np.maximum(y, np.float32(0)), d, saturate=True)
+    np.testing.assert_array_equal(relu_to_int(y, d), want)
+
+
+@given(st.integers(0, 2 ** 32 - 1), st.sampled_from(["inf", "saturate"]))
+@settings(max_examples=20, deadline=None)
+def test_float_to_half_matches_float64_reference(seed, mode):
+    rng = np.random.default_rng(seed)
+    a = (rng.standard_normal(256) * rng.choice([1.0, 1e3, 1e5], 256)).astype(np.float32)
+    b = (rng.standard_normal(256) * 1e4).astype(np.float32)
+    s = (a.astype(np.float64) + b.astype(np.float64)).astype(np.float32).astype(np.float64)   # fp32 add
+    s = np.maximum(s, 0)
+    want = s.astype(np.float16)                                    # RNE; overflow -> inf
+    if mode == "saturate":
+        want = np.where(np.isinf(want), np.float16(65504), want).astype(np.float16)
+    with npusim.configure(float_overflow=mode), asc.core_context():
+        pipe = asc.TPipe(); buf = asc.TBuf(); pipe.InitBuffer(buf, 4096)
+        s0 = buf.GetWithOffset(asc.float, 256, 0).load(a)
+        s1 = buf.GetWithOffset(asc.float, 256, 1024).load(b)
+        d = buf.GetWithOffset(asc.half, 256, 2048)
+        asc.AddReluCast(d, s0, s1, 256)
+        np.testing.assert_array_equal(d.numpy(), want)

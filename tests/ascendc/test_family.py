@@ -16,13 +16,6 @@ def data(dtype, n=256, scale=50.0, positive=False):
     return RNG.integers(info.min, info.max + 1, n)
 
 
-def ulps(got, want):
-    got = got.astype(np.float64)
-    want64 = want.astype(np.float64)
-    spacing = np.abs(np.spacing(want.astype(got.dtype if False else want.dtype))).astype(np.float64)
-    return np.max(np.abs(got - want64) / np.maximum(spacing, 1e-300))
-
-
 BINARY = [
     ("Add", np.add), ("Sub", np.subtract), ("Mul", np.multiply), ("Div", np.divide),
     ("Max", np.maximum), ("Min", np.minimum),
@@ -245,6 +238,7 @@ def test_compare_bits_and_select(core, mode, ref):
     asc.Compare(m, s0, s1, getattr(asc.CMPMODE, mode), 256)
     bits = ref(a, b)
     assert (np.unpackbits(m.numpy(), bitorder="little").astype(bool) == bits).all()
+    asc.PipeBarrier(asc.PIPE_V)                     # Select reads Compare's output
     d = core.t(asc.half, 256, 4096)
     asc.Select(d, m, s0, s1, asc.SELMODE.VSEL_TENSOR_TENSOR_MODE, 256)
     np.testing.assert_array_equal(d.numpy(), np.where(bits, a, b))
@@ -291,3 +285,52 @@ def test_mul_cast_and_add_deq_relu(core):
     asc.SetDeqScale(0.5)
     asc.AddDeqRelu(h, i0, i1, 64)
     assert h.numpy()[:4].tolist() == [7.5, 0.0, 1000.0, 1.5]
+
+
+def test_sub_relu_cast_float_to_half(core):
+    a = np.array([1.0, 5.0, 70000.0, -3.0] * 16, np.float32)
+    b = np.array([3.0, 2.25, -1.0, -4.0] * 16, np.float32)
+    s0, s1 = core.t(asc.float, 64, 0).load(a), core.t(asc.float, 64, 256).load(b)
+    d = core.t(asc.half, 64, 512)
+    asc.SubReluCast(d, s0, s1, 64, 1, asc.BinaryRepeatParams(1, 1, 1, 4, 8, 8))
+    assert d.numpy()[:4].tolist() == [0.0, 2.75, np.inf, 1.0]
+
+
+def test_info_lists_every_soc():
+    info = asc.info()
+    assert set(info) == {"Ascend910B1", "Ascend910B4", "Ascend910_9391", "Ascend310P3", "Ascend910A", "Ascend310B1"}
+    assert info["Ascend910B1"]["UB bytes"] == 192 * 1024 and info["Ascend310P3"]["UB bytes"] == 256 * 1024
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 64), st.integers(0, 6),
+       st.tuples(st.integers(1, 4), st.integers(0, 4), st.integers(0, 20), st.integers(0, 20)))
+@settings(max_examples=30, deadline=None)
+def test_unary_level0_geometry_matches_per_element_reference(seed, mask, repeat, p):
+    """Muls (float, E = 64, 8 elements per block) against a per-element loop over the addressing formula."""
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(2048) * 10).astype(np.float32)
+    old = (rng.standard_normal(2048) * 10).astype(np.float32)
+    want = old.copy()
+    for r in range(repeat):
+        for i in range(mask):
+            src = r * p[3] * 8 + (i // 8) * p[1] * 8 + i % 8
+            dst = r * p[2] * 8 + (i // 8) * p[0] * 8 + i % 8
+            want[dst] = np.float32(x[src] * np.float32(1.5))
+    with asc.core_context():
+        pipe = asc.TPipe(); buf = asc.TBuf(); pipe.InitBuffer(buf, 16384)
+        s = buf.GetWithOffset(asc.float, 2048, 0).load(x)
+        d = buf.GetWithOffset(asc.float, 2048, 8192).load(old)
+        asc.Muls(d, s, 1.5, mask, repeat, asc.UnaryRepeatParams(*p))
+        np.testing.assert_array_equal(d.numpy(), want)
+
+
+def test_muls_by_negative_zero_is_not_confused_with_zero(core):
+    s = core.t(asc.float, 64, 0).load(np.ones(64))
+    d = core.t(asc.float, 64, 256)
+    asc.Muls(d, s, 0.0, 64)
+    assert not np.signbit(d.numpy()[0])
+    asc.Muls(d, s, -0.0, 64)
+    assert np.signbit(d.numpy()[0])

@@ -215,3 +215,92 @@ def test_uninitialized_read_warns_only_for_active_lanes(core):
         warnings.simplefilter("error")
         asc.Adds(d, s, 1.0, 8, 1, asc.UnaryRepeatParams())     # only the 8 written lanes are read
     assert (d.numpy()[:8] == 2).all()
+
+
+def test_pipe_v_read_after_write_needs_pipe_barrier():
+    def body(barrier):
+        pipe = asc.TPipe(); b = asc.TBuf(); pipe.InitBuffer(b, 2048)
+        x = b.GetWithOffset(asc.float, 64, 0).load(np.ones(64))
+        y = b.GetWithOffset(asc.float, 64, 256)
+        asc.Adds(y, x, 1.0, 64)
+        if barrier:
+            asc.PipeBarrier(asc.PIPE_V)
+        asc.Exp(y, y, 64)
+        return y
+    with asc.core_context():
+        with pytest.raises(RaceError, match="PipeBarrier<PIPE_V>"):
+            body(False)
+    with asc.core_context():
+        assert body(True).numpy()[0] == np.float32(np.exp(2.0))
+    with asc.core_context(check_pipe_v=False):
+        body(False)
+
+
+def test_set_flag_twice_without_wait_is_an_error():
+    with asc.core_context():
+        asc.SetFlag(asc.HardEvent.V_S, 2)
+        with pytest.raises(ConstraintError, match="set again"):
+            asc.SetFlag(asc.HardEvent.V_S, 2)
+        asc.WaitFlag(asc.HardEvent.V_S, 2)
+        asc.SetFlag(asc.HardEvent.V_S, 2)          # fine once consumed
+
+
+def test_strict_mode_uninitialized_ub_read_raises():
+    import npusim
+    from npusim.core.errors import UninitializedReadError
+    with npusim.configure(strict=True), asc.core_context():
+        pipe = asc.TPipe(); b = asc.TBuf(); pipe.InitBuffer(b, 1024)
+        x = b.GetWithOffset(asc.float, 64, 0)
+        with pytest.raises(UninitializedReadError, match="Adds"):
+            asc.Adds(b.GetWithOffset(asc.float, 64, 256), x, 1.0, 64)
+
+
+def test_chrome_trace_has_pipe_threads(tmp_path):
+    import json
+
+    def k(x):
+        g = asc.GlobalTensor(asc.half); g.SetGlobalBuffer(x, 128)
+        pipe = asc.TPipe(); q = asc.TQue(asc.TPosition.VECIN, 1); pipe.InitBuffer(q, 1, 256)
+        t = q.AllocTensor(asc.half); asc.DataCopy(t, g, 128); q.EnQue(t)
+        t = q.DeQue(asc.half); asc.Adds(t, t, 1.0, 128); q.FreeTensor(t)
+    res = asc.launch(k, 1, np.zeros(128, np.float16))
+    path = tmp_path / "t.json"
+    res.trace.to_chrome(str(path))
+    data = json.loads(path.read_text())
+    events = data["traceEvents"] if isinstance(data, dict) else data
+    threads = {e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    assert {"PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3"} <= threads
+    names = {e["name"] for e in events if e.get("ph") == "X"}
+    assert {"DataCopy", "Adds", "EnQue", "DeQue"} <= names
+
+
+def _block_copy_kernel(x, z, overlap):
+    i = asc.GetBlockIdx()
+    xg = asc.GlobalTensor(asc.half); xg.SetGlobalBuffer(x.cast(asc.half) + 128 * i, 128)
+    start = 64 * i if overlap else 128 * i
+    zg = asc.GlobalTensor(asc.half); zg.SetGlobalBuffer(z.cast(asc.half) + start, 128)
+    pipe = asc.TPipe(); q = asc.TQue(asc.TPosition.VECOUT, 1); pipe.InitBuffer(q, 1, 256)
+    t = q.AllocTensor(asc.half)
+    asc.Duplicate(t, float(i), 128)
+    q.EnQue(t); t = q.DeQue(asc.half)
+    asc.DataCopy(zg, t, 128)
+    q.FreeTensor(t)
+
+
+def test_blocks_writing_the_same_gm_bytes_is_a_race():
+    x = np.zeros(4 * 128, np.float16)
+    z = np.zeros(4 * 128, np.float16)
+    asc.launch(_block_copy_kernel, 4, x, z, False)
+    np.testing.assert_array_equal(z, np.repeat(np.arange(4), 128).astype(np.float16))
+    with pytest.raises(RaceError, match="multi-core overlap"):
+        asc.launch(_block_copy_kernel, 4, x, z, True)
+    asc.launch(_block_copy_kernel, 4, x, z, True, check_cores=False)
+
+
+def test_set_value_follows_cpp_scalar_conversion(core):
+    t = core.t(asc.int8_t, 32, 0)
+    t.SetValue(0, 2.7); t.SetValue(1, -2.7); t.SetValue(2, 300)
+    h = core.t(asc.half, 16, 32)
+    h.SetValue(0, 1 + 2 ** -11)                 # a tie between 1 and 1 + 2^-10: to even
+    assert [int(t.GetValue(i)) for i in range(3)] == [2, -2, 44]
+    assert h.GetValue(0) == np.float16(1.0)

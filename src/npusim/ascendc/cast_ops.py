@@ -14,7 +14,7 @@ from ..core.errors import ConstraintError, UnsupportedError
 from . import dtypes as T
 from .context import current
 from .dtypes import asc_name
-from .repeat import Operand
+from .repeat import Operand, cached_call, call_key
 from .rules import check_vector_tensor
 from .vector_unary import _dispatch
 
@@ -75,6 +75,11 @@ def _compute(ctx, s, d, mode: RoundMode):
 
 def Cast(dst, src, round_mode: RoundMode, *args, isSetMask: bool = True) -> None:
     """``Cast(dst, src, roundMode, count)`` | ``Cast(dst, src, roundMode, mask, repeatTime, UnaryRepeatParams)``."""
+    cached_call(call_key(current(), "Cast", (dst, src), (round_mode, *args), isSetMask), _cast, dst, src,
+                round_mode, args, isSetMask)
+
+
+def _cast(dst, src, round_mode, args, isSetMask) -> None:
     api = "Cast"
     ctx = current()
     check_vector_tensor(api, "dstLocal", dst)

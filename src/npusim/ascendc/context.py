@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 
-from ..core.errors import NpuSimError
+import numpy as np
+
+from ..core.errors import NpuSimError, RaceError
 from ..core.memory import Memory
 from ..core.timeline import Timeline
 from ..core.trace import Trace
+from ..core.view import TensorView
 from .soc import SocSpec
 
 PIPES = ("PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3")
@@ -19,7 +22,8 @@ FULL64 = (1 << 64) - 1
 
 class CoreContext:
     def __init__(self, soc: SocSpec, block_idx: int, block_num: int, gm: Memory, trace: Trace,
-                 active_cores: int = 1, core_name: str | None = None, float_overflow: str = "inf"):
+                 active_cores: int = 1, core_name: str | None = None, float_overflow: str = "inf",
+                 check_pipe_v: bool = True):
         self.soc = soc
         self.block_idx = block_idx
         self.block_num = block_num
@@ -40,9 +44,95 @@ class CoreContext:
         self.flags: dict = defaultdict(deque)
         self.ub_used = 0          # TPipe allocation pointer (bytes)
         self.pipes = []
+        self._views: dict = {}
+        # PIPE_V issues in order but its instructions may overlap: a vector instruction that reads or
+        # rewrites what a recent one wrote needs PipeBarrier<PIPE_V> (ascendc.md §4.4). Recent writes since
+        # the last barrier are kept here (the last few: older ones have drained).
+        self.check_pipe_v = check_pipe_v
+        self.v_writes: list = []
+        self.v_span = (1 << 62, -1)
+        self.plans: dict = {}
+        self.computes: dict = {}
+        self.fast: dict = {}        # whole calls by argument key (repeat.cached_call)
+        self.fast_pending = None
+        self.gm_accesses: list = []  # (view, is_write, api) of this block, for launch's cross-core check  # compute closures by (api, src, dst, overflow mode, deq scale)     # level-0 instruction plans by geometry (repeat._plan)
+
+    def view(self, addr: int, shape: tuple, strides, dtype, api: str, memory: Memory | None = None) -> TensorView:
+        """A UB TensorView, cached by geometry: kernels issue the same operand shapes over and over, and a
+        view's bounds check and numpy array are then paid once."""
+        mem = self.ub if memory is None else memory
+        key = (mem.id, addr, shape, strides, dtype.name)
+        v = self._views.get(key)
+        if v is None:
+            if len(self._views) > 4096:
+                self._views.clear()
+            v = self._views[key] = _CachedView(mem, addr, shape, strides, dtype, api=api)
+        return v
+
+    def drain_v(self) -> None:
+        """Every earlier vector instruction has completed (PipeBarrier<PIPE_V>, a V-side SetFlag, V_V)."""
+        self.v_writes.clear()
+        self.v_span = (1 << 62, -1)
 
     def place(self, pipe: str, name: str, cycles: float, reads=(), writes=(), **kw):
+        if pipe == "PIPE_V" and self.check_pipe_v and (reads or writes):
+            self._check_pipe_v(name, reads, writes)
         return self.timeline.place(pipe, name, cycles, reads=reads, writes=writes, order="sync", **kw)
+
+
+V_WINDOW = 4       # vector instructions that may still be in flight when the next one issues (assumption)
+
+
+def _pipe_v_check(self, name, reads, writes):
+    """Read-after-write inside PIPE_V with no barrier: a RaceError (write-after-write in one in-order unit
+    is left alone). ``v_span`` bounds every remembered write, so the usual call is rejected in one test."""
+    if self.v_writes:
+        lo, hi = self.v_span
+        for fp in reads:
+            if fp.lo < hi and lo < fp.hi:
+                for prev_name, prev_fps in self.v_writes:
+                    for w in prev_fps:
+                        if fp.lo < w.hi and w.lo < fp.hi and fp.memory is w.memory and fp.overlaps_exactly(w):
+                            raise RaceError(
+                                f"race (read-after-write) on {fp.describe()} inside PIPE_V: {name} reads what "
+                                f"{prev_name} wrote with no PipeBarrier<PIPE_V>() between them (vector "
+                                f"instructions may overlap in the pipe)")
+    if writes:
+        self.v_writes.append((name, writes))
+        if len(self.v_writes) > V_WINDOW:
+            del self.v_writes[0]
+        lo, hi = self.v_span                     # a superset since the last drain: cheap and safe
+        for w in writes:
+            lo, hi = min(lo, w.lo), max(hi, w.hi)
+        self.v_span = (lo, hi)
+
+
+CoreContext._check_pipe_v = _pipe_v_check
+
+
+class _CachedView(TensorView):
+    """A TensorView that keeps its init-map view too (it is rebuilt on every read/write otherwise), and
+    answers "is every byte written?" for a dense view with one count_nonzero over its init bytes (a
+    reduction like ``min`` costs several times more on small operands)."""
+    __slots__ = ("_iv", "_dense")
+
+    def uninitialized_mask(self):
+        try:
+            dense = self._dense
+        except AttributeError:
+            dense = self._dense = self.is_contiguous()
+        if dense:
+            n = self.nbytes
+            if np.count_nonzero(self.memory.init[self.offset:self.offset + n]) == n:
+                return None
+        return TensorView.uninitialized_mask(self)
+
+    def _init_view(self):
+        try:
+            return self._iv
+        except AttributeError:
+            self._iv = TensorView._init_view(self)
+            return self._iv
 
 
 _stack: list[CoreContext] = []
@@ -55,9 +145,17 @@ def current() -> CoreContext:
     return _stack[-1]
 
 
+_saved_err: list = []
+
+
 def push(ctx: CoreContext) -> None:
+    """Make ``ctx`` the running core. The vector unit raises no floating-point exceptions (overflow gives
+    inf or saturates, 0/0 gives NaN), so numpy's warnings are silenced while a core runs (once here, not
+    per instruction) and restored by ``pop``."""
+    _saved_err.append(np.seterr(all="ignore"))
     _stack.append(ctx)
 
 
 def pop() -> None:
     _stack.pop()
+    np.seterr(**_saved_err.pop())

@@ -53,12 +53,13 @@ def vector_cycles(kind: str, repeats: int, dtype_name: str = "", bank_factor: in
     return _fit(L, max(s, bank_factor), r)
 
 
-def bank_factor(block_addrs) -> int:
-    """Cycles per repeat forced by bank groups: the vector unit reads (or writes) one 32 B row per bank
-    group per cycle on 2201, ``bank_group = (addr // 32) % 16`` (ascendc.md §7). ``block_addrs`` are the
-    first repeat's block start addresses of each operand (one list per operand)."""
+def bank_factor(read_addrs, write_addrs) -> int:
+    """Cycles per repeat forced by bank groups: per cycle the vector unit reads (or writes) one 32 B row
+    per bank group on 2201, ``bank_group = (addr // 32) % 16`` (ascendc.md §7), so a repeat needs as many
+    cycles as the busiest group has source blocks (all sources together) or destination blocks.
+    ``read_addrs`` / ``write_addrs``: the first repeat's block start addresses."""
     worst = 1
-    for addrs in block_addrs:
+    for addrs in (read_addrs, write_addrs):
         groups: dict[int, int] = {}
         for a in addrs:
             g = (a // 32) % 16

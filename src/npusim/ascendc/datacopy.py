@@ -7,11 +7,14 @@ DataCopyPad is the API for other lengths), both raised as ConstraintError.
 from __future__ import annotations
 
 from ..core.errors import ConstraintError
-from ..core.view import TensorView
+from ..core.dtypes import DTYPES
 from . import cost
 from .context import current
 from .rules import VECTOR_POSITIONS
 from .tensor import GlobalTensor, LocalTensor
+
+
+_U8 = DTYPES["uint8"]
 
 
 class DataCopyParams:
@@ -76,9 +79,13 @@ def DataCopy(dst, src, arg) -> None:
         if need > size:
             raise ConstraintError(api, name, f"the copy ({need} bytes) lies inside the {name} tensor "
                                   f"({size} bytes)", need)
-    sv = TensorView(smem, soff, shape, (sst, 1), "uint8", api=api)
-    dv = TensorView(dmem, doff, shape, (dst_st, 1), "uint8", api=api)
+    sv = ctx.view(soff, shape, (sst, 1), _U8, api, smem)
+    dv = ctx.view(doff, shape, (dst_st, 1), _U8, api, dmem)
     dv.write(sv.read(api))
+    if isinstance(src, GlobalTensor):
+        ctx.gm_accesses.append((sv, False, api))
+    elif isinstance(dst, GlobalTensor):
+        ctx.gm_accesses.append((dv, True, api))
     if isinstance(src, GlobalTensor):
         pipe, cycles = "PIPE_MTE2", cost.copy_cycles("in", nbytes, _chip_bpc(ctx), ctx.active_cores)
     elif isinstance(dst, GlobalTensor):

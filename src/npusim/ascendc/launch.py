@@ -12,10 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.errors import ConstraintError
+from ..core.errors import ConstraintError, RaceError
 from ..core.memory import Memory
 from ..core.options import options
 from ..core.trace import Trace
+from ..core.view import views_overlap
 from . import context
 from .context import CoreContext, current
 from .soc import SocSpec, get_soc
@@ -40,7 +41,12 @@ class LaunchResult:
         return self.end_ns / 1e3
 
 
-def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trace: Trace | None = None) -> LaunchResult:
+def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trace: Trace | None = None,
+           check_pipe_v: bool = True, check_cores: bool = True) -> LaunchResult:
+    """Run ``kernel(*args)`` as ``block_num`` SPMD blocks. ``check_pipe_v=False`` stops reporting a PIPE_V
+    read-after-write without PipeBarrier<PIPE_V> (for code that relies on the compiler's auto-sync);
+    ``check_cores=False`` stops the cross-core GM overlap check (msSanitizer memcheck's "multi-core
+    overlap": two blocks touch the same GM bytes, one writing, with no cross-core synchronisation)."""
     spec = get_soc(soc)
     block_num = int(block_num)
     if not 1 <= block_num <= 65535:
@@ -64,10 +70,11 @@ def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trac
     cores = min(block_num, spec.aiv)
     core_free = [0.0] * cores
     end = 0.0
+    accesses = []
     for b in range(block_num):
         p = b % cores
         ctx = CoreContext(spec, b, block_num, gm, trace, active_cores=cores, core_name=f"aiv{p}",
-                          float_overflow=options().float_overflow)
+                          float_overflow=options().float_overflow, check_pipe_v=check_pipe_v)
         for e in ctx.timeline.engines.values():
             e.free_ns = core_free[p]
         context.push(ctx)
@@ -77,6 +84,10 @@ def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trac
             context.pop()
         core_free[p] = ctx.timeline.now_ns
         end = max(end, core_free[p])
+        if check_cores and options().check_races and block_num > 1:
+            accesses.extend((v.footprint.lo, v.footprint.hi, b, w, v, api) for v, w, api in ctx.gm_accesses)
+    if accesses:
+        _check_cross_core(accesses)
     for a, off in zip(args, offsets):
         if off is not None and a.nbytes:
             flat = a.reshape(-1) if a.flags.c_contiguous else None
@@ -88,13 +99,30 @@ def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trac
     return LaunchResult(trace, spec, block_num, end)
 
 
+def _check_cross_core(accesses) -> None:
+    """Sweep the blocks' GM accesses in address order; a write that meets another block's access is a race."""
+    accesses.sort(key=lambda a: a[0])
+    active: list = []
+    for acc in accesses:
+        lo, hi, b, w, v, api = acc
+        active = [a for a in active if a[1] > lo]
+        for a in active:
+            if a[2] != b and (w or a[3]) and views_overlap(v, a[4]):
+                kind = "write-write" if w and a[3] else "read-write"
+                raise RaceError(f"multi-core overlap ({kind}) on GM [{max(lo, a[0]):#x}, {min(hi, a[1]):#x}): "
+                                f"{a[5]} of block {a[2]} and {api} of block {b} touch the same bytes and nothing "
+                                f"synchronises the cores")
+        active.append(acc)
+
+
 @contextlib.contextmanager
-def core_context(soc: str | SocSpec | None = None, gm_bytes: int = 1 << 20, trace: Trace | None = None):
+def core_context(soc: str | SocSpec | None = None, gm_bytes: int = 1 << 20, trace: Trace | None = None,
+                 check_pipe_v: bool = True):
     """Run Ascend C calls outside a kernel, on one fresh vector core (interactive use, tests):
     ``with asc.core_context("Ascend910B1") as ctx: ...``. Yields the CoreContext."""
     spec = get_soc(soc)
     ctx = CoreContext(spec, 0, 1, Memory("GM", gm_bytes), trace if trace is not None else Trace(),
-                      core_name="aiv0", float_overflow=options().float_overflow)
+                      core_name="aiv0", float_overflow=options().float_overflow, check_pipe_v=check_pipe_v)
     context.push(ctx)
     try:
         yield ctx

@@ -80,6 +80,8 @@ class TQueBind:
         producer, consumer = self._pipes()
         token = None
         if producer != consumer:
+            if producer == "PIPE_V":
+                ctx.drain_v()                            # the SetFlag drains PIPE_V
             ctx.place(producer, "EnQue", cost.FLAG_CYCLES)      # SetFlag<producer_consumer>
             token = ctx.timeline.signal(producer)
         b.state = "queued"
@@ -105,6 +107,8 @@ class TQueBind:
             raise ConstraintError("FreeTensor", "tensor", "an allocated (dequeued) tensor", b.state)
         producer, consumer = self._pipes()
         if producer != consumer:
+            if consumer == "PIPE_V":
+                ctx.drain_v()
             ctx.place(consumer, "FreeTensor", cost.FLAG_CYCLES)  # SetFlag<consumer_producer>
             b.free_token = ctx.timeline.signal(consumer)
         b.state = "free"

@@ -8,6 +8,7 @@ a handful of whole-array numpy calls. Masked-off lanes are never written.
 """
 from __future__ import annotations
 
+import enum
 import functools
 import warnings
 
@@ -19,7 +20,8 @@ from ..core.view import TensorView, views_overlap
 from . import cost
 from .context import FULL64, current
 from .mask import active_lanes, continuous_bits
-from .rules import UINT32_MAX, UINT64_MAX, check_repeat, check_u8, check_u16, check_vector_tensor
+from .tensor import LocalTensor
+from .rules import UINT32_MAX, UINT64_MAX, check_repeat, check_u8, check_u16
 
 
 class BinaryRepeatParams:
@@ -36,6 +38,10 @@ class BinaryRepeatParams:
         self.src0RepStride = check_u8(api, "src0RepStride", src0RepStride)
         self.src1RepStride = check_u8(api, "src1RepStride", src1RepStride)
 
+    def key(self) -> tuple:
+        return (self.dstBlkStride, self.src0BlkStride, self.src1BlkStride, self.dstRepStride, self.src0RepStride,
+                self.src1RepStride)
+
 
 class UnaryRepeatParams:
     __slots__ = ("dstBlkStride", "srcBlkStride", "dstRepStride", "srcRepStride")
@@ -46,6 +52,9 @@ class UnaryRepeatParams:
         self.srcBlkStride = check_u16(api, "srcBlkStride", srcBlkStride)
         self.dstRepStride = check_u8(api, "dstRepStride", dstRepStride)
         self.srcRepStride = check_u8(api, "srcRepStride", srcRepStride)
+
+    def key(self) -> tuple:
+        return (self.dstBlkStride, self.srcBlkStride, self.dstRepStride, self.srcRepStride)
 
 
 class Operand:
@@ -163,10 +172,9 @@ def resolve_mask(api: str, ctx, mask, is_set_mask: bool, E: int, width_bytes: in
 
 def level0(api: str, kind: str, dsts, srcs, compute, E: int, mask, repeat_time, is_set_mask: bool,
            cost_dtype: str, overlap_ok=None) -> None:
-    """A level-0 call (mask + repeatTime + repeat params) in Normal or Counter mode."""
+    """A level-0 call (mask + repeatTime + repeat params) in Normal or Counter mode. The caller has checked
+    each operand with rules.check_vector_tensor (position, 32-byte alignment)."""
     ctx = current()
-    for op in (*dsts, *srcs):
-        check_vector_tensor(api, op.name, op.t)
     for op in dsts:
         if op.blk == 0:
             raise ConstraintError(api, op.name.replace("Local", "") + "BlkStride",
@@ -185,11 +193,11 @@ def level0(api: str, kind: str, dsts, srcs, compute, E: int, mask, repeat_time, 
 
 
 def count_form(api: str, kind: str, dsts, srcs, compute, E: int, count, cost_dtype: str, overlap_ok=None) -> None:
-    """The "first count elements" call: counter mode with contiguous strides, then mask full, Normal mode."""
+    """The "first count elements" call: counter mode with contiguous strides, then mask full, Normal mode.
+    The caller has checked each operand with rules.check_vector_tensor."""
     ctx = current()
     for op in (*dsts, *srcs):
-        check_vector_tensor(api, op.name, op.t)
-        op.blk, op.rep = 1, 0                      # rep set below from the operand's width
+        op.blk = 1                                 # rep set below from the operand's width
     N = int(count)
     if N < 0:
         raise ConstraintError(api, "count", "count >= 0", count)
@@ -217,8 +225,14 @@ def count_form(api: str, kind: str, dsts, srcs, compute, E: int, count, cost_dty
         ctx.mask_high = ctx.mask_low = FULL64
 
 
-def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap_ok, instrs) -> None:
-    ctx = current()
+class _Plan:
+    """Everything about one instruction except the data: views, active lanes, cost. Cached per core by
+    geometry, so a kernel's loop pays validation and bookkeeping once per distinct call shape."""
+    __slots__ = ("views", "actives", "layout", "nd", "ordered", "cycles", "n", "nbytes", "reads", "writes", "args",
+                 "simple")
+
+
+def _plan(ctx, api, kind, dsts, srcs, E, R, lanes, N, cost_dtype, overlap_ok, instrs) -> _Plan:
     ops = (*dsts, *srcs)
     for op in ops:
         op.shape_for(E)
@@ -234,15 +248,14 @@ def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap
                                   f"strides and mask ({ext} bytes) lies inside the LocalTensor "
                                   f"({op.t.size * op.s} bytes) (check instr failed)", ext)
     flat = lanes is None and all(op.contiguous() for op in ops)
-    ub = ctx.ub
     if flat:
         n = N if N is not None else R * E
-        views = [TensorView(ub, op.t.addr, (n,), None, op.t.dtype, api=api) for op in ops]
+        views = [ctx.view(op.t.addr, (n,), None, op.t.dtype, api) for op in ops]
         actives = [None] * len(ops)
         layout = (n,)
     else:
-        views = [TensorView(ub, op.t.addr, (R, op.nblk, op.bpb), (op.rep * 32, op.blk * 32, op.s), op.t.dtype,
-                            api=api) for op in ops]
+        views = [ctx.view(op.t.addr, (R, op.nblk, op.bpb), (op.rep * 32, op.blk * 32, op.s), op.t.dtype, api)
+                 for op in ops]
         act = lanes if lanes is not None else (None if N is None or N == R * E else _counter_active(R, E, N))
         actives = [None if act is None else act.reshape((-1, op.nblk, op.bpb)) for op in ops]
         layout = (R, E)
@@ -263,24 +276,103 @@ def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap
             if views_overlap(dv, sv):
                 raise ConstraintError(api, s.name, "source and destination overlap completely or not at all, "
                                       "and no repeat reads what an earlier repeat wrote", (d.name, s.name))
-    vals = [_read(views[nd + j], actives[nd + j], api).reshape(layout) for j in range(len(srcs))]
-    with np.errstate(all="ignore"):
-        out = compute(*vals)
+    p = _Plan()
+    p.views, p.actives, p.layout, p.nd, p.n = views, actives, layout, nd, n
+    p.ordered = [not flat and R > 1 and op.rep * 32 < (op.nblk - 1) * op.blk * 32 + op.bpb * op.s for op in dsts]
+    bf = 1
+    if not flat:
+        bf = cost.bank_factor([op.t.addr + k * op.blk * 32 for op in srcs for k in range(op.nblk)],
+                              [op.t.addr + k * op.blk * 32 for op in dsts for k in range(op.nblk)])
+    p.cycles = sum(cost.vector_cycles(kind, r, cost_dtype, bf) for r in instrs)
+    p.nbytes = n * sum(op.s for op in ops)
+    p.reads = [v.footprint for v in views[nd:]]
+    p.writes = [v.footprint for v in views[:nd]]
+    p.args = {"repeats": R, "mask": "counter" if N is not None else f"{ctx.mask_high:#x}:{ctx.mask_low:#x}"}
+    p.simple = flat and nd == 1 and len(views) > 1
+    return p
+
+
+def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap_ok, instrs) -> None:
+    ctx = current()
+    key = (api, E, R, N, None if lanes is None else (ctx.mask_high, ctx.mask_low), tuple(instrs),
+           tuple((op.name, op.t.addr, op.t.size, op.t.dtype.name, op.blk, op.rep) for op in dsts),
+           tuple((op.name, op.t.addr, op.t.size, op.t.dtype.name, op.blk, op.rep) for op in srcs))
+    plans = ctx.plans
+    p = plans.get(key)
+    if p is None:
+        p = _plan(ctx, api, kind, dsts, srcs, E, R, lanes, N, cost_dtype, overlap_ok, instrs)
+        if len(plans) > 4096:
+            plans.clear()
+        plans[key] = p
+    _run(ctx, api, p, compute, dsts)
+    ctx.fast_pending = (api, p, compute, dsts)
+
+
+def _run(ctx, api, p: _Plan, compute, dsts) -> None:
+    views, actives, nd, layout = p.views, p.actives, p.nd, p.layout
+    if p.simple:                     # dense operands, every lane active, one destination: the common call
+        p.views[0].write(compute(*[v.read(api) for v in views[1:]]))
+        ctx.place("PIPE_V", api, p.cycles, reads=p.reads, writes=p.writes, nbytes=p.nbytes, elements=p.n,
+                  args=p.args)
+        return
+    vals = [_read(views[j], actives[j], api).reshape(layout) for j in range(nd, len(views))]
+    out = compute(*vals)             # numpy float warnings are off while a core runs (context.push)
     if nd == 1:
         out = (out,)
     for i in range(nd):
         res = np.asarray(out[i])
-        v, op = views[i], dsts[i]
+        v = views[i]
         res = res if res.ndim == 0 else res.reshape(v.shape)
-        if not flat and R > 1 and op.rep * 32 < (op.nblk - 1) * op.blk * 32 + op.bpb * op.s:
-            _write_in_repeat_order(v, op, res, actives[i])
+        if p.ordered[i]:
+            _write_in_repeat_order(v, dsts[i], res, actives[i])
         else:
             v.write(res, where=actives[i])
-    bf = 1
-    if not flat:
-        bf = cost.bank_factor([[op.t.addr + k * op.blk * 32 for k in range(op.nblk)] for op in ops])
-    cycles = sum(cost.vector_cycles(kind, r, cost_dtype, bf) for r in instrs)
-    nbytes = n * sum(op.s for op in ops)
-    ctx.place("PIPE_V", api, cycles, reads=[v.footprint for v in views[nd:]],
-              writes=[v.footprint for v in views[:nd]], nbytes=nbytes, elements=n,
-              args={"repeats": R, "mask": "counter" if N is not None else f"{ctx.mask_high:#x}:{ctx.mask_low:#x}"})
+    ctx.place("PIPE_V", api, p.cycles, reads=p.reads, writes=p.writes, nbytes=p.nbytes, elements=p.n, args=p.args)
+
+
+# ---- the call cache: a repeated call (same tensors, mask, repeats, strides, mode) skips re-validation ----
+
+_KEYABLE = (int, float, str, tuple, enum.Enum)
+
+
+def call_key(ctx, api: str, tensors, args, is_set_mask: bool):
+    """Everything that decides a call's checks, plan and side effects, or None (then no caching)."""
+    parts = [api, is_set_mask, ctx.counter_mode, ctx.float_overflow, ctx.deq_scale]
+    if not is_set_mask or ctx.counter_mode:
+        parts.append((ctx.mask_high, ctx.mask_low))
+    for t in tensors:
+        if type(t) is not LocalTensor:
+            return None
+        parts.append(t.key)
+    for a in args:
+        if isinstance(a, (BinaryRepeatParams, UnaryRepeatParams)):
+            parts.append(a.key())
+        elif isinstance(a, list):
+            parts.append(tuple(a))
+        elif isinstance(a, float):
+            parts.append(a.hex())                      # -0.0 and 0.0 are different scalars
+        elif isinstance(a, _KEYABLE):
+            parts.append(a)
+        else:
+            return None
+    return tuple(parts)
+
+
+def cached_call(key, slow, *a) -> None:
+    """Run ``slow(*a)`` (validation + plan + run) once per key; later calls replay the plan and the mask
+    register / mode it left."""
+    ctx = current()
+    if key is not None:
+        hit = ctx.fast.get(key)
+        if hit is not None:
+            api, p, compute, dsts, state = hit
+            _run(ctx, api, p, compute, dsts)
+            ctx.mask_high, ctx.mask_low, ctx.counter_mode = state
+            return
+    ctx.fast_pending = None
+    slow(*a)
+    if key is not None and ctx.fast_pending is not None:
+        if len(ctx.fast) > 4096:
+            ctx.fast.clear()
+        ctx.fast[key] = (*ctx.fast_pending, (ctx.mask_high, ctx.mask_low, ctx.counter_mode))
+    ctx.fast_pending = None

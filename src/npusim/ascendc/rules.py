@@ -23,13 +23,14 @@ def check_vector_tensor(api: str, name: str, t) -> None:
 
 
 def check_dtypes(api: str, name: str, t, allowed, soc) -> None:
-    if t.dtype not in allowed:
+    d = t.dtype
+    if all(d is not a for a in allowed):
         raise ConstraintError(api, name, f"dtype one of {', '.join(asc_name(d) for d in allowed)} on "
                               f"{soc.name}", asc_name(t.dtype))
 
 
 def check_pair(api: str, src, dst, pairs, soc) -> None:
-    if (src, dst) not in pairs:
+    if not any(a is src and b is dst for a, b in pairs):
         if not pairs:
             raise UnsupportedError(api, f"{api} on {soc.name}", "not available on this SoC")
         ok = ", ".join(f"{asc_name(a)}->{asc_name(b)}" for a, b in sorted(pairs, key=str))

@@ -63,6 +63,12 @@ def SetFlag(event: HardEvent, event_id: int = 0) -> None:
     event, eid = _check("SetFlag", event, event_id)
     ctx = current()
     src, _ = event.value
+    if ctx.flags[(event, eid)]:
+        raise ConstraintError("SetFlag", "eventID", "each SetFlag is consumed by its WaitFlag before the same "
+                              "(event, id) is set again (setting it twice is undefined behaviour)",
+                              f"{event.name}, {eid}")
+    if src == "PIPE_V":
+        ctx.drain_v()          # SetFlag fires only once every earlier V instruction completed
     ctx.place(src, "SetFlag", cost.FLAG_CYCLES, args={"event": event.name, "id": eid})
     ctx.flags[(event, eid)].append(ctx.timeline.signal(src))
 
@@ -76,6 +82,8 @@ def WaitFlag(event: HardEvent, event_id: int = 0) -> None:
         raise ConstraintError("WaitFlag", "eventID", "a SetFlag with the same event and id precedes each "
                               "WaitFlag (the NPU hangs here)", f"{event.name}, {eid}")
     _, dst = event.value
+    if event is HardEvent.V_V:
+        ctx.drain_v()
     ctx.timeline.wait(dst, pending.popleft())
     ctx.place(dst, "WaitFlag", cost.FLAG_CYCLES, args={"event": event.name, "id": eid})
 
@@ -85,6 +93,8 @@ def PipeBarrier(pipe: pipe_t) -> None:
     ctx = current()
     if not isinstance(pipe, pipe_t):
         raise ConstraintError("PipeBarrier", "pipe", "a pipe_t (PIPE_V, PIPE_MTE2, ..., PIPE_ALL)", pipe)
+    if pipe in (pipe_t.PIPE_ALL, pipe_t.PIPE_V):
+        ctx.drain_v()
     if pipe is pipe_t.PIPE_ALL:
         ctx.timeline.barrier()
         for p in PIPES:

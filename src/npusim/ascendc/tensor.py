@@ -9,13 +9,22 @@ import enum
 
 import numpy as np
 
-from ..core.dtypes import cast
+from ..core.dtypes import RoundMode, cast
 from ..core.errors import ConstraintError, OutOfBoundsError
 from ..core.memory import Memory
 from ..core.view import TensorView
 from . import cost
 from .context import current
 from .dtypes import as_dtype, asc_name
+
+
+def scalar_to(value, dtype) -> np.ndarray:
+    """A C++ scalar assignment ``T x = value``: floats round to nearest even into float types and
+    truncate toward zero into integer types; integers wrap into integer types (two's complement)."""
+    a = np.asarray([value])
+    if dtype.is_int and a.dtype.kind in "iub":
+        return cast(a.astype(np.int64), dtype, saturate=False)
+    return cast(a.astype(np.float64), dtype, round=RoundMode.TRUNC if dtype.is_int else RoundMode.RINT)
 
 
 class TPosition(enum.IntEnum):
@@ -116,13 +125,15 @@ class GlobalTensor:
 
     def GetValue(self, offset: int):
         v = self.view(int(offset), 1, "GlobalTensor.GetValue")
+        current().gm_accesses.append((v, False, "GetValue"))
         current().place("PIPE_S", "GetValue", cost.SCALAR_CYCLES, reads=[v.footprint])
         return v.read("GlobalTensor.GetValue")[0]
 
     def SetValue(self, offset: int, value) -> None:
         v = self.view(int(offset), 1, "GlobalTensor.SetValue")
+        current().gm_accesses.append((v, True, "SetValue"))
         current().place("PIPE_S", "SetValue", cost.SCALAR_CYCLES, writes=[v.footprint])
-        v.write(cast(np.asarray([value]), self.dtype))
+        v.write(scalar_to(value, self.dtype))
 
     def __repr__(self) -> str:
         return f"GlobalTensor<{asc_name(self.dtype)}>({self.addr}, size={self.size})"
@@ -131,11 +142,12 @@ class GlobalTensor:
 class LocalTensor:
     """A typed window on UB: start byte ``addr``, ``size`` elements, a TPosition."""
 
-    __slots__ = ("ctx", "addr", "dtype", "size", "position", "buffer")
+    __slots__ = ("ctx", "addr", "dtype", "size", "position", "buffer", "key")
 
     def __init__(self, ctx, addr: int, dtype, size: int, position: TPosition, buffer=None):
         self.ctx, self.addr, self.dtype, self.size = ctx, int(addr), as_dtype(dtype), int(size)
         self.position, self.buffer = position, buffer
+        self.key = (self.addr, self.size, self.dtype.name, int(position))   # what the call cache compares
 
     def GetSize(self) -> int:
         return self.size
@@ -174,7 +186,7 @@ class LocalTensor:
     def SetValue(self, index: int, value) -> None:
         v = self.view(int(index), 1, "LocalTensor.SetValue")
         self.ctx.place("PIPE_S", "SetValue", cost.SCALAR_CYCLES, writes=[v.footprint])
-        v.write(cast(np.asarray([value]), self.dtype))
+        v.write(scalar_to(value, self.dtype))
 
     def load(self, values) -> "LocalTensor":
         """Host-side fill (a debugging aid, no event): write ``values`` (cast to the dtype) from element 0."""

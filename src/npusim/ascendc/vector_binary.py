@@ -15,7 +15,7 @@ from ..core.dtypes import cast
 from ..core.errors import ConstraintError
 from . import dtypes as T
 from .context import current
-from .repeat import BinaryRepeatParams, Operand, count_form, level0
+from .repeat import BinaryRepeatParams, Operand, cached_call, call_key, count_form, level0
 from .rules import check_dtypes, check_pair, check_vector_tensor
 
 F16, F32 = np.float16, np.float32
@@ -24,6 +24,8 @@ F16, F32 = np.float16, np.float32
 def to(ctx, x, d):
     """Round a float32/float64 (or integer) result to dtype ``d`` as the vector unit does: RNE, integer
     saturation, and the core's float overflow mode."""
+    if x.dtype == d.np and ctx.float_overflow == "inf":
+        return x
     return cast(x, d, saturate=True, overflow=ctx.float_overflow)
 
 
@@ -66,6 +68,20 @@ def _int_or_float(op):
     return make
 
 
+def relu_to_int(y, d):
+    """relu, then RNE and saturation to the integer dtype ``d``, for a float array ``y``.
+
+    Equal to ``cast(relu(y), d)`` (core RINT + saturate) on every input, in four whole-array calls
+    instead of the general cast's ten: ``fmax(y, 0)`` is relu and sends NaN to 0 (the cast would send
+    relu's NaN to 0 too); on values >= 0 saturation is only the upper clip (+inf -> max included).
+    Checked against core.cast on ties, +-0, +-inf, NaN and out-of-range values in
+    tests/ascendc/test_addrelucast.py::test_relu_to_int_equals_core_cast."""
+    r = np.fmax(y, y.dtype.type(0))
+    np.rint(r, out=r)
+    np.minimum(r, y.dtype.type(d.max), out=r)
+    return r.astype(d.np)
+
+
 def _relu_cast(op):
     """AddReluCast / SubReluCast: y = src-type (a op b) (RNE / wrap); relu; cast to dst with RNE and
     saturation (ascendc.md §2.4). int16 goes through half exactly as the 950 path does (RINT, SAT)."""
@@ -75,6 +91,8 @@ def _relu_cast(op):
                 y = relu(op(a, b))                                  # int16 add wraps
                 return cast(y, d, saturate=True)
             y = to(ctx, op(_wide(a), _wide(b)), s)                  # the add, rounded to the source type
+            if d.is_int:
+                return relu_to_int(_wide(y), d)
             return cast(relu(y), d, saturate=True, overflow=ctx.float_overflow)
         return f
     return make
@@ -136,16 +154,21 @@ SPECS = {s.name: s for s in [
 
 def _overlap_exception(d: Operand, s: Operand) -> bool:
     return s.name == "src1Local" and d.t.addr == s.t.addr and (s.rep == 0 or d.rep == 0) and \
-        d.t.dtype in (T.half, T.int32_t, T.float)
+        d.t.dtype.name in ("float16", "int32", "float32")
 
 
 def binary(spec: BinarySpec, dst, src0, src1, args, isSetMask: bool = True) -> None:
+    key = call_key(current(), spec.name, (dst, src0, src1), args, isSetMask)
+    cached_call(key, _binary, spec, dst, src0, src1, args, isSetMask)
+
+
+def _binary(spec: BinarySpec, dst, src0, src1, args, isSetMask: bool) -> None:
     api = spec.name
     ctx = current()
     ops = [Operand("dstLocal", dst), Operand("src0Local", src0), Operand("src1Local", src1)]
     for op in ops:
         check_vector_tensor(api, op.name, op.t)
-    if src0.dtype != src1.dtype:
+    if src0.dtype is not src1.dtype:
         raise ConstraintError(api, "src1Local", "src0 and src1 have the same dtype", (src0.dtype, src1.dtype))
     s, d = src0.dtype, dst.dtype
     if spec.pairs is not None:
@@ -153,10 +176,13 @@ def binary(spec: BinarySpec, dst, src0, src1, args, isSetMask: bool = True) -> N
     else:
         allowed = spec.dtypes.get(ctx.soc.arch, ())
         check_dtypes(api, "src0Local", src0, allowed, ctx.soc)
-        if d != s:
+        if d is not s:
             raise ConstraintError(api, "dstLocal", "dst has the sources' dtype", (d, s))
     E = 256 // max(s.itemsize, d.itemsize)
-    compute = spec.fn(ctx, s, d)
+    ckey = (spec.name, s.name, d.name, ctx.float_overflow, ctx.deq_scale)
+    compute = ctx.computes.get(ckey)
+    if compute is None:
+        compute = ctx.computes[ckey] = spec.fn(ctx, s, d)
     overlap_ok = _overlap_exception if spec.overlap_dst_src1 else None
     if len(args) == 1:
         return count_form(api, spec.kind, ops[:1], ops[1:], compute, E, args[0], s.name, overlap_ok)

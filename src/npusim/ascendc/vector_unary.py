@@ -16,7 +16,7 @@ from ..core.dtypes import cast
 from ..core.errors import ConstraintError
 from . import dtypes as T
 from .context import current
-from .repeat import Operand, UnaryRepeatParams, count_form, level0
+from .repeat import Operand, UnaryRepeatParams, cached_call, call_key, count_form, level0
 from .rules import check_dtypes, check_vector_tensor
 from .vector_binary import _wide, relu, to
 
@@ -98,13 +98,18 @@ SPECS = {s.name: s for s in [
 
 
 def unary(spec: UnarySpec, dst, src, args, isSetMask: bool = True) -> None:
+    key = call_key(current(), spec.name, (dst, src), args, isSetMask)
+    cached_call(key, _unary, spec, dst, src, args, isSetMask)
+
+
+def _unary(spec: UnarySpec, dst, src, args, isSetMask: bool) -> None:
     api = spec.name
     ctx = current()
     d_op, s_op = Operand("dstLocal", dst), Operand("srcLocal", src)
     check_vector_tensor(api, "dstLocal", dst)
     check_vector_tensor(api, "srcLocal", src)
     check_dtypes(api, "srcLocal", src, spec.dtypes.get(ctx.soc.arch, ()), ctx.soc)
-    if dst.dtype != src.dtype:
+    if dst.dtype is not src.dtype:
         raise ConstraintError(api, "dstLocal", "dst has the source's dtype", (dst.dtype, src.dtype))
     scalar = None
     if spec.scalar:
@@ -167,6 +172,11 @@ _DUP = {a: (T.half, T.float, T.int16_t, T.uint16_t, T.int32_t, T.uint32_t) for a
 def Duplicate(dst, scalarValue, *args, isSetMask: bool = True) -> None:
     """``Duplicate(dst, scalar, count)`` | ``Duplicate(dst, scalar, mask, repeatTime, dstBlockStride,
     dstRepeatStride)``."""
+    cached_call(call_key(current(), "Duplicate", (dst,), (scalarValue, *args), isSetMask), _duplicate, dst,
+                scalarValue, args, isSetMask)
+
+
+def _duplicate(dst, scalarValue, args, isSetMask) -> None:
     api = "Duplicate"
     ctx = current()
     check_vector_tensor(api, "dstLocal", dst)
