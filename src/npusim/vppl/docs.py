@@ -61,7 +61,8 @@ about instructions beyond the minimum GEN.2 set. Mode `"extended"` (`vppl.mode("
 The lark grammar (`src/npusim/vppl/grammar.lark`) covers what the seed shows: declarations
 `name : i16[32] = 99,` / `= vList[...]` / `name : integer,` ending in `,` or `;`; directives
 `alloc_vector(v, __I16V, 16)` and `use_image(p, A)`; statements `x = y.op$XX(args);` (y is changed in
-place; x, when different, receives a copy), `y.op$XX(args);`, scalar assignments `x = expr;` with
+place; x, when different, receives a copy and a `VpplLintWarning` says so: reference A7.3 reading (a),
+since the seed says the target is rewritten in place), `y.op$XX(args);`, scalar assignments `x = expr;` with
 `+ - * / ( )`; `~` (the seed's elision mark) and `//`, `(* *)` comments are ignored. Syntax errors and
 every broken rule point at line and column with a caret and name the operator and the rule:
 
