@@ -159,3 +159,14 @@ def test_a_thousand_line_program_parses_quickly():
     r = vppl.run("a : i16[32] = 0, b : i16[32] = 1, n : integer;\n" + body)
     assert time.perf_counter() - t0 < 2.0          # target 0.5 s (benchmarks/bench_vppl.py); slack for CI
     assert r["n"] == 500 and r["a"].tolist() == [500] * 32
+
+
+def test_initialisers_keep_the_element_sizes_low_bits():
+    r = vppl.run("a : i16[2] = 70000, b : u8[3] = vList[256, -1, 300];")
+    assert r["a"].tolist() == [70000 - 65536] * 2 and r["b"].tolist() == [0, 255, 44]
+    assert vppl.Vector("i8", 2, 2**70 + 5).tolist() == [5, 5]
+
+
+def test_an_integer_cannot_take_a_vlist():
+    with pytest.raises(VpplSemanticError, match="scalar expression"):
+        vppl.run("n : integer = vList[1, 2];")

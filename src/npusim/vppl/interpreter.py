@@ -118,6 +118,9 @@ class Program:
         init = t.children[2] if len(t.children) > 2 else None
         name = str(name_tok)
         if vtype.data == "integer_type":
+            if init is not None and init.data == "vlist":
+                self._err(name_tok, "declaration", name, "an integer is initialised with a scalar expression",
+                          "vList[...]")
             f = self._scalar(init) if init is not None else (lambda env: 0)
 
             def decl_int(env):
