@@ -156,6 +156,20 @@ def _cost(r) -> str:
     return f"{cost.ISSUE + cost.TO_SCALAR}"
 
 
+def _readings() -> str:
+    from dataclasses import fields
+    from .readings import Readings
+    lines = ["\n## Alternative readings (`vppl.Readings`)\n\n",
+             "Where the seed is ambiguous and a second reading is plausible, `Machine(readings=Readings(...))`, "
+             "`vppl.mode(..., readings=...)` or `vppl.run(..., readings=...)` selects it. The table above and "
+             "the table-driven tests use the defaults; `tests/vppl/test_readings.py` pins the alternatives.\n\n",
+             "| field | default | choices | meaning |\n|---|---|---|---|\n"]
+    for f in fields(Readings):
+        lines.append(f"| `{f.name}` | `{f.default}` | {', '.join(f.metadata['choices'])} | "
+                     f"{_cell(f.metadata['doc'])} |\n")
+    return "".join(lines)
+
+
 def render() -> str:
     out = [HEAD.replace("{reg}", str(spec.REG_BITS)).replace("{dm}", str(spec.DM_BYTES))
            .replace("{mhz:g}", f"{spec.FREQ_HZ / 1e6:g}")]
@@ -177,6 +191,7 @@ def render() -> str:
         seen.add(r.base)
         if r.note or r.source != "seed 003":
             out.append(f"- **{r.base}** ({r.source}): {r.note or 'as the seed states.'}\n")
+    out.append(_readings())
     out.append(LIMITS)
     out.append(COST.format(reg=spec.REG_BITS, mhz=spec.FREQ_HZ / 1e6, freq=spec.FREQ_HZ,
                            **{k: getattr(cost, k) for k in ("ISSUE", "PER_REG", "MUL_PER_REG", "BROADCAST",
