@@ -51,3 +51,13 @@ def test_run_takes_readings():
     src = "a : i16[2] = 16384, b : i16[2] = 16384;\na = a.mul$IW(b);"
     assert vppl.run(src, readings=vppl.Readings(mul="q15"))["a"].tolist() == [8192, 8192]
     assert vppl.run(src)["a"].tolist() == [32767, 32767]
+
+
+def test_cli_reading_switch(tmp_path, capsys):
+    from npusim.cli import main
+    p = tmp_path / "m.vppl"
+    p.write_text("a : i16[2] = 16384, b : i16[2] = 16384;\na = a.mul$IW(b);\n")
+    assert main(["vppl", "--reading", "mul=q15", str(p)]) == 0
+    assert "8192" in capsys.readouterr().out
+    assert main(["vppl", "--reading", "mul=round", str(p)]) == 2
+    assert main(["vppl", "--reading", "nosuch=1", str(p)]) == 2
