@@ -31,8 +31,8 @@ np.asarray(v)                                     # a Vector is array-like (zero
 with vppl.mode("extended"): ...                   # suffixes outside GEN.2 (default mode "gen2": errors)
 ```
 
-`npusim vppl FILE [--extended] [--PINA a.png] [--PINB b.png] [--trace t.json]` runs a file and prints
-its variables and the simulated time.
+`npusim vppl FILE [--extended] [--PINA a.png] [--PINB b.png] [--reading mul=q15] [--trace t.json]` runs
+a file and prints its variables and the simulated time.
 
 ## The machine
 
