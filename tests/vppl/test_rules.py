@@ -1,5 +1,4 @@
 """A negative test for every documented limit, saturation at both ends, and property tests."""
-import warnings
 
 import numpy as np
 import pytest

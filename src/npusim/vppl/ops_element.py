@@ -70,8 +70,7 @@ def set_element(m, row, t, index, value):
 def _record_slot(row, t, rec, elem) -> tuple[np.ndarray, int]:
     w = words(t, row)
     nrec = w.size // spec.RECORD_INTS
-    _index_rec = rec if 0 <= rec < nrec else None
-    if _index_rec is None:
+    if not 0 <= rec < nrec:
         raise ConstraintError(row.name, "record", f"0 <= record < {nrec} (records of {spec.RECORD_INTS} "
                               f"integers in the vector)", rec)
     if not 0 <= elem < spec.RECORD_INTS:
