@@ -41,7 +41,7 @@ a file and prints its variables and the simulated time.
 | vectors | declared element type i8/u8/i16/u16/i32/u32 (or F16Qq/F32Qq fixed point stored as int16/int32) and any declared length; each vector variable is its own core `Memory` | seed 003 examples; reference A7.1 |
 | element sizes | B = 8, W = 16, L = 32 bits; `$XX` = U (unsigned) / I (signed) + size | seed 003 ("要素サイズを示す語B, W, L") |
 | suffix vs declaration | an operator reinterprets the vector's bits as its suffix's element type: the signedness may differ (the seed: signed data may be added with `$UW`), the size may not (error) | seed 003, add$XX remark |
-| `integer` | 32-bit two's complement; assignments keep the low 32 bits; `/` truncates toward zero | reference A7.19 |
+| `integer` | 32-bit two's complement; assignments keep the low 32 bits; `/` truncates toward zero; declared without a value it is unassigned: reading it warns and gives poison (4), or raises under strict | reference A7.19; DESIGN (never silently zero) |
 | vector register | {reg} bits (an estimate: every seed example is `i16[32]` = 512 bits); used by filter_sub's margin and the cost model | reference A6.3 |
 | data memory | {dm} bytes (the compiler's `--EXM` size), a core `Memory` for pointer variables | compiler.html |
 | image buffers A, B | 8-bit 2-D arrays from numpy or PNG (RGB averaged to grey), as `--PINA/--PINB` load them; `use_image(p, A)` binds a variable to one | compiler.html |

@@ -32,7 +32,7 @@ def resolve(row: OpRow, args) -> list:
                 a.check_valid(row.name)
         elif kind is INT:
             if isinstance(a, Integer):
-                out[i] = a.value
+                out[i] = a._v if a.valid else a.read(row.name)
             elif isinstance(a, (int, np.integer)) and not isinstance(a, bool):
                 a = int(a)
                 if not -(1 << 31) <= a < (1 << 32):

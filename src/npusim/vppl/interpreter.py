@@ -103,7 +103,7 @@ class Program:
         def get(env):
             v = f(env)
             if isinstance(v, Integer):
-                return v.value
+                return v.read("expression")
             raise ConstraintError("expression", str(t.children[0]), "scalar expressions use integer variables",
                                   type(v).__name__)
         return get
@@ -121,11 +121,11 @@ class Program:
             if init is not None and init.data == "vlist":
                 self._err(name_tok, "declaration", name, "an integer is initialised with a scalar expression",
                           "vList[...]")
-            f = self._scalar(init) if init is not None else (lambda env: 0)
+            f = self._scalar(init) if init is not None else (lambda env: None)
 
             def decl_int(env):
                 self._fresh(env, name)
-                env[name] = Integer(f(env), name)
+                env[name] = Integer(f(env), name)          # no initialiser: never assigned yet
         else:
             type_tok, len_tok = vtype.children
             try:
@@ -209,7 +209,7 @@ class Program:
                     dst.a[...] = v.a.view(dst.a.dtype)
                     dst.valid = v.valid
                 elif isinstance(dst, Integer) and isinstance(v, Integer):
-                    dst.value = v.value
+                    dst.value = v.read("=")
                 else:
                     raise ConstraintError("=", name, "both sides are vectors or both are integers",
                                           f"{type(dst).__name__} = {type(v).__name__}")
