@@ -140,6 +140,15 @@ class Vector:
         from ..core.dtypes import from_fixed
         return from_fixed(self.a, self.etype.q or 0)
 
+    def call(self, op: str, *args) -> "Vector":
+        """Run a dot operator by its VPPL name: ``v.call("min$IW", w)`` is ``v.min_IW(w)``."""
+        from .execute import execute
+        from .semantics import TABLE
+        row = TABLE.get(op)
+        if row is None:
+            raise ConstraintError(op, "operator", "a dot operator of the seed (general, element, reduction)", op)
+        return execute(row, self, args)
+
     # ---- array-likeness ----
 
     @property
