@@ -64,7 +64,7 @@ def execute(row: OpRow, target: Vector, args, source: str | None = None) -> Vect
     cycles = lin[0] + lin[1] * (((nb - 1) // m.reg_bytes) + 1) if lin else row.cost(m, row, target, *vals)
     m.timeline.place("simd", row.name, cycles, order="none",
                      not_before_ns=m.scalar_engine.free_ns, nbytes=nb, elements=target.length,
-                     source=source)
+                     args={"target": target.name}, source=source)
     return target
 
 
