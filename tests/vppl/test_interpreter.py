@@ -181,3 +181,19 @@ def test_a_never_assigned_integer_reads_as_poison_or_errors():
         with pytest.raises(UninitializedReadError):
             vppl.run(src)
     assert vppl.run("n : integer;\nn = 3;\nn = n + 1;")["n"] == 4      # assigned first: fine
+
+
+def test_vector_copies_check_type_and_length():
+    assert vppl.run("a : i16[2] = 7, b : u16[2] = 0;\nb = a;")["b"].tolist() == [7, 7]
+    with pytest.raises(VpplSemanticError, match="same type and length"):
+        vppl.run("a : i16[2] = 7, b : i16[3] = 0;\nb = a;")
+    with pytest.raises(VpplSemanticError, match="as long as the target"):
+        vppl.run("a : i16[2] = 7, b : i16[3] = 0;\nb = a.ones$W();")
+
+
+def test_cli_writes_a_perfetto_trace(tmp_path):
+    import json
+    out = tmp_path / "t.json"
+    assert main(["vppl", os.path.join(SEED_DIR, "countIf_W.vppl"), "--trace", str(out)]) == 0
+    names = {e.get("name") for e in json.loads(out.read_text())["traceEvents"]}
+    assert {"countIf$W", "assign"} <= names
