@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import spec
 from .execute import attach_methods, execute
 from .machine import Machine, machine, mode, reset, using
+from .pointer import Pointer
 from .readings import Readings
 from .semantics import ROWS, TABLE
 from .types import elem_type
@@ -36,4 +37,4 @@ def info() -> dict[str, dict[str, object]]:
 
 
 __all__ = ["Vector", "vList", "Integer", "alloc_vector", "run", "info", "Machine", "machine", "reset", "mode",
-           "using", "Readings", "TABLE", "ROWS", "execute", "elem_type"]
+           "using", "Pointer", "Readings", "TABLE", "ROWS", "execute", "elem_type"]

@@ -182,12 +182,9 @@ class Program:
 
             def run(env):
                 from .machine import machine
-                m = machine()
-                if which not in m.images:
-                    raise ConstraintError("use_image", "buffer", f"image buffer {which} is loaded (the compiler's "
-                                          f"--PIN{which}; images={{'{which}': ...}} in Python)", which)
+                p = machine().image_pointer(which, pname)
                 self._fresh(env, pname)
-                env[pname] = m.images[which]
+                env[pname] = p
         else:
             self._err(name_tok, d, "directive", "a known directive (alloc_vector, use_image) or a dot operator "
                       "statement", d)
