@@ -209,6 +209,14 @@ itself against numpy: `frame_diff.vppl` / `frame_diff.py` (moving-object detecti
 threshold, count), `topk.vppl` / `topk.py` (top-k smallest with ins_sort), `dot.vppl` / `dot.py`
 (dot product and sum of squares with prod$IW). `examples/vppl/seed/` holds the seed's examples verbatim.
 
+## Benchmarks
+
+`benchmarks/bench_vppl.py`: a 64-operator program (add$UW, sub$IW, mul$IW, min$IW, max$IW, e_add$UW,
+e_mul$IW, element_shift_right$W, 8 rounds) on i16[4096] vectors, through the Python API and as VPPL
+text, against plain numpy doing the same math (target: within 3x); parsing and compiling a
+1,000-statement text (target: under 0.5 s); and the per-instruction overhead on a one-register
+vector. Numbers are in BENCHMARKS.md (`make bench`).
+
 ## Not covered (next issue)
 
 get_array, the BLAS-like FPBLmAvX* and the DNN_* operators, pointer arithmetic, processes and ZOMP
