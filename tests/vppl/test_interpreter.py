@@ -187,7 +187,8 @@ def test_vector_copies_check_type_and_length():
     assert vppl.run("a : i16[2] = 7, b : u16[2] = 0;\nb = a;")["b"].tolist() == [7, 7]
     with pytest.raises(VpplSemanticError, match="same type and length"):
         vppl.run("a : i16[2] = 7, b : i16[3] = 0;\nb = a;")
-    with pytest.raises(VpplSemanticError, match="as long as the target"):
+    from npusim.vppl.interpreter import VpplLintWarning
+    with pytest.raises(VpplSemanticError, match="as long as the target"), pytest.warns(VpplLintWarning):
         vppl.run("a : i16[2] = 7, b : i16[3] = 0;\nb = a.ones$W();")
 
 
