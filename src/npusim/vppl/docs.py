@@ -31,8 +31,8 @@ np.asarray(v)                                     # a Vector is array-like (zero
 with vppl.mode("extended"): ...                   # suffixes outside GEN.2 (default mode "gen2": errors)
 ```
 
-`npusim vppl FILE [--extended] [--PINA a.png] [--PINB b.png] [--trace t.json]` runs a file and prints
-its variables and the simulated time.
+`npusim vppl FILE [--extended] [--PINA a.png] [--PINB b.png] [--reading mul=q15] [--trace t.json]` runs
+a file and prints its variables and the simulated time.
 
 ## The machine
 
@@ -41,10 +41,10 @@ its variables and the simulated time.
 | vectors | declared element type i8/u8/i16/u16/i32/u32 (or F16Qq/F32Qq fixed point stored as int16/int32) and any declared length; each vector variable is its own core `Memory` | seed 003 examples; reference A7.1 |
 | element sizes | B = 8, W = 16, L = 32 bits; `$XX` = U (unsigned) / I (signed) + size | seed 003 ("要素サイズを示す語B, W, L") |
 | suffix vs declaration | an operator reinterprets the vector's bits as its suffix's element type: the signedness may differ (the seed: signed data may be added with `$UW`), the size may not (error) | seed 003, add$XX remark |
-| `integer` | 32-bit two's complement; assignments keep the low 32 bits; `/` truncates toward zero | reference A7.19 |
+| `integer` | 32-bit two's complement; assignments keep the low 32 bits; `/` truncates toward zero; declared without a value it is unassigned: reading it warns and gives poison (4), or raises under strict | reference A7.19; DESIGN (never silently zero) |
 | vector register | {reg} bits (an estimate: every seed example is `i16[32]` = 512 bits); used by filter_sub's margin and the cost model | reference A6.3 |
-| data memory | {dm} bytes (the compiler's `--EXM` size), a core `Memory` for pointer variables | compiler.html |
-| image buffers A, B | 8-bit 2-D arrays from numpy or PNG (RGB averaged to grey), as `--PINA/--PINB` load them; `use_image(p, A)` binds a variable to one | compiler.html |
+| data memory | {dm} bytes (the compiler's `--EXM` size), a core `Memory`; `Machine.dm_store(array)` places data 32-byte aligned (capacity checked by the core `Allocator`) and returns a `Pointer`; `Pointer.view(dtype, shape)` is a bounds-checked `TensorView` | compiler.html; seed 003 (get_array: 32-byte alignment) |
+| image buffers A, B | 8-bit 2-D arrays from numpy or PNG (RGB averaged to grey), as `--PINA/--PINB` load them; `use_image(p, A)` sets pointer variable `p` to one, with the row step | compiler.html; seed 003 (get_array: the pointer's step width) |
 | clock | {mhz:g} MHz; scalar and SIMD instructions issue in order on one core (engines `simd`, `scalar`) | topscom.co.jp/SMYLEGEN2/performance.htm |
 | work vectors | reductions need an `alloc_vector()` target and leave it undefined (poison); reading a never-written or clobbered vector warns and reads poison, or raises `UninitializedReadError` under `configure(strict=True)` / `uninitialized="error"` | seed 003 (リダクション系: "alloc_vector()によりアロケートしたベクタを指定しなければなりません") |
 
@@ -61,7 +61,8 @@ about instructions beyond the minimum GEN.2 set. Mode `"extended"` (`vppl.mode("
 The lark grammar (`src/npusim/vppl/grammar.lark`) covers what the seed shows: declarations
 `name : i16[32] = 99,` / `= vList[...]` / `name : integer,` ending in `,` or `;`; directives
 `alloc_vector(v, __I16V, 16)` and `use_image(p, A)`; statements `x = y.op$XX(args);` (y is changed in
-place; x, when different, receives a copy), `y.op$XX(args);`, scalar assignments `x = expr;` with
+place; x, when different, receives a copy and a `VpplLintWarning` says so: reference A7.3 reading (a),
+since the seed says the target is rewritten in place), `y.op$XX(args);`, scalar assignments `x = expr;` with
 `+ - * / ( )`; `~` (the seed's elision mark) and `//`, `(* *)` comments are ignored. Syntax errors and
 every broken rule point at line and column with a caret and name the operator and the rule:
 
@@ -104,6 +105,7 @@ LIMITS = """
 | suffixes outside the current instruction set | seed: "現命令セットでサポートされるのは…" + compiler `--G2` | `param="suffix"` (mode gen2) | test_gen2_flag_is_enforced |
 | get/set_element index, get/set_record record and element (8 integers per record) | seed: 32-bit units, "Integer変数が8個格納されたレコード" | `param="index"/"record"/"element"` | test_element_operators_check_their_ranges |
 | ins_sort start element inside the vector | seed: 先頭要素番号 | `param="start"` | test_element_operators_check_their_ranges |
+| init_ins_sort / ins_sort list fixed in the registers (alloc_vector) | seed: "固定アロケートする必要があります" | `param="target"` | test_ins_sort_list_must_come_from_alloc_vector |
 | suffix size = element size; argument vectors as long as the target | npusim (the seed's examples always match) | `param="target"/"vector"` | test_suffix_size_must_match_the_element_size, test_argument_vectors_have_the_targets_length |
 | argument counts and kinds (vector, scalar, integer variable) | seed signatures | `param="arguments"` or the parameter | test_wrong_argument_kinds_and_counts |
 """
@@ -155,6 +157,20 @@ def _cost(r) -> str:
     return f"{cost.ISSUE + cost.TO_SCALAR}"
 
 
+def _readings() -> str:
+    from dataclasses import fields
+    from .readings import Readings
+    lines = ["\n## Alternative readings (`vppl.Readings`)\n\n",
+             "Where the seed is ambiguous and a second reading is plausible, `Machine(readings=Readings(...))`, "
+             "`vppl.mode(..., readings=...)` or `vppl.run(..., readings=...)` selects it. The table above and "
+             "the table-driven tests use the defaults; `tests/vppl/test_readings.py` pins the alternatives.\n\n",
+             "| field | default | choices | meaning |\n|---|---|---|---|\n"]
+    for f in fields(Readings):
+        lines.append(f"| `{f.name}` | `{f.default}` | {', '.join(f.metadata['choices'])} | "
+                     f"{_cell(f.metadata['doc'])} |\n")
+    return "".join(lines)
+
+
 def render() -> str:
     out = [HEAD.replace("{reg}", str(spec.REG_BITS)).replace("{dm}", str(spec.DM_BYTES))
            .replace("{mhz:g}", f"{spec.FREQ_HZ / 1e6:g}")]
@@ -176,6 +192,7 @@ def render() -> str:
         seen.add(r.base)
         if r.note or r.source != "seed 003":
             out.append(f"- **{r.base}** ({r.source}): {r.note or 'as the seed states.'}\n")
+    out.append(_readings())
     out.append(LIMITS)
     out.append(COST.format(reg=spec.REG_BITS, mhz=spec.FREQ_HZ / 1e6, freq=spec.FREQ_HZ,
                            **{k: getattr(cost, k) for k in ("ISSUE", "PER_REG", "MUL_PER_REG", "BROADCAST",
@@ -191,6 +208,14 @@ TAIL = """
 itself against numpy: `frame_diff.vppl` / `frame_diff.py` (moving-object detection: frame difference,
 threshold, count), `topk.vppl` / `topk.py` (top-k smallest with ins_sort), `dot.vppl` / `dot.py`
 (dot product and sum of squares with prod$IW). `examples/vppl/seed/` holds the seed's examples verbatim.
+
+## Benchmarks
+
+`benchmarks/bench_vppl.py`: a 64-operator program (add$UW, sub$IW, mul$IW, min$IW, max$IW, e_add$UW,
+e_mul$IW, element_shift_right$W, 8 rounds) on i16[4096] vectors, through the Python API and as VPPL
+text, against plain numpy doing the same math (target: within 3x); parsing and compiling a
+1,000-statement text (target: under 0.5 s); and the per-instruction overhead on a one-register
+vector. Numbers are in BENCHMARKS.md (`make bench`).
 
 ## Not covered (next issue)
 

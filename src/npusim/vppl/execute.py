@@ -5,7 +5,7 @@ import numpy as np
 
 from ..core.errors import ConstraintError
 from .machine import _current
-from .semantics import INT, OUT, VEC, WORK, OpRow
+from .semantics import INT, VEC, WORK, OpRow
 from .vector import Integer, Vector
 
 
@@ -32,9 +32,13 @@ def resolve(row: OpRow, args) -> list:
                 a.check_valid(row.name)
         elif kind is INT:
             if isinstance(a, Integer):
-                out[i] = a.value
+                out[i] = a._v if a.valid else a.read(row.name)
             elif isinstance(a, (int, np.integer)) and not isinstance(a, bool):
-                out[i] = int(a)
+                a = int(a)
+                if not -(1 << 31) <= a < (1 << 32):
+                    raise ConstraintError(row.name, row.params[i][0], "a scalar is a 32-bit value "
+                                          "(-2**31 <= value < 2**32)", a)
+                out[i] = a
             else:
                 raise ConstraintError(row.name, row.params[i][0], "a scalar value or integer variable",
                                       type(a).__name__)
@@ -60,7 +64,7 @@ def execute(row: OpRow, target: Vector, args, source: str | None = None) -> Vect
     cycles = lin[0] + lin[1] * (((nb - 1) // m.reg_bytes) + 1) if lin else row.cost(m, row, target, *vals)
     m.timeline.place("simd", row.name, cycles, order="none",
                      not_before_ns=m.scalar_engine.free_ns, nbytes=nb, elements=target.length,
-                     source=source)
+                     args={"target": target.name}, source=source)
     return target
 
 

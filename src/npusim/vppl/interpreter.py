@@ -5,16 +5,22 @@ line and column with a caret and names the operator and the rule.
 """
 from __future__ import annotations
 
-from lark import Token, Tree
+import warnings
 
-from ..core.errors import ConstraintError
+from lark import Token
+
+from ..core.errors import ConstraintError, NpuSimError
 from . import cost
 from .execute import execute
 from .machine import Machine, using
-from .parser import VpplSemanticError, parse
+from .parser import VpplSemanticError, caret, parse
 from .semantics import BASES, TABLE
 from .types import ALLOC_TYPES, elem_type, wrap_int32
 from .vector import Integer, Vector, alloc_vector
+
+
+class VpplLintWarning(UserWarning):
+    """A legal VPPL text that probably does not do what it looks like."""
 
 
 class Program:
@@ -40,6 +46,9 @@ class Program:
                     raise
                 except ConstraintError as e:
                     raise VpplSemanticError(e, self.filename, line, col, self.source) from None
+                except NpuSimError as e:          # uninitialised reads in strict mode, bounds: say where
+                    e.add_note(f"{self.filename}:{line}:{col}: here\n{caret(self.source, line, col)}")
+                    raise
         return env
 
     # ---- helpers ----
@@ -97,7 +106,7 @@ class Program:
         def get(env):
             v = f(env)
             if isinstance(v, Integer):
-                return v.value
+                return v.read("expression")
             raise ConstraintError("expression", str(t.children[0]), "scalar expressions use integer variables",
                                   type(v).__name__)
         return get
@@ -112,11 +121,14 @@ class Program:
         init = t.children[2] if len(t.children) > 2 else None
         name = str(name_tok)
         if vtype.data == "integer_type":
-            f = self._scalar(init) if init is not None else (lambda env: 0)
+            if init is not None and init.data == "vlist":
+                self._err(name_tok, "declaration", name, "an integer is initialised with a scalar expression",
+                          "vList[...]")
+            f = self._scalar(init) if init is not None else (lambda env: None)
 
             def decl_int(env):
                 self._fresh(env, name)
-                env[name] = Integer(f(env), name)
+                env[name] = Integer(f(env), name)          # no initialiser: never assigned yet
         else:
             type_tok, len_tok = vtype.children
             try:
@@ -173,12 +185,9 @@ class Program:
 
             def run(env):
                 from .machine import machine
-                m = machine()
-                if which not in m.images:
-                    raise ConstraintError("use_image", "buffer", f"image buffer {which} is loaded (the compiler's "
-                                          f"--PIN{which}; images={{'{which}': ...}} in Python)", which)
+                p = machine().image_pointer(which, pname)
                 self._fresh(env, pname)
-                env[pname] = m.images[which]
+                env[pname] = p
         else:
             self._err(name_tok, d, "directive", "a known directive (alloc_vector, use_image) or a dot operator "
                       "statement", d)
@@ -200,7 +209,7 @@ class Program:
                     dst.a[...] = v.a.view(dst.a.dtype)
                     dst.valid = v.valid
                 elif isinstance(dst, Integer) and isinstance(v, Integer):
-                    dst.value = v.value
+                    dst.value = v.read("=")
                 else:
                     raise ConstraintError("=", name, "both sides are vectors or both are integers",
                                           f"{type(dst).__name__} = {type(v).__name__}")
@@ -255,6 +264,11 @@ class Program:
             argf.append(self._expr(a))
         tgt, lhs = str(tgt_tok), (str(lhs_tok) if lhs_tok is not None else None)
         src = f"{self.filename}:{op_tok.line}"
+        if lhs is not None and lhs != tgt:
+            # dot operators rewrite their target in place (seed 003); the assignment only copies it
+            warnings.warn(f"{self.filename}:{op_tok.line}:{op_tok.column}: {lhs} = {tgt}.{op}(...) also "
+                          f"changes {tgt} in place (dot operators rewrite their target); {lhs} gets a copy",
+                          VpplLintWarning, stacklevel=2)
 
         def run(env):
             target = self._lookup(env, tgt)

@@ -4,17 +4,21 @@ One ``Machine`` is current at a time (``machine()``); Python-created vectors and
 """
 from __future__ import annotations
 
+import itertools
 import os
 from contextlib import contextmanager
 
 import numpy as np
 
+from ..core.allocator import Allocator
 from ..core.errors import ConstraintError
 from ..core.memory import Memory
 from ..core.timeline import Timeline
 from . import spec
+from .readings import DEFAULT, Readings
 
 MODES = ("gen2", "extended")
+_machine_ids = itertools.count()
 
 
 class ImageBuffer:
@@ -54,19 +58,23 @@ def load_image(src) -> np.ndarray:
 class Machine:
     """mode: "gen2" (default; suffixes outside the GEN.2 instruction set are errors, as --G2 warns)
     or "extended" (every suffix runs). reg_bits: the SIMD vector-register width (cost model,
-    filter_sub's margin)."""
+    filter_sub's margin). readings: the choices for the seed's ambiguous points (readings.py)."""
 
     def __init__(self, mode: str = "gen2", reg_bits: int = spec.REG_BITS, freq_hz: float = spec.FREQ_HZ,
-                 dm_bytes: int = spec.DM_BYTES):
+                 dm_bytes: int = spec.DM_BYTES, readings: Readings = DEFAULT, name: str | None = None):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
         self.mode = mode
+        self.readings = readings
         self.reg_bits = int(reg_bits)
         self.reg_bytes = self.reg_bits // 8
         self.freq_hz = freq_hz
         self.dm = Memory("DM", dm_bytes)            # data memory for pointer variables
+        self.dm_blocks = Allocator("DM", dm_bytes, align=spec.DM_ALIGN)
         self.images: dict[str, ImageBuffer] = {}
-        self.timeline = Timeline({"simd": freq_hz, "scalar": freq_hz}, core="smyle0")
+        # each machine is its own core in a trace (runs on separate machines do not share a row)
+        self.name = name or f"gen2-core{next(_machine_ids)}"
+        self.timeline = Timeline({"simd": freq_hz, "scalar": freq_hz}, core=self.name)
         self.simd_engine = self.timeline.engines["simd"]
         self.scalar_engine = self.timeline.engines["scalar"]
 
@@ -80,6 +88,24 @@ class Machine:
             raise ConstraintError("use_image", "buffer", "image buffers are A and B", which)
         buf = self.images[which] = ImageBuffer(which, load_image(src))
         return buf
+
+    def dm_store(self, values, name: str = "") -> "Pointer":
+        """Place an array in data memory (32-byte aligned, capacity checked); a pointer to it."""
+        from .pointer import Pointer
+        a = np.ascontiguousarray(values)
+        block = self.dm_blocks.alloc(max(a.nbytes, 1), name, api="dm_store")
+        self.dm.write_bytes(block.offset, a, api="dm_store")
+        return Pointer(self.dm, block.offset, 0, name)
+
+    def image_pointer(self, which: str, name: str = "") -> "Pointer":
+        """``use_image(p, A)``: a pointer to image buffer A or B carrying its row step."""
+        from .pointer import Pointer
+        which = which.upper()
+        if which not in self.images:
+            raise ConstraintError("use_image", "buffer", f"image buffer {which} is loaded (the compiler's "
+                                  f"--PIN{which}; images={{'{which}': ...}} in Python)", which)
+        buf = self.images[which]
+        return Pointer(buf.memory, 0, buf.step, name or f"image{which}")
 
     @property
     def cycles(self) -> float:
@@ -112,7 +138,7 @@ def using(m: Machine):
 
 
 @contextmanager
-def mode(name: str):
+def mode(name: str, **kw):
     """``with vppl.mode("extended"):`` a fresh machine in that mode for the block."""
-    with using(Machine(name)) as m:
+    with using(Machine(name, **kw)) as m:
         yield m

@@ -20,6 +20,9 @@ def ones(m, row, t):
 
 def abs_(m, row, t):
     a = typed(t, row, "target")
+    if m.readings.abs == "saturate":
+        lo = np.iinfo(a.dtype).min
+        a[a == lo] = lo + 1                      # abs(min) -> max
     np.negative(a, out=a, where=a < 0)          # two's complement: abs(min) stays min (wrap)
 
 
@@ -42,8 +45,14 @@ def maximum(m, row, t, v):
 _UFUNC = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
 
 
-def _arith(row, a, b):
+def _arith(row, a, b, m=None):
     f = _UFUNC[row.arith]
+    if row.arith == "mul" and row.saturate and m is not None and m.readings.mul == "q15":
+        frac = a.dtype.itemsize * 8 - 1           # Q(bits-1) product: (a*b) >> (bits-1), saturated
+        wide = np.multiply(a, b, dtype=np.int64)
+        np.right_shift(wide, frac, out=wide)
+        store(a, wide, True)
+        return
     if row.saturate:
         store(a, f(a, b, dtype=wide_dtype(a.dtype)), True)
     else:
@@ -52,7 +61,7 @@ def _arith(row, a, b):
 
 def arith(m, row, t, v):
     same_length(t, v, row, "vector")
-    _arith(row, typed(t, row, "target"), typed(v, row, "vector"))
+    _arith(row, typed(t, row, "target"), typed(v, row, "vector"), m)
 
 
 def e_arith(m, row, t, work, s):
@@ -64,7 +73,7 @@ def e_arith(m, row, t, work, s):
     w = work.a.view(dt)
     w[...] = low_bits(s, dt)
     work.written()
-    _arith(row, typed(t, row, "target"), w[0])
+    _arith(row, typed(t, row, "target"), w[0], m)
 
 
 def e_set(m, row, t, s):
@@ -102,7 +111,7 @@ def _bytes(v) -> np.ndarray:
 def _shr_bits(c: np.ndarray, shift: int, n: int) -> np.ndarray:
     """Low ``n`` bytes of the little-endian bit string ``c`` shifted right by ``shift`` bits."""
     q, r = divmod(shift, 8)
-    c = np.concatenate([c, np.zeros(1, np.uint8)])
+    c = np.concatenate([c, np.zeros(q + n + 1 - c.size if q + n + 1 > c.size else 0, np.uint8)])   # zeros above
     lo = c[q:q + n].astype(np.uint16)
     if r == 0:
         return lo.astype(np.uint8)
@@ -123,8 +132,9 @@ def shift_up(m, row, t, v1, v2, n):
     bits take v2's top bits: the high half of (v1:v2) << n."""
     _shift_checks(row, t, v1, v2, n)
     nb = t.nbytes
-    c = np.concatenate([_bytes(v2), _bytes(v1)])
-    _bytes(t)[...] = _shr_bits(c, nb * 8 - n, nb)
+    pad = (spec.SHIFT_MAX_BITS + 8) // 8          # zeros below v2, so that a shift past v2 still works
+    c = np.concatenate([np.zeros(pad, np.uint8), _bytes(v2), _bytes(v1)])
+    _bytes(t)[...] = _shr_bits(c, (pad + nb) * 8 - n, nb)
 
 
 def shift_down(m, row, t, v1, v2, n):
@@ -147,7 +157,7 @@ def convert(m, row, t, v):
                               f"{t.name}: {t.etype.name}")
     same_length(t, v, row, "vector")
     src = v.a.view(src_dt)
-    t.a.view(dst_dt)[...] = cast(src, dst_dt, saturate=True)
+    t.a.view(dst_dt)[...] = cast(src, dst_dt, saturate=m.readings.narrow == "saturate")
 
 
 def filter_sub(m, row, t, v, f):
@@ -162,6 +172,7 @@ def filter_sub(m, row, t, v, f):
         raise ConstraintError(row.name, "vector", "the argument's elements have the target's size",
                               f"{v.name}: {v.etype.name} vs {t.etype.name}")
     n = v.length
-    acc = t.a[:n]
+    off = m.reg_bytes // t.a.dtype.itemsize if m.readings.filter_sub == "centre" else 0
+    acc = t.a[off:off + n]
     wide = acc.astype(np.int64) + v.a.astype(np.int64) * int(f)
     store(acc, wide, False)
