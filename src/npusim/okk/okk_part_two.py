@@ -1,0 +1,5 @@
+"""Re-exports of okk part two (binary, select, conversion, bitwise, fixed-point, NN ops)."""
+from .bdc_binary import *  # noqa: F401,F403
+from .types_part_two import fp32_or_addr_t, x32_or_addr_t  # noqa: F401
+
+__all__ = sorted(n for n in dir() if n.startswith("okk_")) + ["fp32_or_addr_t", "x32_or_addr_t"]
