@@ -6,6 +6,8 @@ memory (so in-place calls reproduce the C-model's quirks: ``okk_bdc_exp_tunable(
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import cost, fp32, rules, spec
@@ -13,6 +15,15 @@ from .device import BDC, current
 from .fp32 import F32
 from .layout import LANE, LocalTensor
 from .types import as_dim4
+
+
+def _api(fn):
+    """IEEE specials (inf, NaN, underflow) are results here, not warnings: one errstate per call."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+    return call
 
 
 class _Call:
@@ -33,8 +44,8 @@ class _Call:
                           f"{name} is divisible by 4 (and preferred by 128)")
         rules.same_npu(api, **addrs)
         strides = strides or {}
-        ts = [LocalTensor(self.dev.local, api, name, a, self.shape, strides.get(name), F32, 4)
-              for name, a in addrs.items()]
+        dev = self.dev
+        ts = [dev.local_tensor(api, name, a, self.shape, strides.get(name), F32, 4) for name, a in addrs.items()]
         s = self.shape
         q = next(iter(addrs.values())) // LANE
         self.blocks = cost.bdc_blocks(q, s.n, s.c, s.h, s.w)
@@ -89,6 +100,7 @@ def _range(call: _Call, t: LocalTensor, param: str = "src_addr") -> None:
 
 # ---- fixed 128-byte aligned layout, no work tensor ----
 
+@_api
 def okk_bdc_rsqrt(dst_addr, src_addr, shape) -> None:
     """dst = 1/sqrt(src): fast inverse square root with three Newton steps (MD_SFU x27)."""
     c = _Call("okk_bdc_rsqrt", shape)
@@ -97,6 +109,7 @@ def okk_bdc_rsqrt(dst_addr, src_addr, shape) -> None:
     c.emit(cost.MD_SFU, cost.SFU_RSQRT, [src], [dst])
 
 
+@_api
 def okk_bdc_sqrt(dst_addr, src_addr, shape) -> None:
     """dst = sqrt(src) = reciprocal(rsqrt(src)) (MD_SFU x27, MD_SCALAR div x30)."""
     c = _Call("okk_bdc_sqrt", shape)
@@ -107,6 +120,7 @@ def okk_bdc_sqrt(dst_addr, src_addr, shape) -> None:
     c.emit(cost.MD_SCALAR, cost.SCALAR_DIV, [dst], [dst])
 
 
+@_api
 def okk_bdc_taylor_exp(dst_addr, src_addr, shape, num_series) -> None:
     """dst = 1 + sum_{k=1..num_series} src^k/k! (MD_SFU Taylor, then MD_SCALAR +1)."""
     c = _Call("okk_bdc_taylor_exp", shape)
@@ -118,6 +132,7 @@ def okk_bdc_taylor_exp(dst_addr, src_addr, shape, num_series) -> None:
     c.emit(cost.MD_SCALAR, cost.SCALAR_SIMPLE, [dst], [dst])
 
 
+@_api
 def okk_bdc_lookup_exp(dst_addr, src_addr, shape) -> None:
     """dst(fp32) = EXP[i8(src(int32))]: the 256-entry table, index wraps (TABLE_LOOKUP x24)."""
     c = _Call("okk_bdc_lookup_exp", shape)
@@ -139,12 +154,14 @@ def _with_work(api, dst_addr, src_addr, work_addr, shape, num_series):
     return c, dst, src, work
 
 
+@_api
 def okk_bdc_exp_tunable(dst_addr, src_addr, work_addr, shape, num_series) -> None:
     """dst = e^src: table for the integer part, Taylor (num_series terms) for the fraction."""
     c, dst, src, work = _with_work("okk_bdc_exp_tunable", dst_addr, src_addr, work_addr, shape, num_series)
     _exp_chain(c, dst, src, work, num_series, frac=work, ints=dst)
 
 
+@_api
 def okk_bdc_exp(dst_addr, src_addr, work_addr, shape) -> None:
     """okk_bdc_exp_tunable with num_series = 32."""
     c, dst, src, work = _with_work("okk_bdc_exp", dst_addr, src_addr, work_addr, shape, spec.DEFAULT_NUM_SERIES)
@@ -162,11 +179,13 @@ def _sigmoid(api, dst_addr, src_addr, work_addr, shape, n) -> None:
     c.emit(cost.MD_SCALAR, cost.SCALAR_DIV, [dst], [dst])
 
 
+@_api
 def okk_bdc_sigmoid_tunable(dst_addr, src_addr, work_addr, shape, num_series) -> None:
     """dst = 1 / (1 + e^-src), e^-src by the exp chain with num_series Taylor terms."""
     _sigmoid("okk_bdc_sigmoid_tunable", dst_addr, src_addr, work_addr, shape, num_series)
 
 
+@_api
 def okk_bdc_sigmoid(dst_addr, src_addr, work_addr, shape) -> None:
     """okk_bdc_sigmoid_tunable with num_series = 32."""
     _sigmoid("okk_bdc_sigmoid", dst_addr, src_addr, work_addr, shape, spec.DEFAULT_NUM_SERIES)
@@ -185,11 +204,13 @@ def _tanh(api, dst_addr, src_addr, work_addr, shape, n) -> None:
     c.emit(cost.MD_LINEAR, cost.LINEAR, [dst], [dst])
 
 
+@_api
 def okk_bdc_tanh_tunable(dst_addr, src_addr, work_addr, shape, num_series) -> None:
     """dst = tanh(src) = 1 - 2 r/(e + r), e = e^src, r = 1/e."""
     _tanh("okk_bdc_tanh_tunable", dst_addr, src_addr, work_addr, shape, num_series)
 
 
+@_api
 def okk_bdc_tanh(dst_addr, src_addr, work_addr, shape) -> None:
     """okk_bdc_tanh_tunable with num_series = 32."""
     _tanh("okk_bdc_tanh", dst_addr, src_addr, work_addr, shape, spec.DEFAULT_NUM_SERIES)
@@ -205,6 +226,7 @@ def _strided(api, dst_addr, src_addr, shape, dst_stride, src_stride):
     return c, dst, src, plain
 
 
+@_api
 def okk_bdc_reciprocal(dst_addr, src_addr, shape, dst_stride=None, src_stride=None) -> None:
     """dst = 1/src by the BDC division (C_div(1, x)); 30 cycles per block either way."""
     c, dst, src, plain = _strided("okk_bdc_reciprocal", dst_addr, src_addr, shape, dst_stride, src_stride)
@@ -212,6 +234,7 @@ def okk_bdc_reciprocal(dst_addr, src_addr, shape, dst_stride=None, src_stride=No
     c.emit(cost.MD_SCALAR if plain else cost.TENSOR_ARITH, cost.SCALAR_DIV, [src], [dst])
 
 
+@_api
 def okk_bdc_neg(dst_addr, src_addr, shape, dst_stride=None, src_stride=None) -> None:
     """dst = 0 - src (C_sub(0, x)): +0 for +-0 and subnormals. MD_SCALAR x1, or TENSOR_ARITH x2 when
     any stride pointer is given."""

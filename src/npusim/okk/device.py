@@ -33,6 +33,34 @@ class Device:
         self._stream_end = {BDC: 0, GDMA: 0}
         self.bdc_instructions = 0
         self.gdma_instructions = 0
+        self._tensors: dict = {}     # operand cache: kernels loop over the same few buffers
+
+    # ---- operands (validated once per distinct address/shape/stride, then reused) ----
+
+    def local_tensor(self, api, param, addr, shape, strides, dtype, esize):
+        from .layout import LocalTensor
+        key = ("L", addr, shape.n, shape.c, shape.h, shape.w,
+               None if strides is None else (strides.n, strides.c, strides.h, strides.w), dtype, esize)
+        t = self._tensors.get(key)
+        if t is None:
+            t = LocalTensor(self.local, api, param, addr, shape, strides, dtype, esize)
+            self._cache(key, t)
+        return t
+
+    def system_tensor(self, api, param, addr, shape, strides, dtype, esize):
+        from .layout import SystemTensor
+        key = ("S", addr, shape.n, shape.c, shape.h, shape.w,
+               None if strides is None else (strides.n, strides.c, strides.h, strides.w), dtype, esize)
+        t = self._tensors.get(key)
+        if t is None:
+            t = SystemTensor(self, api, param, addr, shape, strides, dtype, esize)
+            self._cache(key, t)
+        return t
+
+    def _cache(self, key, t) -> None:
+        if len(self._tensors) >= 4096:
+            self._tensors.clear()
+        self._tensors[key] = t
 
     # ---- context: the device okk_* calls act on ----
 
@@ -45,12 +73,12 @@ class Device:
 
     # ---- host side (bm_memcpy_s2d / bm_memcpy_d2s) ----
 
-    def system_memory(self, addr: int, nbytes: int = 0, api: str = "Device.write_system") -> tuple[Memory, int]:
+    def system_memory(self, addr: int, api: str = "Device.write_system", param: str = "addr") -> tuple[Memory, int]:
         """The memory holding system address ``addr`` and the offset in it."""
         for mem in (self.system, self.l2sram):
             if mem.base <= addr < mem.base + mem.size:
                 return mem, addr - mem.base
-        raise ConstraintError(api, "addr", f"a system address in global memory [{self.system.base:#x}, "
+        raise ConstraintError(api, param, f"a system address in global memory [{self.system.base:#x}, "
                               f"{self.system.base + self.system.size:#x}) or L2 SRAM", hex(addr))
 
     def write_system(self, addr: int, array) -> None:

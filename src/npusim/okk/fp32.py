@@ -34,18 +34,16 @@ def daz(x: np.ndarray) -> np.ndarray:
 
 
 def mul(a, b):
-    with np.errstate(all="ignore"):
-        return ftz_(np.multiply(a, b, dtype=F32))
+    return ftz_(np.multiply(a, b, dtype=F32))
 
 
 def add(a, b):
-    with np.errstate(all="ignore"):
-        return ftz_(np.add(a, b, dtype=F32))
+    return ftz_(np.add(a, b, dtype=F32))
 
 
 def sub(a, b):
-    with np.errstate(all="ignore"):
-        return ftz_(np.subtract(a, b, dtype=F32))
+    return ftz_(np.subtract(a, b, dtype=F32))
+
 
 
 # ---- Taylor series (§4.1): fp32-iterated coefficients, Horner without the constant term ----
@@ -125,14 +123,13 @@ _MAGIC = np.uint32(0x5F3759DF)
 def rsqrt_nr(x: np.ndarray) -> np.ndarray:
     """Quake's magic constant on the raw bits (no DAZ there), then three Newton steps in fl()."""
     x = np.asarray(x, F32)
-    with np.errstate(all="ignore"):
-        y = ftz_((_MAGIC - (x.view(np.uint32) >> np.uint32(1))).astype(np.uint32).view(F32))
-        x2 = mul(F32(0.5), daz(x))
-        for _ in range(3):
-            t = mul(x2, y)
-            t = mul(t, y)
-            t = sub(F32(1.5), t)
-            y = mul(y, t)
+    y = ftz_((_MAGIC - (x.view(np.uint32) >> np.uint32(1))).astype(np.uint32).view(F32))
+    x2 = mul(F32(0.5), daz(x))
+    for _ in range(3):
+        t = mul(x2, y)
+        t = mul(t, y)
+        t = sub(F32(1.5), t)
+        y = mul(y, t)
     return y
 
 

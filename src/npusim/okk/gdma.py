@@ -26,8 +26,8 @@ def _strides_of(t, shape: dim4) -> tuple:
 def _tensor(dev, api, param, local: bool, addr, shape, stride, esize):
     if local:
         rules.local_addr(api, param, addr)
-        return LocalTensor(dev.local, api, param, addr, shape, stride, _UINT[esize], esize)
-    return SystemTensor(dev, api, param, addr, shape, stride, _UINT[esize], esize)
+        return dev.local_tensor(api, param, addr, shape, stride, _UINT[esize], esize)
+    return dev.system_tensor(api, param, addr, shape, stride, _UINT[esize], esize)
 
 
 def _copy(api: str, kind: str, esize: int, dst_addr, src_addr, shape, dst_stride, src_stride) -> None:

@@ -122,7 +122,7 @@ class SystemTensor:
                  dtype, esize: int):
         if strides is None:
             strides = continuous_stride(None, shape)
-        mem, off = dev.system_memory(int(addr), api=api) if _is_int(addr) else (None, 0)
+        mem, off = dev.system_memory(int(addr), api=api, param=param) if _is_int(addr) else (None, 0)
         if mem is None:
             raise ConstraintError(api, param, "a system address", addr)
         sh = shape.tuple()
