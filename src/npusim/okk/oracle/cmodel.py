@@ -334,12 +334,18 @@ class Oracle:
         except OSError:
             return ""
 
-    def run(self, program) -> Result:
-        """Run one program; a C-model abort gives a Result with ``error`` set (and a fresh worker)."""
+    def submit(self, program) -> None:
+        """Send a program without waiting: the C-model runs while the caller does other work
+        (the differential tests run npusim meanwhile). Collect with :meth:`collect`."""
         if self._proc is None or self._proc.poll() is not None:
             self._start()
         try:
             _send(self._proc.stdin, list(program))
+        except (BrokenPipeError, ConnectionResetError):
+            pass   # reported by collect()
+
+    def collect(self) -> Result:
+        try:
             out = _recv(self._proc.stdout)
         except (EOFError, BrokenPipeError, ConnectionResetError):
             code = self._proc.wait(10)
@@ -349,6 +355,11 @@ class Oracle:
         if isinstance(out, Exception):
             raise out
         return out
+
+    def run(self, program) -> Result:
+        """Run one program; a C-model abort gives a Result with ``error`` set (and a fresh worker)."""
+        self.submit(program)
+        return self.collect()
 
     def close(self) -> None:
         if self._proc is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from npusim.okk.oracle.programs import Builder, aligned_strides, fp32_mix, local_span, npus_touched
+from .programs import Builder, aligned_strides, fp32_mix, local_span, npus_touched
 
 # function -> (argument form, value domain (lo, hi, log-uniform?), takes num_series)
 FUNCTIONS = {
@@ -29,12 +29,12 @@ def _round(x: int, a: int = 128) -> int:
 
 def random_shape(rng) -> tuple[int, int, int, int]:
     kind = rng.random()
-    if kind < 0.6:
-        return (int(rng.integers(1, 3)), int(rng.integers(1, 140)), int(rng.integers(1, 5)), int(rng.integers(1, 40)))
-    if kind < 0.8:   # many channels (several rows per NPU)
-        return (1, int(rng.integers(60, 400)), int(rng.integers(1, 3)), int(rng.integers(1, 20)))
+    if kind < 0.7:   # small: the many-case bulk
+        return (int(rng.integers(1, 3)), int(rng.integers(1, 70)), int(rng.integers(1, 4)), int(rng.integers(1, 24)))
+    if kind < 0.85:  # many channels (several rows per NPU)
+        return (1, int(rng.integers(60, 300)), int(rng.integers(1, 3)), int(rng.integers(1, 12)))
     # long rows (h*w beyond one 32-lane line, odd sizes)
-    return (1, int(rng.integers(1, 70)), int(rng.integers(1, 9)), int(rng.integers(30, 200)))
+    return (1, int(rng.integers(1, 66)), int(rng.integers(1, 9)), int(rng.integers(30, 120)))
 
 
 def random_strides(rng, q: int, shape, src: bool):
@@ -66,14 +66,18 @@ def _int_mix(rng, size):
     return v.astype(np.int32).view(np.float32)
 
 
-def add_case(b: Builder, rng, func: str, tag: str) -> dict:
-    """Append one random call of ``func`` with its set-up and read-back; return its description."""
+def add_case(b: Builder, rng, func: str, tag: str, variant: str = "domain") -> dict:
+    """Append one random call of ``func`` with its set-up and read-back; return its description.
+
+    Variants: ``domain`` (out of place, default layout, values of the documented domain plus edge
+    values), ``negative`` (the same with the sign bit set: outside the domain of the roots),
+    ``inplace`` (dst == src), ``strided`` (explicit strides; reciprocal and neg only)."""
     form, dom, tunable = FUNCTIONS[func]
     shape = random_shape(rng)
     q = int(rng.integers(0, 64))
     npus = npus_touched(q, shape[1])
     case = {"func": func, "shape": shape, "q": q}
-    if form == "strided":
+    if form == "strided" and variant == "strided":
         dst_st = random_strides(rng, q, shape, src=False)
         src_st = random_strides(rng, q, shape, src=True)
         spans = [local_span(q, shape, _effective(q, shape, s)) for s in (dst_st, src_st)]
@@ -84,10 +88,18 @@ def add_case(b: Builder, rng, func: str, tag: str) -> dict:
         regions = {"dst": (dst_r, spans[0]), "src": (src_r, spans[1])}
         args = (q * 0x80000 + dst_r, q * 0x80000 + src_r, shape, dst_st, src_st)
         case.update(dst_stride=dst_st, src_stride=src_st)
+    elif form == "strided":           # NULL strides: the 128-byte aligned layout
+        span = local_span(q, shape, aligned_strides(q, shape))
+        step = _round(span)
+        in_place = variant == "inplace"
+        src_r, dst_r = 0, (0 if in_place else step)
+        regions = {"src": (src_r, span)} if in_place else {"src": (src_r, span), "dst": (dst_r, span)}
+        args = (q * 0x80000 + dst_r, q * 0x80000 + src_r, shape, None, None)
+        case["in_place"] = in_place
     else:
         span = local_span(q, shape, aligned_strides(q, shape))
         step = _round(span)
-        in_place = rng.random() < 0.1
+        in_place = variant == "inplace"
         src_r, dst_r, work_r = 0, (0 if in_place else step), 2 * step
         regions = {"src": (src_r, span)} if in_place else {"src": (src_r, span), "dst": (dst_r, span)}
         if form == "work":
@@ -101,7 +113,7 @@ def add_case(b: Builder, rng, func: str, tag: str) -> dict:
         args = tuple(args)
         case["in_place"] = in_place
     if 3 * max(s for _, s in regions.values()) + 512 > 0x80000:
-        return add_case(b, rng, func, tag)
+        return add_case(b, rng, func, tag, variant)
     for name, (r, span) in regions.items():
         count = span // 4
         if name == "src":
@@ -109,11 +121,16 @@ def add_case(b: Builder, rng, func: str, tag: str) -> dict:
                 vals = _int_mix(rng, len(npus) * count)
             else:
                 vals = fp32_mix(rng, len(npus) * count, *dom)
+                if variant == "negative":
+                    vals = (vals.view(np.uint32) | np.uint32(0x80000000)).view(np.float32)
+                elif dom[2] and func in ("okk_bdc_rsqrt", "okk_bdc_sqrt"):
+                    vals = (vals.view(np.uint32) & np.uint32(0x7FFFFFFF)).view(np.float32)
         else:                         # destination and work: random bits, so every write shows
             vals = rng.integers(0, 1 << 32, len(npus) * count, dtype=np.uint64).astype(np.uint32)
         b.write_local_span(q, r, span, npus, np.asarray(vals).view(np.uint8).reshape(len(npus), span))
     b.call(func, *args)
     for name, (r, span) in regions.items():
         b.read_local_span(r, span, npus, f"{tag} {func}{args} {name}")
+        case.setdefault("reads", []).append(name)
     case["args"] = args
     return case
