@@ -13,6 +13,7 @@ import numpy as np
 from ..core.errors import ConstraintError
 from . import fp32, spec
 from .device import BDC, current
+from .fastsum import products_stay_normal
 from .fp32 import F32
 from .layout import LANE, LocalTensor, compact_stride
 from .nn_common import check_addrs, dim2_arg, kernel_arg, out_size, padded, padding_arg, tap
@@ -42,30 +43,49 @@ def conv_sum(xp, wv, kh, kw, oh, ow, st, dil, order=None) -> np.ndarray:
 
     Model: the unit steps through (input-channel pair m, tap t) items in ORDER; item number s goes to
     accumulator s % 2 of each of the two input-channel lanes (ic = 2m + lane), sequential and
-    unfused; lane_p = acc[p][0] + acc[p][1]; out = lane_0 + lane_1."""
+    unfused; lane_p = acc[p][0] + acc[p][1]; out = lane_0 + lane_1. Computed in blocks of output rows
+    that stay in cache, without FTZ passes when no product can be subnormal (fastsum)."""
     order = order or ORDER
-    ic = xp.shape[1]
+    n, ic = xp.shape[:2]
+    oc = wv.shape[0]
+    fast = products_stay_normal(xp, wv)
+    rch = max(1, (1 << 16) // max(1, n * oc * ow))
+    span = (kh - 1) * dil[0] + 1
+    out = np.empty((n, oc, oh, ow), F32)
     ic2 = -(-ic // 2)
     taps = [(i, j) for i in range(kh) for j in range(kw)]
     if order == "tap_outer":
         items = [(m, t) for t in range(len(taps)) for m in range(ic2)]
     else:
         items = [(m, t) for m in range(ic2) for t in range(len(taps))]
-    acc = {}
+    plan = []
+    for s_, (m, t) in enumerate(items):
+        i, j = taps[t]
+        for lane in (0, 1):
+            c = 2 * m + lane
+            if c < ic:
+                plan.append(((lane, s_ % 2), c, i, j, np.ascontiguousarray(wv[:, c, i, j]).reshape(1, oc, 1, 1)))
     with np.errstate(all="ignore"):
-        for s_, (m, t) in enumerate(items):
-            i, j = taps[t]
-            for lane in (0, 1):
-                c = 2 * m + lane
-                if c >= ic:
-                    continue
-                key = (lane, s_ % 2)
-                x = tap(xp[:, c:c + 1], i, j, oh, ow, st, dil)             # (N, 1, OH, OW)
-                p = fp32.mul(x, wv[None, :, c, i, j, None, None])          # (N, OC, OH, OW)
-                acc[key] = p if key not in acc else fp32.add(acc[key], p)
-    zero = np.zeros_like(next(iter(acc.values())))
-    s = [fp32.add(acc.get((p, 0), zero), acc.get((p, 1), zero)) for p in (0, 1)]
-    return fp32.add(s[0], s[1])
+        for r0 in range(0, oh, rch):
+            rn = min(rch, oh - r0)
+            sub = xp[:, :, r0 * st[0]:(r0 + rn - 1) * st[0] + span]
+            acc = {}
+            prod = np.empty((n, oc, rn, ow), F32)
+            for key, c, i, j, w in plan:
+                x = tap(sub[:, c:c + 1], i, j, rn, ow, st, dil)          # (N, 1, rn, OW)
+                if fast:
+                    if key in acc:
+                        np.multiply(x, w, out=prod)
+                        np.add(acc[key], prod, out=acc[key])
+                    else:
+                        acc[key] = np.multiply(x, w)
+                else:
+                    p = fp32.mul(x, w)
+                    acc[key] = p if key not in acc else fp32.add(acc[key], p)
+            zero = np.zeros((n, oc, rn, ow), F32)
+            lanes = [fp32.add(acc.get((p, 0), zero), acc.get((p, 1), zero)) for p in (0, 1)]
+            out[:, :, r0:r0 + rn] = fp32.add(lanes[0], lanes[1])
+    return out
 
 
 def okk_bdc_conv2d(output_addr, input_addr, weight_addr, bias_addr, input_shape, output_c, kernel_h, kernel_w,

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import fp32, spec
 from .device import BDC, current
+from .fastsum import LIMIT, smallest_nonzero
 from .fp32 import F32
 from .layout import LANE, LocalTensor, compact_stride
 from .nn_common import check_addrs, dim2_arg, kernel_arg, out_size, padded, padding_arg, tap
@@ -46,18 +47,39 @@ def _tensors(dev, api, output_addr, input_addr, n, c, h, w, oh, ow):
     return inp, out
 
 
-def even_odd_taps(xp, weights, kh, kw, oh, ow, st, dil) -> np.ndarray:
-    """fl(acc_even + acc_odd) over taps t = i*kw + j; ``weights(i, j)`` broadcasts against a tap."""
-    accs = [None, None]
+def even_odd_taps(xp, weights, kh, kw, oh, ow, st, dil, wmin=None) -> np.ndarray:
+    """fl(acc_even + acc_odd) over taps t = i*kw + j; ``weights(i, j)`` broadcasts against a tap.
+    Blocks of output rows stay in cache; no FTZ passes when no product can be subnormal (fastsum,
+    ``wmin`` = the smallest nonzero |weight|)."""
+    n, c = xp.shape[:2]
+    fast = wmin is not None and (wmin == float("inf") or smallest_nonzero(xp) * wmin >= LIMIT)
+    rch = max(1, (1 << 16) // max(1, n * c * ow))
+    span = (kh - 1) * dil[0] + 1
+    out = np.empty((n, c, oh, ow), F32)
     with np.errstate(all="ignore"):
-        for i in range(kh):
-            for j in range(kw):
-                t = i * kw + j
-                p = fp32.mul(tap(xp, i, j, oh, ow, st, dil), weights(i, j))
-                accs[t % 2] = p if accs[t % 2] is None else fp32.add(accs[t % 2], p)
-    if accs[1] is None:
-        return fp32.add(accs[0], F32(0.0))
-    return fp32.add(accs[0], accs[1])
+        for r0 in range(0, oh, rch):
+            rn = min(rch, oh - r0)
+            sub = xp[:, :, r0 * st[0]:(r0 + rn - 1) * st[0] + span]
+            accs = [None, None]
+            prod = np.empty((n, c, rn, ow), F32)
+            for i in range(kh):
+                for j in range(kw):
+                    k = (i * kw + j) % 2
+                    x = tap(sub, i, j, rn, ow, st, dil)
+                    if fast:
+                        if accs[k] is None:
+                            accs[k] = np.multiply(x, weights(i, j), dtype=F32)
+                        else:
+                            np.multiply(x, weights(i, j), out=prod)
+                            np.add(accs[k], prod, out=accs[k])
+                    else:
+                        p = fp32.mul(x, weights(i, j))
+                        accs[k] = p if accs[k] is None else fp32.add(accs[k], p)
+            if accs[1] is None:
+                out[:, :, r0:r0 + rn] = fp32.add(accs[0], F32(0.0))
+            else:
+                out[:, :, r0:r0 + rn] = fp32.add(accs[0], accs[1])
+    return out
 
 
 def okk_bdc_depthwise2d(output_addr, input_addr, weight_addr, bias_addr, input_shape, kernel_h, kernel_w,
@@ -78,7 +100,8 @@ def okk_bdc_depthwise2d(output_addr, input_addr, weight_addr, bias_addr, input_s
     wt = LocalTensor(dev.local, api, "weight_addr", weight_addr, wsh, compact_stride(None, q, wsh), F32, 4)
     wv = fp32.daz(wt.read())[0]                                   # (C, kh, kw)
     xp = padded(fp32.daz(inp.read()), pad, 0.0)
-    res = even_odd_taps(xp, lambda i, j: wv[None, :, i, j, None, None], kh, kw, oh, ow, st, dil)
+    res = even_odd_taps(xp, lambda i, j: wv[None, :, i, j, None, None], kh, kw, oh, ow, st, dil,
+                        smallest_nonzero(wv))
     reads = inp.footprints + wt.footprints
     if using_bias:
         bsh = dim4(1, c, 1, 1)
@@ -109,7 +132,7 @@ def _pool(api, output_addr, input_addr, input_shape, kernel_h, kernel_w, padding
     else:
         xp = padded(x, pad, 0.0)
         inv = F32(1.0) / F32(kh * kw)
-        res = even_odd_taps(xp, lambda i, j: inv, kh, kw, oh, ow, st, dil)
+        res = even_odd_taps(xp, lambda i, j: inv, kh, kw, oh, ow, st, dil, float(inv))
     out.write(res)
     q = int(output_addr) // LANE
     dev.issue(BDC, api, "POOLING_FP32", pool_cycles(q, n, c, oh, ow, kh, kw, st[1], is_max),
