@@ -226,3 +226,35 @@ def test_equal_select_mixed_constant_strict_mode():
         with pytest.raises(ConstraintError, match="both sources"):
             okk.okk_bdc_equal_select(OUT, okk.fp32_or_addr_t(True, A), okk.fp32_or_addr_t(False, 1.0),
                                      okk.x32_or_addr_t(False, 1), okk.x32_or_addr_t(False, 0), SH)
+
+
+@pytest.mark.parametrize("signed", [True, False])
+@pytest.mark.parametrize("aligned", [True, False])
+def test_int8_to_fp32_layouts(signed, aligned):
+    from npusim.okk.layout import LocalTensor
+    r = np.random.default_rng(7)
+    n, c, h, w = 6, 3, 2, 5
+    vals = r.integers(-128, 128, (n, c, h, w)).astype(np.int8)
+    with okk.Device() as dev:
+        plane = 128 if aligned else 12                            # ALIGN(10, 128) / ALIGN(10, 4)
+        for i in range(n):
+            for ch in range(c):
+                dev.write_local(ch, i * plane, vals[i, ch].ravel())
+        okk.okk_bdc_int8_to_fp32(0x10000, 0, 0x20000, okk.dim4(n, c, h, w), signed, aligned)
+        st = None if aligned else okk.okk_compact_stride(None, 0, okk.dim4(n, c, h, w))
+        got = LocalTensor(dev.local, "t", "x", 0x10000, okk.dim4(n, c, h, w), st, np.float32, 4).read()
+        want = vals if signed else vals.view(np.uint8)
+        np.testing.assert_array_equal(got, want.astype(np.float32))
+        # 4N: byte n % 4 of word (n // 4, c, h, w)
+        words = np.zeros((2, c, h * w, 4), np.int8)
+        for i in range(n):
+            words[i // 4, :, :, i % 4] = vals[i].reshape(c, h * w)
+        wst = okk.okk_128_byte_aligned_stride_for_32bit(None, 0, okk.dim4(2, c, h, w)) if aligned else \
+            okk.okk_compact_stride(None, 0, okk.dim4(2, c, h, w))
+        LocalTensor(dev.local, "t", "x", 0x30000, okk.dim4(2, c, h, w), wst, np.uint32, 4).write(
+            words.view(np.uint32).reshape(2, c, h, w))
+        okk.okk_bdc_4N_int8_to_fp32(0x10000, 0x30000, 0x20000, okk.dim4(n, c, h, w), signed, aligned)
+        got = LocalTensor(dev.local, "t", "x", 0x10000, okk.dim4(n, c, h, w), st, np.float32, 4).read()
+        np.testing.assert_array_equal(got, want.astype(np.float32))
+        with pytest.raises(ConstraintError, match="work_addr"):
+            okk.okk_bdc_int8_to_fp32(0x10000, 0, 0x10000, okk.dim4(n, c, h, w), signed, aligned)

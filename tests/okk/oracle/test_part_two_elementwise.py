@@ -132,3 +132,16 @@ def test_cpy_set_convert(oracle):
     _run(oracle, "okk_bdc_fp32_to_int32", lambda b, sh, st, st1, r: (b + DST, b + SRC0, sh), range(3))
     _run(oracle, "okk_bdc_lookup_int32_to_fp32", lambda b, sh, st, st1, r: (b + DST, b + SRC0, sh), range(3),
          kind="i")
+
+
+@pytest.mark.parametrize("fn", ["okk_bdc_int8_to_fp32", "okk_bdc_4N_int8_to_fp32"])
+@pytest.mark.parametrize("seed", range(6))
+def test_int8_to_fp32(oracle, fn, seed):
+    rng = np.random.default_rng(400 + seed)
+    sg, al = seed % 2, (seed // 2) % 2
+    q = int(rng.integers(0, 64))
+    sh = (int(rng.integers(1, 10)), int(rng.integers(1, 100)), int(rng.integers(1, 5)), int(rng.integers(1, 30)))
+    b = q * 0x80000
+    setup = [("wl", p * 0x80000, rng.integers(0, 256, 0x10000).astype(np.uint8).tobytes()) for p in range(64)]
+    setup += [("wl", p * 0x80000 + 0x10000, bytes(0x10000)) for p in range(64)]
+    check(oracle, setup, [(fn, (b + 0x10000, b, b + 0x20000, sh, sg, al))], reads(0x10000, 0x10000))
