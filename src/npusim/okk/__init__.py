@@ -20,3 +20,4 @@ def info() -> dict[str, dict[str, object]]:
 __all__ = sorted(n for n in dir() if n.startswith("okk_") or n.startswith("OKKERNEL_")) + [
     "Device", "current", "dim4", "dim2", "Padding", "x32", "x16", "x8", "LocalTensor", "SystemTensor",
     "info", "spec"]
+from .okk_part_two import *; from .okk_part_two import __all__ as _p2; __all__ += _p2  # noqa: E402,F401,F403 (part two)

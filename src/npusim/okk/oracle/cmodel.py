@@ -104,7 +104,8 @@ class _Dim4(ctypes.Structure):
 
 
 _CTYPES = {"L": ctypes.c_uint32, "S": ctypes.c_uint64, "D4": ctypes.c_void_p, "i": ctypes.c_int,
-           "x32": ctypes.c_uint32, "x16": ctypes.c_uint16, "x8": ctypes.c_uint8, "f": ctypes.c_float}
+           "x32": ctypes.c_uint32, "x16": ctypes.c_uint16, "x8": ctypes.c_uint8, "f": ctypes.c_float,
+           "P": ctypes.c_void_p}   # P: any other struct pointer, given as its packed bytes (or None)
 
 
 class CModel:
@@ -186,6 +187,12 @@ class CModel:
                     d = _Dim4(*a)
                     keep.append(d)
                     cargs.append(ctypes.addressof(d))
+            elif kind == "P" and a is not None:
+                from .signatures_part_two import pack_struct
+                raw = pack_struct(a)
+                b = ctypes.create_string_buffer(raw, len(raw))
+                keep.append(b)
+                cargs.append(ctypes.addressof(b))
             else:
                 cargs.append(a)
         f(*cargs)

@@ -42,3 +42,6 @@ for _bits, _x in ((32, "x32"), (16, "x16"), (8, "x8")):
     SIGNATURES[f"okk_gdma_{_bits}bit_set_C_local"] = ("L", _x, "D4", "D4")
 SIGNATURES["okk_gdma_32bit_matrix_S2L"] = ("L", "S", "i", "i", "i", "i")
 SIGNATURES["okk_gdma_32bit_matrix_L2S"] = ("S", "L", "i", "i", "i", "i")
+
+from .signatures_part_two import PART_TWO  # noqa: E402  (okk part two: binary, NN, fixed-point ops)
+SIGNATURES.update(PART_TWO)

@@ -1,0 +1,127 @@
+"""FP32 binary BDC functions: add, sub, mul, div, max, min, mac, their _C / C_ forms, and relu.
+
+Numerics (reference okkernel.md §4, and differential probes on Sophgo's C-model, docs/okk_part_two.md):
+IEEE binary32 round-to-nearest-even with DAZ inputs and FTZ results; mac is unfused (dst + fl(a*b));
+div is the C-model's div_fnc (rsqrt with three Newton steps). max (MD_CMP) returns the DAZ'd
+``a > b ? a : b`` (so ties and NaNs pick b); min (TENSOR_ARITH) returns the raw ``a <= b ? a : b``.
+
+Cost (okkernel_cycles.md §3): with every stride pointer NULL the call is one MD_SCALAR (MD_CMP for
+max/relu) at 1 cycle per block; with any stride pointer it is one TENSOR_ARITH at 2 (mac 5); min is
+always TENSOR_ARITH x2; div is x30 either way.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.errors import ConstraintError
+from . import cost, fp32
+from .bdc_fp32_unary import _Call
+from .fp32 import F32
+
+MD_CMP = cost.MD_CMP
+
+
+def c_float(api: str, C) -> np.float32:
+    """A ``float C`` argument, as the C call would convert it (fp32), read DAZ like any operand."""
+    if not isinstance(C, (int, float, np.integer, np.floating)) or isinstance(C, bool):
+        raise ConstraintError(api, "C", "a float", C)
+    with np.errstate(all="ignore"):
+        c = np.array([C], F32)
+    return fp32.daz(c)[0]
+
+
+def elementwise(api, shape, dst, srcs: dict, strides: dict, compute, plain: tuple, strided: tuple,
+                reads_dst: bool = False, align: int = 4) -> None:
+    """One strided elementwise BDC call: check, compute on whole arrays, write dst, one event.
+    ``plain`` / ``strided`` are (instruction, factor) for all-NULL / any-non-NULL stride pointers."""
+    c = _Call(api, shape)
+    addrs = {"dst_addr": dst, **srcs}
+    ts = c.operands(align, strides=strides, **addrs)
+    out, ins = ts[0], ts[1:]
+    vals = [t.read() for t in ins]
+    if reads_dst:
+        vals.append(out.read())
+    with np.errstate(all="ignore"):
+        out.write(compute(*vals))
+    instr, factor = strided if any(s is not None for s in strides.values()) else plain
+    c.emit(instr, factor, ins + ([out] if reads_dst else []), [out])
+
+
+_D = fp32.daz
+_SIMPLE = (cost.MD_SCALAR, cost.SCALAR_SIMPLE)
+_ARITH = (cost.TENSOR_ARITH, cost.ARITH_SIMPLE)
+_DIV = (cost.MD_SCALAR, cost.SCALAR_DIV)
+_ARITH_DIV = (cost.TENSOR_ARITH, cost.ARITH_DIV)
+_MAC = (cost.TENSOR_ARITH, cost.ARITH_MAC)
+_CMP = (MD_CMP, 1)
+
+
+def _max(a, b):
+    a, b = _D(a), _D(b)
+    return np.where(a > b, a, b)
+
+
+def _min(a, b):
+    return np.where(_D(a) <= _D(b), a, b)
+
+
+def _binary(api, op, plain, strided):
+    def f(dst_addr, src0_addr, src1_addr, shape, dst_stride=None, src0_stride=None, src1_stride=None):
+        elementwise(api, shape, dst_addr, {"src0_addr": src0_addr, "src1_addr": src1_addr},
+                    {"dst_addr": dst_stride, "src0_addr": src0_stride, "src1_addr": src1_stride},
+                    op, plain, strided)
+    f.__name__ = f.__qualname__ = api
+    return f
+
+
+def _with_c(api, op, plain, strided):
+    """``op(x, C)``; C_ forms pass a swapped op."""
+    def f(dst_addr, src_addr, C, shape, dst_stride=None, src_stride=None):
+        k = c_float(api, C)
+        elementwise(api, shape, dst_addr, {"src_addr": src_addr},
+                    {"dst_addr": dst_stride, "src_addr": src_stride}, lambda x: op(x, k), plain, strided)
+    f.__name__ = f.__qualname__ = api
+    return f
+
+
+okk_bdc_add = _binary("okk_bdc_add", lambda a, b: fp32.add(_D(a), _D(b)), _SIMPLE, _ARITH)
+okk_bdc_sub = _binary("okk_bdc_sub", lambda a, b: fp32.sub(_D(a), _D(b)), _SIMPLE, _ARITH)
+okk_bdc_mul = _binary("okk_bdc_mul", lambda a, b: fp32.mul(_D(a), _D(b)), _SIMPLE, _ARITH)
+okk_bdc_div = _binary("okk_bdc_div", lambda a, b: fp32.div_fnc(a, b), _DIV, _ARITH_DIV)
+okk_bdc_max = _binary("okk_bdc_max", _max, _CMP, _ARITH)
+okk_bdc_min = _binary("okk_bdc_min", _min, _ARITH, _ARITH)
+
+okk_bdc_add_C = _with_c("okk_bdc_add_C", lambda x, k: fp32.add(_D(x), k), _SIMPLE, _ARITH)
+okk_bdc_sub_C = _with_c("okk_bdc_sub_C", lambda x, k: fp32.sub(_D(x), k), _SIMPLE, _ARITH)
+okk_bdc_C_sub = _with_c("okk_bdc_C_sub", lambda x, k: fp32.sub(k, _D(x)), _SIMPLE, _ARITH)
+okk_bdc_mul_C = _with_c("okk_bdc_mul_C", lambda x, k: fp32.mul(_D(x), k), _SIMPLE, _ARITH)
+okk_bdc_div_C = _with_c("okk_bdc_div_C", lambda x, k: fp32.div_fnc(x, np.full(x.shape, k, F32)),
+                        _DIV, _ARITH_DIV)
+okk_bdc_C_div = _with_c("okk_bdc_C_div", lambda x, k: fp32.div_fnc(np.full(x.shape, k, F32), x),
+                        _DIV, _ARITH_DIV)
+okk_bdc_max_C = _with_c("okk_bdc_max_C", lambda x, k: _max(x, np.full(x.shape, k, F32)), _CMP, _ARITH)
+okk_bdc_min_C = _with_c("okk_bdc_min_C", lambda x, k: _min(x, np.full(x.shape, k, F32)), _ARITH, _ARITH)
+
+
+def okk_bdc_mac(dst_addr, src0_addr, src1_addr, shape, dst_stride=None, src0_stride=None, src1_stride=None):
+    """dst = dst + src0 * src1, unfused: fl(dst + fl(a*b))."""
+    elementwise("okk_bdc_mac", shape, dst_addr, {"src0_addr": src0_addr, "src1_addr": src1_addr},
+                {"dst_addr": dst_stride, "src0_addr": src0_stride, "src1_addr": src1_stride},
+                lambda a, b, d: fp32.add(_D(d), fp32.mul(_D(a), _D(b))), _SIMPLE, _MAC, reads_dst=True)
+
+
+def okk_bdc_mac_C(dst_addr, src_addr, C, shape, dst_stride=None, src_stride=None):
+    """dst = dst + src * C, unfused."""
+    k = c_float("okk_bdc_mac_C", C)
+    elementwise("okk_bdc_mac_C", shape, dst_addr, {"src_addr": src_addr},
+                {"dst_addr": dst_stride, "src_addr": src_stride},
+                lambda a, d: fp32.add(_D(d), fp32.mul(_D(a), k)), _SIMPLE, _MAC, reads_dst=True)
+
+
+def okk_bdc_relu(dst_addr, src_addr, shape, dst_stride=None, src_stride=None):
+    """dst = max(src, 0): NaN, -0 and subnormals give +0 (MD_CMP x1; TENSOR_ARITH x2 when strided)."""
+    elementwise("okk_bdc_relu", shape, dst_addr, {"src_addr": src_addr},
+                {"dst_addr": dst_stride, "src_addr": src_stride},
+                lambda x: _max(x, np.zeros(x.shape, F32)), _CMP, _ARITH)
+
+__all__ = [n for n in dir() if n.startswith("okk_")]

@@ -1,0 +1,149 @@
+"""okk_bdc_conv2d: one CONV_FP32 instruction (reference §2.5, §3, §4.7; okkernel_cycles.md §3).
+
+Weights are in 2IC mode: the tensor (ceil(IC/2), OC, kh, kw) of fp32 pairs (input channels 2m, 2m+1),
+``kernel_stride`` in pair units (NULL: compact). Output, weight and bias start on the same NPU; the
+input need not. Accumulation order: see ``ORDER`` and docs/okk_part_two.md.
+Cost: ``trunc(N * ceil((q + OC)/64) * ceil(OH*OW/16) * (kh*kw*ceil(IC/2)*a*b*s + 3 + 2*bias))`` with
+a = 2.5 if IC == 3 else 1, b = 2 if IC == 1 else 1, s = (stride_w + 1)/2 if IC <= 2 else 1.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.errors import ConstraintError
+from . import fp32, spec
+from .device import BDC, current
+from .fastsum import products_stay_normal
+from .fp32 import F32
+from .layout import LANE, LocalTensor, compact_stride
+from .nn_common import check_addrs, dim2_arg, kernel_arg, out_size, padded, padding_arg, tap
+from .rules import shape_bdc
+from .types import as_dim4, dim4
+
+# Processing order of (pair, tap) items: taps outer (t = i*kw + j), input-channel pairs inner. Pinned
+# by the differential suite (bit-exact for IC 1..33, k up to 5, padding, stride, dilation); the
+# "ic_outer" alternative is kept for experiments.
+ORDER = "tap_outer"
+
+
+def conv_cycles(q, n, oc, oh, ow, kh, kw, ic, bias: bool, stride_w: int = 1) -> int:
+    """Sophgo's CONV_FP32 cost in float maths, truncated once. For IC <= 2 the tap term also scales
+    by (stride_w + 1) / 2 (found with the differential suite; okkernel_cycles.md §3 covered stride 1)."""
+    f = np.float32
+    a = f(2.5) if ic == 3 else f(1.0)
+    b = f(2.0) if ic == 1 else f(1.0)
+    s = f(stride_w + 1) / f(2.0) if ic <= 2 else f(1.0)
+    per = f(kh * kw * (-(-ic // 2))) * a * b * s + f(3 + 2 * bias)
+    blocks = n * (-(-(q + oc) // spec.NPU_NUM)) * (-(-(oh * ow) // 16))
+    return int(f(blocks) * per)
+
+
+def conv_sum(xp, wv, kh, kw, oh, ow, st, dil, order=None) -> np.ndarray:
+    """The CONV unit's fp32 sum; xp (N, IC, Hp, Wp) padded DAZ'd input, wv (OC, IC, kh, kw) DAZ'd.
+
+    Model: the unit steps through (input-channel pair m, tap t) items in ORDER; item number s goes to
+    accumulator s % 2 of each of the two input-channel lanes (ic = 2m + lane), sequential and
+    unfused; lane_p = acc[p][0] + acc[p][1]; out = lane_0 + lane_1. Computed in blocks of output rows
+    that stay in cache, without FTZ passes when no product can be subnormal (fastsum)."""
+    order = order or ORDER
+    n, ic = xp.shape[:2]
+    oc = wv.shape[0]
+    fast = products_stay_normal(xp, wv)
+    rch = max(1, (1 << 16) // max(1, n * oc * ow))
+    span = (kh - 1) * dil[0] + 1
+    out = np.empty((n, oc, oh, ow), F32)
+    ic2 = -(-ic // 2)
+    taps = [(i, j) for i in range(kh) for j in range(kw)]
+    if order == "tap_outer":
+        items = [(m, t) for t in range(len(taps)) for m in range(ic2)]
+    else:
+        items = [(m, t) for m in range(ic2) for t in range(len(taps))]
+    plan = []
+    for s_, (m, t) in enumerate(items):
+        i, j = taps[t]
+        for lane in (0, 1):
+            c = 2 * m + lane
+            if c < ic:
+                plan.append(((lane, s_ % 2), c, i, j, np.ascontiguousarray(wv[:, c, i, j]).reshape(1, oc, 1, 1)))
+    with np.errstate(all="ignore"):
+        for r0 in range(0, oh, rch):
+            rn = min(rch, oh - r0)
+            sub = xp[:, :, r0 * st[0]:(r0 + rn - 1) * st[0] + span]
+            acc = {}
+            prod = np.empty((n, oc, rn, ow), F32)
+            for key, c, i, j, w in plan:
+                x = tap(sub[:, c:c + 1], i, j, rn, ow, st, dil)          # (N, 1, rn, OW)
+                if fast:
+                    if key in acc:
+                        np.multiply(x, w, out=prod)
+                        np.add(acc[key], prod, out=acc[key])
+                    else:
+                        acc[key] = np.multiply(x, w)
+                else:
+                    p = fp32.mul(x, w)
+                    acc[key] = p if key not in acc else fp32.add(acc[key], p)
+            zero = np.zeros((n, oc, rn, ow), F32)
+            lanes = [fp32.add(acc.get((p, 0), zero), acc.get((p, 1), zero)) for p in (0, 1)]
+            out[:, :, r0:r0 + rn] = fp32.add(lanes[0], lanes[1])
+    return out
+
+
+def okk_bdc_conv2d(output_addr, input_addr, weight_addr, bias_addr, input_shape, output_c, kernel_h, kernel_w,
+                   input_stride, kernel_stride, using_bias, result_add, padding=None, stride=None,
+                   dilation=None) -> None:
+    """out[n, oc] = sum_{ic,i,j} in_padded[n, ic, oh*sh + i*dh, ow*sw + j*dw] * W[oc, ic, i, j]
+    (+ bias[oc]) (+ out when result_add)."""
+    api = "okk_bdc_conv2d"
+    dev = current()
+    shape = as_dim4(api, "input_shape", input_shape)
+    shape_bdc(api, shape)
+    n, ic, h, w = shape.tuple()
+    if not (isinstance(output_c, (int, np.integer)) and 1 <= output_c <= spec.MAX_C):
+        raise ConstraintError(api, "output_c", "output_c is in [1, 4095]", output_c)
+    oc = int(output_c)
+    kh, kw = kernel_arg(api, "kernel_h", kernel_h), kernel_arg(api, "kernel_w", kernel_w)
+    pad = padding_arg(api, padding)
+    st = dim2_arg(api, "stride", stride)
+    dil = dim2_arg(api, "dilation", dilation)
+    oh, ow = out_size(api, h, w, kh, kw, pad, st, dil)
+    addrs = {"output_addr": (output_addr, 128), "input_addr": (input_addr, 4), "weight_addr": (weight_addr, 4)}
+    same = {"output_addr": output_addr, "weight_addr": weight_addr}
+    if using_bias:
+        addrs["bias_addr"] = (bias_addr, 4)
+        same["bias_addr"] = bias_addr
+    check_addrs(api, addrs, same)
+    for name, s in (("input_stride", input_stride), ("kernel_stride", kernel_stride)):
+        if s is not None and not isinstance(s, dim4):
+            raise ConstraintError(api, name, f"{name} is a dim4 or NULL", s)
+    if kernel_stride is not None and kernel_stride.w != 1:
+        raise ConstraintError(api, "kernel_stride->w", "kernel_stride->w is 1 (pairs of input channels are "
+                              "contiguous)", kernel_stride.w)
+    q = int(output_addr) // LANE
+    qw = int(weight_addr) // LANE
+    ic2 = -(-ic // 2)
+    wsh = dim4(ic2, oc, kh, kw)
+    ks = kernel_stride if kernel_stride is not None else compact_stride(None, qw, wsh)
+    wt = LocalTensor(dev.local, api, "weight_addr", weight_addr, dim4(ic2, oc, kh, 2 * kw),
+                     dim4(2 * ks.n, 2 * ks.c, 2 * ks.h, 1), F32, 4)
+    inp = LocalTensor(dev.local, api, "input_addr", input_addr, shape, input_stride, F32, 4)
+    out = LocalTensor(dev.local, api, "output_addr", output_addr, dim4(n, oc, oh, ow), None, F32, 4)
+    # (IC2, OC, kh, kw, 2) -> (OC, IC, kh, kw); an odd IC ignores the last pair's second half
+    w5 = fp32.daz(wt.read()).reshape(ic2, oc, kh, kw, 2)
+    wv = np.ascontiguousarray(w5.transpose(1, 0, 4, 2, 3).reshape(oc, 2 * ic2, kh, kw)[:, :ic])
+    xp = padded(fp32.daz(inp.read()), pad, 0.0)
+    res = conv_sum(xp, wv, kh, kw, oh, ow, st, dil)
+    reads = inp.footprints + wt.footprints
+    if using_bias:
+        bsh = dim4(1, oc, 1, 1)
+        bt = LocalTensor(dev.local, api, "bias_addr", bias_addr, bsh, compact_stride(None, q, bsh), F32, 4)
+        res = fp32.add(res, fp32.daz(bt.read()))
+        reads += bt.footprints
+    if result_add:
+        res = fp32.add(fp32.daz(out.read()), res)
+        reads += out.footprints
+    out.write(res)
+    dev.issue(BDC, api, "CONV_FP32", conv_cycles(q, n, oc, oh, ow, kh, kw, ic, bool(using_bias), st[1]),
+              reads=reads, writes=out.footprints, elements=n * oc * oh * ow * ic * kh * kw)
+
+
+__all__ = ["okk_bdc_conv2d"]
