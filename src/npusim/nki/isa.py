@@ -396,3 +396,7 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     ns = _cost.dma_ns(run.chip, nbytes, parts)
     return run.issue(api, q, ns * 1e-9 * run.timeline.engines[q].freq_hz, reads=[src], writes=[dst],
                      elements=dst.size)
+
+# ---- part two (TensorE, activation, reductions, GpSimd ...): see part_two.py ----
+from .part_two import *  # noqa: E402,F401,F403
+from .isa_matmul import VECTOR_TRANSPOSE_MAX  # noqa: E402,F401
