@@ -41,7 +41,7 @@ def transpose(x, dtype=None) -> NkiTensor:
     api = "nl.transpose"
     _tile(api, "x", x)
     p, f = x.partitions, x.free_size
-    if max(p, f) <= _isa.VECTOR_TRANSPOSE_MAX:
+    if p <= _isa.VECTOR_TRANSPOSE_MAX and f <= _isa.VECTOR_TRANSPOSE_MAX:
         out = _alloc((f, p), x.dtype, MemoryRegion.sbuf, api)
         _isa.nc_transpose(out, x, engine=_isa.engine.vector)
     else:
