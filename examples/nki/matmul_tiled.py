@@ -35,7 +35,7 @@ def matmul_tiled(lhsT, rhs):
     return result
 
 
-def check(dtype, target="trn2", m=256, k=512, n=512, seed=0):
+def check(dtype, target="trn2", m=128, k=256, n=512, seed=0):
     rng = np.random.default_rng(seed)
     a = rng.standard_normal((m, k)).astype(dtype)
     b = rng.standard_normal((k, n)).astype(dtype)
