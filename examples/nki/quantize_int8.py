@@ -31,4 +31,5 @@ def main(target="trn2"):
 
 
 if __name__ == "__main__":
-    raise SystemExit(0 if main() else 1)
+    if not main():
+        raise SystemExit(1)

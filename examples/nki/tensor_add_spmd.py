@@ -42,4 +42,5 @@ def main(shape=(1024, 2048), grid=4, target="trn2"):
 
 
 if __name__ == "__main__":
-    raise SystemExit(0 if main() else 1)
+    if not main():
+        raise SystemExit(1)

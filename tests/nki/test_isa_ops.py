@@ -179,3 +179,30 @@ def test_nki_validation_error_keeps_official_wording(run):
                                   "tensor_tensor data1 partition dimension 256 exceeds maximum 128")
     assert str(err).startswith("tensor_tensor data1 partition dimension 256 exceeds maximum 128")
     assert isinstance(err, ConstraintError)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["float32", "bfloat16", "float16", "float8_e4m3", "float8_e5m2", "int8", "int16",
+                        "int32", "uint8"]),
+       st.sampled_from(["float32", "bfloat16", "float16", "float8_e5m2", "int8", "int32", "uint8", "uint16"]),
+       st.integers(0, 2 ** 32 - 1))
+def test_dma_copy_cast_matches_fp32_reference(src_dt, dst_dt, seed):
+    from npusim.core.dtypes import cast
+    rng = np.random.default_rng(seed)
+    x64 = rng.standard_normal((16, 24)) * rng.choice([1, 100, 1e5])
+    with run_context("trn2"):
+        src = nl.ndarray((16, 24), getattr(nl, src_dt))
+        src.write(cast(x64, src.view.dtype))
+        dst = nl.ndarray((16, 24), getattr(nl, dst_dt))
+        nisa.dma_copy(dst=dst, src=src)
+        ref_in = src.numpy()
+        if src_dt == dst_dt:
+            want = ref_in
+        else:                                         # src -> fp32 -> dst, RNE, integers saturate
+            f32 = ref_in.astype(np.float32)
+            if dst.view.dtype.is_int:
+                lo, hi = np.iinfo(dst.view.dtype.np).min, np.iinfo(dst.view.dtype.np).max
+                want = np.clip(np.rint(f32.astype(np.float64)), lo, hi).astype(dst.view.dtype.np)
+            else:
+                want = f32.astype(dst.view.dtype.np)
+        np.testing.assert_array_equal(dst.numpy().view(np.uint8), np.ascontiguousarray(want).view(np.uint8))

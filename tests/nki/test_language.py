@@ -73,3 +73,17 @@ def test_language_rules():
         return None
 
     nki.simulate(k)(np.zeros((128, 8), np.float32))
+
+
+def test_load_with_dtype_and_strided_input_written_back():
+    @nki.jit
+    def k(a):
+        t = nl.load(a, dtype=nl.bfloat16)
+        nl.store(a, nl.add(t, 1.0, dtype=nl.float32))
+        return None
+
+    base = np.zeros((128, 16), np.float32)
+    base[:, ::2] = 0.5
+    view = base[:, ::2]                       # not contiguous: copied in, written back after the run
+    nki.simulate(k)(view)
+    assert (base[:, ::2] == 1.5).all() and (base[:, 1::2] == 0).all()

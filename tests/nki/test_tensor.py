@@ -30,6 +30,19 @@ def test_freed_space_is_poisoned_again(run):
         assert np.isnan(b.numpy()).all()
 
 
+def test_partial_writes_after_reuse_leave_the_rest_poisoned(run):
+    a = nl.ndarray((128, 4), nl.float32)
+    a.write(np.ones((128, 4), np.float32))
+    del a
+    b = nl.ndarray((128, 4), nl.float32)           # same bytes, which still hold ones
+    b[:, 0:2].write(np.full((128, 2), 5.0, np.float32))
+    with pytest.warns(UninitializedReadWarning):
+        got = b.numpy()
+    assert (got[:, 0:2] == 5).all() and np.isnan(got[:, 2:]).all()
+    b[:, 2:4].write(np.zeros((128, 2), np.float32))
+    assert (b.numpy()[:, 2:] == 0).all()           # now fully written: no warning, no poison
+
+
 def test_on_chip_slicing_keeps_partition_dim_and_2d(run):
     t = nl.ndarray((128, 64), nl.float32)
     assert t.strides == (64, 1)

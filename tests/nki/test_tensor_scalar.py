@@ -15,7 +15,7 @@ def sbuf_tile(run, values, dtype=None, buffer=None):
     """An on-chip tile holding ``values`` (written directly, no instruction)."""
     values = np.asarray(values)
     t = nl.ndarray(values.shape, dtype or values.dtype, buffer=buffer or nl.sbuf)
-    t.view.write(values.astype(t.view.dtype.np))
+    t.write(values.astype(t.view.dtype.np))
     return t
 
 
@@ -325,8 +325,17 @@ def test_data_and_dst_shapes_and_memories(run):
 
 def test_psum_data_and_dst_allowed_on_vector(run):
     p = nl.ndarray((128, 512), nl.float32, buffer=nl.psum)
-    p.view.write(np.full((128, 512), 3.0, np.float32))
+    p.write(np.full((128, 512), 3.0, np.float32))
     out = nl.ndarray((128, 512), nl.float32)
     ins = nisa.tensor_scalar(out, p, nl.multiply, 2.0)
     assert ins.event.engine in ("vector", "scalar")
     assert (out.numpy() == 6).all()
+
+
+def test_tfloat32_dst_rounds_to_ten_mantissa_bits(run):
+    x = np.array([[1 + 2 ** -11, 1 + 3 * 2 ** -11, 1 + 2 ** -10, 3.0]] * 128, np.float32)
+    t = sbuf_tile(run, x)
+    out = nl.ndarray(x.shape, nl.tfloat32)
+    nisa.tensor_scalar(out, t, nl.multiply, 1.0)
+    # ties to even on the 10-bit mantissa grid: 1+2^-11 -> 1, 1+3*2^-11 -> 1+2^-9
+    np.testing.assert_array_equal(out.numpy()[0], np.array([1.0, 1 + 2 ** -9, 1 + 2 ** -10, 3.0], np.float32))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from .tensor import MemoryRegion
+from .tensor import SBUF, MemoryRegion
 
 MIN_II = 64                 # instruction initiation interval, engine cycles ([SDK@2.26] ISA docstrings)
 GPSIMD_START = 150          # GpSimd instruction start (iota 150+N, affine_select GPSIMD_START+N)
@@ -41,18 +41,33 @@ def vector_perf_mode(chip, kind: str, srcs, dst) -> int:
     """trn2+ VectorE perf modes (trainium2_arch.rst): 4x/2x for one-input ops, 2x for tensor_tensor."""
     if chip.nc_version < 3 or not _half(*srcs, dst):
         return 1
-    in_psum = any(t.buffer is MemoryRegion.psum for t in (*srcs, dst))
+    in_psum = any(t.in_psum for t in (*srcs, dst))
     if kind == "one_input":
         if not in_psum and all(_inner_contiguous(t) for t in (*srcs, dst)):
             return 4
         return 2
-    if kind == "two_input" and all(t.buffer is MemoryRegion.sbuf for t in srcs):
+    if kind == "two_input" and all((t.buffer is SBUF) for t in srcs):
         return 2
     return 1
 
 
+_ONE_INPUT_CACHE: dict = {}
+
+
 def one_input(chip, engine: str, src, dst, slowdown: int = 1) -> float:
     """tensor_scalar, tensor_copy, activation-like ops: max(MIN_II, N) (one op or two cost the same)."""
+    sv, dv = src.view, dst.view
+    key = (chip.nc_version, engine, slowdown, sv.shape, sv.strides, sv.dtype, src.in_psum,
+           dv.shape, dv.strides, dv.dtype, dst.in_psum)
+    c = _ONE_INPUT_CACHE.get(key)
+    if c is None:
+        if len(_ONE_INPUT_CACHE) > 4096:
+            _ONE_INPUT_CACHE.clear()
+        c = _ONE_INPUT_CACHE[key] = _one_input(chip, engine, src, dst, slowdown)
+    return c
+
+
+def _one_input(chip, engine: str, src, dst, slowdown: int) -> float:
     n = src.free_size * slowdown * _stride_factor(src, dst)
     if engine == "vector":
         n = math.ceil(n / vector_perf_mode(chip, "one_input", (src,), dst))
@@ -63,7 +78,7 @@ def two_input(chip, engine: str, a, b, dst) -> float:
     """tensor_tensor: max(MIN_II, 2N); N when one input is in PSUM or in VectorE's trn2 2x mode."""
     n = a.free_size * _stride_factor(a, b, dst)
     reads = 2 * n
-    if (a.buffer is MemoryRegion.psum) != (b.buffer is MemoryRegion.psum):
+    if (a.in_psum) != (b.in_psum):
         reads = n
     elif engine == "vector" and vector_perf_mode(chip, "two_input", (a, b), dst) == 2:
         reads = n

@@ -221,7 +221,7 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
     v1 = None if (a1 is None or a1.unary) else _operand(api, "operand1", operand1, data, a1, reads)
     tiles = [dst, *reads]
     names = ["dst", "data", "operand0", "operand1"][:len(tiles)]
-    key = (chip.nc_version, a0, a1, tuple(t.buffer is MemoryRegion.psum for t in tiles))
+    key = (chip.nc_version, a0, a1, tuple(t.in_psum for t in tiles))
     why = _ENGINE_CACHE.get(key)
     if why is None:
         why = _ENGINE_CACHE[key] = _tensor_scalar_engines(chip, a0, a1, tiles, names)
@@ -266,7 +266,7 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
     R.same_partitions(api, ["dst", "data1", "data2"], [dst, data1, data2])
     R.same_free_size(api, ["data1", "data2"], [data1, data2])
     R.same_free_size(api, ["data1", "dst"], [data1, dst])
-    if data1.buffer is MemoryRegion.psum and data2.buffer is MemoryRegion.psum:
+    if data1.in_psum and data2.in_psum:
         raise NkiValidationError(api, "data2", "data1 and data2 are not both in PSUM", "both in PSUM")
     a = _op(api, "op", op, chip)
     if a.unary:
@@ -301,9 +301,14 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
         r = a.fn(x1.astype(np.int64), x2.astype(np.int64))
         dst.write(cast(r, dst.view.dtype).reshape(dst.shape))
     else:
+        out = dst.view.array() if (dst.view.dtype.name == "float32" and dst.shape == data1.shape
+                                   and isinstance(a.fn, np.ufunc)) else None
         with np.errstate(all="ignore"):
-            r = a.fn(_f32(x1), _f32(x2))
-        _store(dst, _f32(np.asarray(r)))
+            if out is not None:
+                a.fn(_f32(x1), _f32(x2), out=out)
+                dst.mark_written()
+            else:
+                _store(dst, _f32(np.asarray(a.fn(_f32(x1), _f32(x2)))))
     cycles = _cost.two_input(chip, eng, data1, data2, dst)
     return run.issue(api, eng, cycles, reads=[data1, data2], writes=[dst], elements=dst.size,
                      args={"op": a.name})
@@ -372,10 +377,10 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     run = current(api)
     R.tile(api, "dst", dst, on_chip=False)
     R.tile(api, "src", src, on_chip=False)
-    if src.buffer is MemoryRegion.psum:
+    if src.in_psum:
         raise NkiValidationError(api, "src", "dma_copy does not read PSUM (since NKI 0.3: copy to SBUF first)",
                                  "psum")
-    if dst.buffer is MemoryRegion.psum:
+    if dst.in_psum:
         raise NkiValidationError(api, "dst", "dma_copy moves HBM<->SBUF, SBUF<->SBUF or HBM<->HBM", "psum")
     for p, t in (("dst", dst), ("src", src)):
         if t.on_chip and t.partitions > run.chip.partitions:

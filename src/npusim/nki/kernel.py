@@ -76,7 +76,13 @@ def _to_tensor(run: Run, value, name: str):
     except KeyError:
         raise ConstraintError("nki.simulate", name, "an array of an NKI dtype", str(value.dtype)) from None
     t = run.hbm_tensor(value.shape if value.ndim else (1,), dt, MemoryRegion.private_hbm, name)
-    t.write(value.reshape(t.shape))
+    if value.flags.c_contiguous and value.flags.writeable and value.size and dt.name != "bool":
+        # Zero-copy: the HBM tensor is the caller's array (so kernel writes land in it, in place).
+        t.view.memory.data = value.reshape(-1).view(np.uint8)
+        t.full = True
+        t.view.memory.wrapped = True
+    else:
+        t.write(value.reshape(t.shape))
     return t
 
 
@@ -113,6 +119,7 @@ def launch(kernel: Kernel, args, kwargs, target=None):
                 result = out
     # Inputs the kernel wrote come back in place.
     for a, t in list(zip(args, targs)) + [(kwargs[k], tkwargs[k]) for k in kwargs]:
-        if isinstance(t, NkiTensor) and isinstance(a, np.ndarray) and t.view.memory.written and a.flags.writeable:
+        if (isinstance(t, NkiTensor) and isinstance(a, np.ndarray) and t.view.memory.written and a.flags.writeable
+                and not getattr(t.view.memory, "wrapped", False)):
             np.copyto(a, t.numpy().reshape(a.shape).astype(a.dtype, copy=False))
     return _outputs(result)

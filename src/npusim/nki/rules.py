@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import ConstraintError
-from .tensor import MemoryRegion, NkiTensor
+from .tensor import SBUF, MemoryRegion, NkiTensor
 
 MAX_FREE_SBUF = 64 * 1024       # elements per partition per instruction (trn1 arch guide)
 MAX_FREE_PSUM = 4 * 1024
@@ -62,7 +62,7 @@ def compute_tile(api: str, param: str, t: NkiTensor) -> None:
         raise NkiValidationError(api, param, rule, f"start partition {start}, {p} partitions")
     n = t.free_size
     v = t.view
-    if t.buffer is MemoryRegion.psum:
+    if t.in_psum:
         if n > MAX_FREE_PSUM:
             raise NkiValidationError(api, param, f"free size <= {MAX_FREE_PSUM} elements for a PSUM tile", n)
         fp = v.footprint
@@ -83,15 +83,15 @@ def compute_tile(api: str, param: str, t: NkiTensor) -> None:
 
 
 def same_partitions(api: str, names: list[str], tiles: list[NkiTensor]) -> None:
-    ps = {t.partitions for t in tiles}
-    if len(ps) > 1:
+    p0 = tiles[0].partitions
+    if any(t.partitions != p0 for t in tiles):
         raise NkiValidationError(api, names[0], "source and destination occupy the same number of partitions",
                                  dict(zip(names, (t.shape for t in tiles))))
 
 
 def same_free_size(api: str, names: list[str], tiles: list[NkiTensor]) -> None:
-    ns = {t.free_size for t in tiles}
-    if len(ns) > 1:
+    n0 = tiles[0].free_size
+    if any(t.free_size != n0 for t in tiles):
         raise NkiValidationError(api, names[-1], "the same number of elements per partition (no broadcasting)",
                                  dict(zip(names, (t.shape for t in tiles))))
 
@@ -99,17 +99,23 @@ def same_free_size(api: str, names: list[str], tiles: list[NkiTensor]) -> None:
 def gpsimd_memory(api: str, names: list[str], tiles: list[NkiTensor]) -> str | None:
     """None when GpSimd may run the op, else why not (it cannot access PSUM)."""
     for n, t in zip(names, tiles):
-        if t.buffer is MemoryRegion.psum:
+        if t.in_psum:
             return f"GpSimd cannot access PSUM ({n} is in PSUM)"
     return None
 
 
 def engine_arg(api: str, engine, enum_cls) -> str:
     """The engine name for an ``engine=`` argument (an ``nisa.engine`` member; raw ints are rejected)."""
-    if not isinstance(engine, enum_cls):
-        raise NkiValidationError(api, "engine", "an nki.isa.engine member (raw ints are rejected since 0.3)",
-                                 engine)
-    return engine.name
+    name = _ENGINE_NAMES.get(engine) if isinstance(engine, enum_cls) else None
+    if name is None:
+        if not isinstance(engine, enum_cls):
+            raise NkiValidationError(api, "engine", "an nki.isa.engine member (raw ints are rejected since 0.3)",
+                                     engine)
+        name = _ENGINE_NAMES[engine] = engine.name      # enum .name is slow: remember it
+    return name
+
+
+_ENGINE_NAMES: dict = {}
 
 
 def is_scalar(x) -> bool:
@@ -119,3 +125,54 @@ def is_scalar(x) -> bool:
 def dtype_name(d) -> str:
     from .tensor import dtype_of
     return dtype_of(d).name
+
+
+# ---- TensorE (for nc_matmul and friends): stationary/moving limits and connectivity (§1.2, §2.5) ----
+
+GEMM_STATIONARY_FMAX = 128      # nl.tile_size.gemm_stationary_fmax
+GEMM_MOVING_FMAX = 512          # nl.tile_size.gemm_moving_fmax (v2/v3: one PSUM bank of fp32)
+_MM_INPUTS = ("float8_e4m3", "float8_e4m3fn", "float8_e5m2", "bfloat16", "float16", "tfloat32", "float32")
+
+
+def matmul_operands(api: str, dst: NkiTensor, stationary: NkiTensor, moving: NkiTensor, chip) -> None:
+    """``dst[M, N] = stationary[K, M].T @ moving[K, N]``: TensorE reads SBUF and writes PSUM; K, M <= 128;
+    N <= 512 (trn3: 4096 for an fp32 dst, 8192 for bf16); dst fp32 (bf16 also on trn3); input dtypes."""
+    for p, t in (("stationary", stationary), ("moving", moving)):
+        tile(api, p, t)
+        if t.buffer is not SBUF:
+            raise NkiValidationError(api, p, "TensorE reads its inputs from SBUF", t.buffer)
+    if not isinstance(dst, NkiTensor) or not dst.in_psum:
+        raise NkiValidationError(api, "dst", "TensorE writes its result to PSUM", getattr(dst, "buffer", dst))
+    k, m = stationary.partitions, stationary.free_size
+    n = moving.free_size
+    if moving.partitions != k:
+        raise NkiValidationError(api, "moving", "stationary and moving share the contraction (partition) dim K",
+                                 f"stationary K={k}, moving K={moving.partitions}")
+    if m > GEMM_STATIONARY_FMAX:
+        raise NkiValidationError(api, "stationary", f"stationary free size M <= {GEMM_STATIONARY_FMAX}", m)
+    dname = dst.view.dtype.name
+    if chip.nc_version >= 4:
+        n_max = 8192 if dname == "bfloat16" else 4096
+    else:
+        n_max = GEMM_MOVING_FMAX
+    if n > n_max:
+        raise NkiValidationError(api, "moving", f"moving free size N <= {n_max} on {chip.name}", n)
+    tile(api, "dst", dst)
+    if dst.partitions != m or dst.free_size != n:
+        raise NkiValidationError(api, "dst", "dst is [M, N] = [stationary free size, moving free size]",
+                                 f"dst {dst.shape}, M={m}, N={n}")
+    allowed = ("float32", "bfloat16") if chip.nc_version >= 4 else ("float32",)
+    if dname not in allowed:
+        raise NkiValidationError(api, "dst", f"dst dtype is {' or '.join(allowed)} on {chip.name}", dname,
+                                 f"nc_matmul dst dtype must be float32 on gen{chip.nc_version}"
+                                 if chip.nc_version < 4 else None)
+    names = (stationary.view.dtype.name, moving.view.dtype.name)
+    for p, nm in zip(("stationary", "moving"), names):
+        if nm not in _MM_INPUTS:
+            raise NkiValidationError(api, p, "matmul inputs are fp8, bf16, fp16, tf32 or fp32", nm)
+    wide = [nm in ("float32", "tfloat32") for nm in names]
+    if any(wide) and not all(wide):
+        raise NkiValidationError(api, "moving", "if one input is fp32/tf32 the other is too", names)
+    if set(names) == {"float8_e4m3", "float8_e4m3fn"}:
+        raise NkiValidationError(api, "moving", "float8_e4m3 and float8_e4m3fn cannot be mixed in one matmul",
+                                 names)

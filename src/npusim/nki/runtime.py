@@ -6,8 +6,9 @@ How an ISA op plugs in (isa.py is the pattern; keep new ops the same shape):
         api = "nisa.my_op"
         run = current()                                    # the active kernel run
         rules.tile(api, "dst", dst); ...                   # every documented rule -> ConstraintError
-        eng = run.pick_engine(api, engine_arg, allowed)    # or a fixed engine name
-        dst.view.write(cast(result, dst.view.dtype))       # compute on whole numpy arrays
+        eng = isa._choose(api, run, engine, {"vector": None, "gpsimd": "why not"})   # or a fixed name
+        x = data.read(api)                                 # NkiTensor.read/write/mark_written only:
+        dst.write(cast(result(x), dst.view.dtype))         # they keep the per-allocation init flags
         return run.issue(api, eng, cost.xxx(...), reads=[data], writes=[dst])   # one timeline event
 
 ``issue`` orders the event after every earlier conflicting access on another engine (the compiler's
@@ -121,11 +122,10 @@ class Run:
         alloc = self.alloc[buffer]
         block = alloc.alloc(free_bytes, name or f"{label.lower()}[{shape}]", api)
         self.peak[buffer] = max(self.peak[buffer], alloc.peak_end)
-        lane = mem.init.reshape(mem.lanes, mem.lane_bytes)
-        lane[:shape[0], block.offset:block.offset + free_bytes] = 0     # a new tensor is never-written
         strides = [mem.lane_bytes] + _c_strides(shape[1:], dt.itemsize)
         view = TensorView(mem, block.offset, shape, strides, dt, api=api)
         t = NkiTensor(view, buffer, name, None, self)
+        t.stale = True          # a new tensor is never-written: its init bytes are cleared when first needed
         weakref.finalize(t, alloc.free, block)         # freed when the kernel drops its last reference
         return t
 
@@ -144,11 +144,6 @@ class Run:
         ev = self.timeline.place(engine, api, cycles, reads=rfp, writes=wfp, nbytes=nbytes,
                                  elements=elements, args=args)
         return NkiInstruction(ev)
-
-    def pick_engine(self, allowed: list[str]) -> str:
-        """The compiler's choice among allowed engines: the one free first (ties: the order given)."""
-        engines = self.timeline.engines
-        return min(allowed, key=lambda e: engines[e].free_ns)
 
     def dma_queue(self) -> str:
         engines = self.timeline.engines

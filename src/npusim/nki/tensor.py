@@ -32,6 +32,9 @@ class MemoryRegion(enum.Enum):
         return f"nl.{self.value}"
 
 
+SBUF, PSUM = MemoryRegion.sbuf, MemoryRegion.psum     # plain names: enum attribute access is slow
+
+
 @dataclass(frozen=True)
 class DynSlice:
     """``nl.ds(start, size)``: ``size`` elements from ``start`` (the current API's dynamic slice)."""
@@ -46,7 +49,8 @@ def _index_error(param, rule, value):
 
 class NkiTensor:
     """A tensor in SBUF, PSUM or HBM: a typed strided window (``view``) onto one memory."""
-    __slots__ = ("view", "buffer", "name", "root", "run", "full", "checked", "on_chip", "free_size",
+    __slots__ = ("view", "buffer", "name", "root", "run", "full", "stale", "checked", "on_chip", "in_psum", "free_size",
+                 "partitions",
                  "__weakref__")
 
     def __init__(self, view: TensorView, buffer: MemoryRegion, name: str, root: "NkiTensor | None", run):
@@ -56,12 +60,15 @@ class NkiTensor:
         self.root = root        # the allocation this view keeps alive (None: this is the allocation)
         self.run = run
         self.full = False       # (on the allocation) every byte was written: reads skip the init check
+        self.stale = False      # (on the allocation) its init map is an earlier tensor's: clear before use
         self.checked = False    # the per-operand ISA rules (rules.compute_tile) passed for this view
-        self.on_chip = buffer is MemoryRegion.sbuf or buffer is MemoryRegion.psum
+        self.in_psum = buffer is PSUM
+        self.on_chip = self.in_psum or buffer is SBUF
         n = 1
         for d in view.shape[1:]:
             n *= d
         self.free_size = n      # elements per partition (the N of the cost formulas)
+        self.partitions = view.shape[0] if view.shape else 1
 
     # ---- values (what instructions use: whole-array numpy, init tracking kept cheap) ----
 
@@ -72,10 +79,31 @@ class NkiTensor:
         a, b = self.view, r.view
         return a.offset == b.offset and a.shape == b.shape and a.strides == b.strides
 
+    # Init tracking is per allocation (the root): ``full`` means every byte was written, so reads skip
+    # the core's init check and writes skip init marking. ``stale`` means the init map of the
+    # allocation's bytes still holds what an earlier, freed tensor left there: it is cleared only when
+    # a partial access needs it (a write covering the whole tensor makes it irrelevant), which saves a
+    # pass over every tile a loop allocates.
+
+    def _fresh_init(self, root) -> None:
+        if root.stale:
+            root.stale = False
+            v = root.view
+            mem = v.memory
+            nbytes = v.size * v.dtype.itemsize // max(1, v.shape[0]) if mem.laned else v.nbytes
+            if mem.laned:
+                lane0 = v.offset // mem.lane_bytes
+                byte0 = v.offset % mem.lane_bytes
+                mem.init.reshape(mem.lanes, mem.lane_bytes)[lane0:lane0 + v.shape[0], byte0:byte0 + nbytes] = 0
+            else:
+                mem.init[v.offset:v.offset + nbytes] = 0
+
     def read(self, api: str | None = None) -> np.ndarray:
         """The values as a numpy view; never-written elements read as poison (or raise in strict mode)."""
-        if (self.root or self).full:
+        root = self.root or self
+        if root.full:
             return self.view.array()
+        self._fresh_init(root)
         return self.view.read(api)
 
     def write(self, values) -> None:
@@ -83,21 +111,25 @@ class NkiTensor:
         root = self.root or self
         if root.full:
             self.view.array()[...] = values
-            return
-        self.view.write(values)
-        if self._covers_root():
-            root.full = True
+        elif self._covers_root():
+            self.view.array()[...] = values
+            root.full, root.stale = True, False
+        else:
+            self._fresh_init(root)
+            self.view.write(values)
 
     def mark_written(self) -> None:
         """After computing straight into ``view.array()``: record the bytes as written."""
         root = self.root or self
         if root.full:
             return
+        if self._covers_root():
+            root.full, root.stale = True, False
+            return
+        self._fresh_init(root)
         if options().track_init:
             iv, full = self.view._init_view()     # core's init-map view of exactly these elements
             iv[...] = full
-        if self._covers_root():
-            root.full = True
 
     # ---- attributes of the vendor's NkiTensor ----
 
@@ -123,9 +155,6 @@ class NkiTensor:
     def itemsize(self) -> int:
         return self.view.dtype.itemsize
 
-    @property
-    def partitions(self) -> int:
-        return self.view.shape[0] if self.view.shape else 1
 
     @property
     def start_partition(self) -> int:
