@@ -124,6 +124,8 @@ def _mm(dst_shape, s_shape, m_shape, s_dt=np.float32, m_dt=np.float32, d_dt=np.f
     (dict(dst_shape=(4, 8), s_shape=(16, 4), m_shape=(16, 8), s_dt=BF16), "float32/tfloat32 the other"),
     (dict(dst_shape=(4, 8), s_shape=(16, 4), m_shape=(16, 8), s_dt=ml_dtypes.float8_e4m3,
           m_dt=ml_dtypes.float8_e5m2), "fp8 formats"),
+    (dict(dst_shape=(4, 8), s_shape=(16, 4), m_shape=(16, 8), s_dt=ml_dtypes.float8_e4m3fn,
+          m_dt=ml_dtypes.float8_e4m3), "fp8 formats"),
     (dict(dst_shape=(4, 8), s_shape=(16, 4), m_shape=(16, 8), s_dt=np.int8, m_dt=np.int8), "input dtype"),
     (dict(dst_shape=(4, 8), s_shape=(16, 4), m_shape=(16, 8), accumulate=1), "accumulate"),
     (dict(dst_shape=(4, 8), s_shape=(16, 4), m_shape=(16, 8), perf_mode="double_row"), "matmul_perf_mode"),

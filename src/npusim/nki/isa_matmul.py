@@ -95,9 +95,8 @@ def _check_tiling(api, chip, tile_position, tile_size, k, m, perf) -> None:
 
 def _input_values(t: NkiTensor, api: str, rows: int, cols: int) -> np.ndarray:
     x = t.read(api)
-    if x.dtype != np.float32:
-        x = x.astype(np.float32)
-    return x.reshape(rows, cols)
+    # a contiguous float32 copy: SBUF views stride by a whole partition, which keeps numpy off BLAS
+    return np.ascontiguousarray(x, dtype=np.float32).reshape(rows, cols)
 
 
 def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str) -> None:
@@ -178,8 +177,9 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     if (s_dt in _FP32_CLASS) != (m_dt in _FP32_CLASS):
         raise NkiValidationError(api, "moving", "if one input is float32/tfloat32 the other is too",
                                  (s_dt, m_dt))
-    if s_dt in _FP8 and m_dt in _FP8 and (s_dt == "float8_e5m2") != (m_dt == "float8_e5m2"):
-        raise NkiValidationError(api, "moving", "the two fp8 formats (e4m3, e5m2) are not mixed", (s_dt, m_dt))
+    if s_dt in _FP8 and m_dt in _FP8 and s_dt != m_dt:
+        raise NkiValidationError(api, "moving", "the fp8 formats (e4m3, e4m3fn, e5m2) are not mixed in one "
+                                 "matmul", (s_dt, m_dt))
     if accumulate is not None and not isinstance(accumulate, (bool, np.bool_)):
         raise NkiValidationError(api, "accumulate", "None (first write overwrites, later ones accumulate), "
                                  "True or False", accumulate)
