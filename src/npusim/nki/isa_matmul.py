@@ -19,6 +19,7 @@ import numpy as np
 
 from ..core.errors import UnsupportedError
 from ..core.options import options
+from . import blas as _blas
 from . import cost as _cost
 from . import cost_two as _cost2
 from . import rules as R
@@ -204,7 +205,7 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         raise NkiValidationError(api, "is_moving_onezero", "moving holds only 0 and 1 when the flag is set",
                                  "other values")
     with np.errstate(all="ignore"):
-        result = a.T @ b                      # fp32 products and sums (PSUM accumulates in fp32)
+        result = _blas.matmul(a.T, b)         # fp32 products and sums (PSUM accumulates in fp32)
     _accumulate_into(dst, result, accumulate, api)
 
     fp32 = "float32" in (s_dt, m_dt)           # tf32 x tf32 runs at the 16-bit rate
