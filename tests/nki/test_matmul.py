@@ -262,3 +262,21 @@ def test_nl_matmul_and_transpose(run):
     np.testing.assert_array_equal(nl.transpose(tile(x)).numpy(), x.T)
     small = rand((16, 8), 10)
     np.testing.assert_array_equal(nl.transpose(tile(small)).numpy(), small.T)
+
+
+def test_tiled_matmul_example_cycles_equal_the_formula_by_hand():
+    import os
+    import runpy
+    import npusim.nki as nki
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "nki", "matmul_tiled.py")
+    mod = runpy.run_path(path, run_name="t")
+    m, k, n = 256, 384, 512
+    a, b = rand((k, m)), rand((k, n), 1)
+    c = nki.simulate(mod["matmul_tiled"], target="trn2")(a, b)
+    np.testing.assert_allclose(c, a.astype(np.float64).T @ b, rtol=1e-4, atol=1e-4)
+    run = nki.last_run()
+    mm = [e for e in run.trace.events if e.name == "nisa.nc_matmul"]
+    assert len(mm) == (m // 128) * (k // 128) * (n // 512)
+    assert sum(e.cycles for e in mm) == len(mm) * 512 * 4        # max(N_moving, 64) x 4 for fp32
+    tensor = run.timeline.engines["tensor"]
+    assert tensor.busy_ns == pytest.approx(len(mm) * 2048 / 2.4e9 * 1e9)   # trn2 TensorE at 2.4 GHz
