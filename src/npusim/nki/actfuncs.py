@@ -146,7 +146,7 @@ class ActFunc:
 _ACTS = [
     ActFunc("copy", lambda x: x), ActFunc("identity", lambda x: x),
     ActFunc("exp", _exp), ActFunc("log", _log, 2.0 ** -64, 2.0 ** 64),
-    ActFunc("sin", _sin, -math.pi, math.pi), ActFunc("cos", lambda x: np.cos(x), -math.pi, math.pi),
+    ActFunc("sin", _sin, -math.pi, math.pi), ActFunc("cos", lambda x: np.cos(x)),
     ActFunc("tanh", np.tanh), ActFunc("sigmoid", _sigmoid), ActFunc("relu", lambda x: np.maximum(x, np.float32(0))),
     ActFunc("gelu", _gelu), ActFunc("gelu_dx", _gelu_dx), ActFunc("gelu_apprx_tanh", _gelu_tanh),
     ActFunc("silu", _silu), ActFunc("silu_dx", _silu_dx), ActFunc("softplus", _softplus), ActFunc("mish", _mish),
