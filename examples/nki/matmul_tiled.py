@@ -35,6 +35,26 @@ def matmul_tiled(lhsT, rhs):
     return result
 
 
+@nki.jit
+def matmul_spmd(lhsT, rhs):
+    """The same matmul as an SPMD kernel over a 2-D grid [M/128, N/512]: each program computes one
+    output tile, picked by nl.program_id(0) and nl.program_id(1)."""
+    K, M = lhsT.shape
+    _, N = rhs.shape
+    result = nl.ndarray((M, N), lhsT.dtype, buffer=nl.shared_hbm)
+    m, n = nl.program_id(0), nl.program_id(1)
+    cols = nl.ds(n * 512, 512)
+    acc = nl.ndarray((128, 512), nl.float32, buffer=nl.psum)
+    for k in nl.affine_range(K // 128):
+        a = nl.load(lhsT[k * 128:(k + 1) * 128, m * 128:(m + 1) * 128])
+        b = nl.load(rhs[k * 128:(k + 1) * 128, cols])
+        nisa.nc_matmul(dst=acc, stationary=a, moving=b)
+    out = nl.ndarray((128, 512), result.dtype, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=out, src=acc)
+    nl.store(result[m * 128:(m + 1) * 128, cols], out)
+    return result
+
+
 def check(dtype, target="trn2", m=128, k=256, n=512, seed=0):
     rng = np.random.default_rng(seed)
     a = rng.standard_normal((m, k)).astype(dtype)
@@ -48,9 +68,20 @@ def check(dtype, target="trn2", m=128, k=256, n=512, seed=0):
     return ok
 
 
+def check_spmd(target="trn2", m=256, k=256, n=1024):
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = nki.simulate(matmul_spmd[m // 128, n // 512], target=target)(np.ascontiguousarray(a.T), b)
+    ok = np.allclose(c, a.astype(np.float64) @ b, atol=ATOL, rtol=RTOL)
+    print(f"matmul_spmd grid [{m // 128}, {n // 512}] {m}x{k}x{n} on {target}: "
+          f"{'within' if ok else 'OUTSIDE'} atol={ATOL}, rtol={RTOL}")
+    return ok
+
+
 def main(target="trn2"):
     import ml_dtypes
-    return check(np.float32, target) and check(ml_dtypes.bfloat16, target)
+    return check(np.float32, target) and check(ml_dtypes.bfloat16, target) and check_spmd(target)
 
 
 if __name__ == "__main__":
