@@ -152,3 +152,17 @@ def test_info_lists_the_chips():
     info = nki.info()
     assert info["trn2"]["SBUF usable bytes/partition"] == 212984
     assert info["trn1"]["partitions"] == 128 and info["trn3"]["PSUM banks x bytes"] == "8 x 2048"
+
+
+def test_next_fit_rotates_loop_tiles_and_wraps():
+    with run_context("trn2") as run:
+        offsets = []
+        for _ in range(3):
+            t = nl.ndarray((128, 1024), nl.float32)      # the previous iteration's tile is freed here
+            offsets.append(t.view.offset)
+        assert offsets == [0, 4096, 8192]                # rotated, not reused at once (multi-buffering)
+        del t
+        big = nl.ndarray((128, 52000), nl.float32)        # 208000 B: only fits from offset 0 again
+        assert big.view.offset == 0
+        with pytest.raises(ConstraintError, match="holds at most 212984 bytes"):
+            nl.ndarray((128, 4096), nl.float32)

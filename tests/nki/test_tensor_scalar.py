@@ -339,3 +339,48 @@ def test_tfloat32_dst_rounds_to_ten_mantissa_bits(run):
     nisa.tensor_scalar(out, t, nl.multiply, 1.0)
     # ties to even on the 10-bit mantissa grid: 1+2^-11 -> 1, 1+3*2^-11 -> 1+2^-9
     np.testing.assert_array_equal(out.numpy()[0], np.array([1.0, 1 + 2 ** -9, 1 + 2 ** -10, 3.0], np.float32))
+
+
+F64_OPS = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "maximum": np.maximum,
+           "minimum": np.minimum}
+
+
+def _to_dst(v32, dt):
+    """fp32 -> dst dtype as the engines cast: RNE; integers saturate, NaN -> 0."""
+    npdt = np.dtype(dt)
+    if npdt.kind in "iu":
+        info = np.iinfo(npdt)
+        v = np.nan_to_num(v32.astype(np.float64), nan=0.0, posinf=info.max, neginf=info.min)
+        return np.clip(np.rint(v), info.min, info.max).astype(npdt)
+    return v32.astype(npdt)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(sorted(F64_OPS)), st.sampled_from(sorted(F64_OPS) + [None]),
+       st.sampled_from(["float32", "bfloat16", "int32", "int8", "float8_e4m3"]),
+       st.sampled_from(["float32", "bfloat16", "int16", "uint8", "float16"]),
+       st.booleans(), st.booleans(), st.booleans(), st.integers(1, 128), st.integers(0, 1000))
+def test_property_vector_operands_any_dtypes(op0, op1, in_dt, out_dt, tile0, r0, r1, p, seed):
+    rng = np.random.default_rng(seed)
+    with run_context("trn2") as run:
+        data = nl.ndarray((p, 3, 5), getattr(nl, in_dt))
+        raw = rng.standard_normal((p, 3, 5)) * 60
+        from npusim.core.dtypes import cast
+        data.write(cast(raw, data.view.dtype))
+        x = data.numpy().astype(np.float64)
+        s0 = rng.standard_normal((p, 1)).astype(np.float32) * 4
+        s1 = np.float32(rng.standard_normal() * 4)
+        operand0 = sbuf_tile(run, s0) if tile0 else float(s0[0, 0])
+        v0 = s0.reshape(p, 1, 1).astype(np.float64) if tile0 else np.float64(s0[0, 0])
+        out = nl.ndarray((p, 15), getattr(nl, out_dt))             # same elements, other shape
+        nisa.tensor_scalar(out, data, getattr(nl, op0), operand0, reverse0=r0,
+                           op1=getattr(nl, op1) if op1 else None, operand1=float(s1) if op1 else None,
+                           reverse1=r1)
+        f0 = F64_OPS[op0]
+        t = (f0(v0, x) if r0 else f0(x, v0)).astype(np.float32)
+        if op1:
+            f1 = F64_OPS[op1]
+            t64 = t.astype(np.float64)
+            t = (f1(np.float64(s1), t64) if r1 else f1(t64, np.float64(s1))).astype(np.float32)
+        want = _to_dst(t, out.view.dtype.np).reshape(p, 15)
+        np.testing.assert_array_equal(out.numpy(), want)

@@ -54,7 +54,7 @@ def _f32(values: np.ndarray) -> np.ndarray:
     return values if values.dtype == np.float32 else values.astype(np.float32)
 
 
-def _store(dst: NkiTensor, values: np.ndarray) -> None:
+def store_result(dst: NkiTensor, values: np.ndarray) -> None:
     """Cast float32 results to dst's dtype (RNE; integers saturate, NaN -> 0) and write them."""
     d = dst.view.dtype
     if d.name != "float32" or values.dtype != np.float32:
@@ -160,7 +160,7 @@ def _tensor_scalar_engines(chip, a0: AluOp, a1: AluOp | None, tiles, names) -> d
     return why
 
 
-def _choose(api: str, run, engine_value, why: dict[str, str | None], order=("vector", "scalar", "gpsimd")) -> str:
+def choose_engine(api: str, run, engine_value, why: dict[str, str | None], order=("vector", "scalar", "gpsimd")) -> str:
     name = R.engine_arg(api, engine_value, engine)
     if name == "unknown":
         allowed = [e for e in order if e in why and why[e] is None]
@@ -225,7 +225,7 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
     why = _ENGINE_CACHE.get(key)
     if why is None:
         why = _ENGINE_CACHE[key] = _tensor_scalar_engines(chip, a0, a1, tiles, names)
-    eng = _choose(api, run, engine, why)
+    eng = choose_engine(api, run, engine, why)
 
     x = data.read(api)
     if bitvec:
@@ -242,7 +242,7 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
             if a1 is not None:
                 r = _apply(a1, _f32(r), v1, reverse1, out)
         if out is None:
-            _store(dst, _f32(np.asarray(r)))
+            store_result(dst, _f32(np.asarray(r)))
         else:
             dst.mark_written()
     slow = _cost.GPSIMD_RSQRT_SLOWDOWN if eng == "gpsimd" else 1
@@ -289,7 +289,7 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
     if eng_name == "unknown" and why["gpsimd"] is None and (a.name == "power" or all_int32):
         eng = "gpsimd"       # the compiler's default: power, and exact 32-bit integer math, on GpSimd
     else:
-        eng = _choose(api, run, engine, why, order=("vector", "gpsimd"))
+        eng = choose_engine(api, run, engine, why, order=("vector", "gpsimd"))
     x1, x2 = data1.read(api), data2.read(api)
     if x2.shape != x1.shape:
         x2 = x2.reshape(x1.shape)
@@ -308,7 +308,7 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
                 a.fn(_f32(x1), _f32(x2), out=out)
                 dst.mark_written()
             else:
-                _store(dst, _f32(np.asarray(a.fn(_f32(x1), _f32(x2)))))
+                store_result(dst, _f32(np.asarray(a.fn(_f32(x1), _f32(x2)))))
     cycles = _cost.two_input(chip, eng, data1, data2, dst)
     return run.issue(api, eng, cycles, reads=[data1, data2], writes=[dst], elements=dst.size,
                      args={"op": a.name})
@@ -332,12 +332,12 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None, dtype=None) -> NkiIn
            "scalar": None if chip.nc_version >= 3 else "tensor_copy on the Scalar engine is not supported on "
                                                         "NeuronCore-v2 (use activation(op=nl.copy))",
            "gpsimd": R.gpsimd_memory(api, ["dst", "src"], [dst, src])}
-    eng = _choose(api, run, engine, why)
+    eng = choose_engine(api, run, engine, why)
     x = src.read(api)
     if src.view.dtype == dst.view.dtype and eng != "scalar":
         dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
     else:
-        _store(dst, _f32(x))
+        store_result(dst, _f32(x))
     cycles = _cost.one_input(chip, eng, src, dst)
     return run.issue(api, eng, cycles, reads=[src], writes=[dst], elements=dst.size)
 
@@ -362,7 +362,7 @@ def memset(dst, value, engine=engine.unknown, name=None) -> NkiInstruction:
     else:
         fill = cast(np.array(value, np.float64), d, overflow=options().float_overflow)
     why = {"vector": None, "gpsimd": R.gpsimd_memory(api, ["dst"], [dst])}
-    eng = _choose(api, run, engine, why, order=("vector", "gpsimd"))
+    eng = choose_engine(api, run, engine, why, order=("vector", "gpsimd"))
     dst.write(fill)
     cycles = _cost.memset(run.chip, dst, value == 0)
     return run.issue(api, eng, cycles, writes=[dst], elements=dst.size)
@@ -393,7 +393,7 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     if src.view.dtype == dst.view.dtype:
         dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
     else:
-        _store(dst, _f32(x).reshape(dst.shape))
+        store_result(dst, _f32(x).reshape(dst.shape))
     on_chip = [t for t in (dst, src) if t.on_chip]
     parts = on_chip[0].partitions if on_chip else run.chip.partitions
     nbytes = max(dst.view.nbytes, src.view.nbytes)

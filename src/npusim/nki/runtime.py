@@ -6,7 +6,7 @@ How an ISA op plugs in (isa.py is the pattern; keep new ops the same shape):
         api = "nisa.my_op"
         run = current()                                    # the active kernel run
         rules.tile(api, "dst", dst); ...                   # every documented rule -> ConstraintError
-        eng = isa._choose(api, run, engine, {"vector": None, "gpsimd": "why not"})   # or a fixed name
+        eng = isa.choose_engine(api, run, engine, {"vector": None, "gpsimd": "why not"})   # or a fixed name
         x = data.read(api)                                 # NkiTensor.read/write/mark_written only:
         dst.write(cast(result(x), dst.view.dtype))         # they keep the per-allocation init flags
         return run.issue(api, eng, cost.xxx(...), reads=[data], writes=[dst])   # one timeline event
@@ -22,7 +22,7 @@ import weakref
 
 import numpy as np
 
-from ..core.allocator import Allocator
+from .alloc import NextFitAllocator as Allocator
 from ..core.errors import ConstraintError
 from ..core.memory import Memory
 from ..core.timeline import Timeline

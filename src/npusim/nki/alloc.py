@@ -1,0 +1,42 @@
+"""The on-chip allocator: next-fit over the per-partition bytes, on top of core's first-fit Allocator.
+
+A tile allocated in a loop body is a new tensor each iteration. First-fit would hand it the bytes its
+predecessor just released, so every iteration would wait for the previous one to stop reading them
+(a write-after-read on the timeline), and nothing would pipeline. The NKI compiler instead rotates
+loop tiles through free SBUF (multi-buffering) when space allows. Next-fit models that: each request
+is placed after the previous one, wrapping around, and falls back to first-fit. Capacity is the same
+either way: the live tensors must fit, or the error lists them.
+"""
+from __future__ import annotations
+
+from ..core.allocator import Allocator, Block
+
+
+class NextFitAllocator(Allocator):
+    def __init__(self, name: str, capacity: int, align: int = 1, start: int = 0):
+        super().__init__(name, capacity, align, start)
+        self.cursor = start
+
+    def alloc(self, size: int, name: str = "", api: str = "alloc", align: int | None = None) -> Block:
+        align = align or self.align
+        size = int(size)
+        if size > 0:
+            at = -(-self.cursor // align) * align
+            end = self.start + self.capacity
+            index = 0
+            for index, b in enumerate(self.blocks):       # blocks are sorted by offset
+                if b.offset + b.size <= at:
+                    continue
+                if at + size <= b.offset:
+                    break
+                at = -(-(b.offset + b.size) // align) * align
+            else:
+                index = len(self.blocks)
+            if at + size <= end:
+                block = Block(at, size, name)
+                self.blocks.insert(index, block)
+                self.cursor = at + size
+                return block
+        block = super().alloc(size, name, api, align)      # wrap around: first fit (or the capacity error)
+        self.cursor = block.offset + block.size
+        return block
