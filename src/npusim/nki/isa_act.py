@@ -20,7 +20,7 @@ from . import cost_two as _cost2
 from . import rules as R
 from .accum import reduce_cmd
 from .alu import OPS
-from .isa import _choose, _operand, _store, engine
+from .isa import _operand, choose_engine as _choose, engine, store_result as _store
 from .runtime import NkiInstruction, current
 
 NkiValidationError = R.NkiValidationError

@@ -13,7 +13,7 @@ from ..core.dtypes import cast
 from . import cost_two as _cost2
 from . import rules as R
 from .alu import OPS
-from .isa import _op, _store
+from .isa import _op, store_result as _store
 from .runtime import NkiInstruction, current
 from .tensor import MemoryRegion
 

@@ -23,7 +23,7 @@ from . import blas as _blas
 from . import cost as _cost
 from . import cost_two as _cost2
 from . import rules as R
-from .isa import _choose, _store, engine
+from .isa import choose_engine as _choose, engine, store_result as _store
 from .runtime import NkiInstruction, current
 from .tensor import MemoryRegion, NkiTensor
 

@@ -15,7 +15,7 @@ from . import rules as R
 from .accum import reduce_cmd
 from .alu import OPS
 from .cost import GPSIMD_START
-from .isa import _bits_unsigned, _op, _operand, _store, engine
+from .isa import _bits_unsigned, _op, _operand, engine, store_result as _store
 from .runtime import NkiInstruction, current
 from .tensor import MemoryRegion
 

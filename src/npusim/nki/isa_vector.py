@@ -13,7 +13,7 @@ from . import cost as _cost
 from . import cost_two as _cost2
 from . import rules as R
 from .accum import reduce_cmd
-from .isa import _op, _operand, _store, engine
+from .isa import _op, _operand, engine, store_result as _store
 from .runtime import NkiInstruction, current
 from .tensor import MemoryRegion, NkiTensor
 
@@ -30,7 +30,7 @@ def _f32(x):
 
 
 def _vector_engine(api, run, engine_value, tiles, names, gpsimd_ok=False) -> str:
-    from .isa import _choose
+    from .isa import choose_engine as _choose
     why = {"vector": None}
     if gpsimd_ok:
         why["gpsimd"] = R.gpsimd_memory(api, names, tiles)
