@@ -74,4 +74,20 @@ def test_affine_select_rules(run):
     with pytest.raises(ConstraintError, match="GpSimd cannot access PSUM"):
         nisa.affine_select(d, [[-1, 16]], 1, tile(rand((8, 16)), buffer=nl.psum), 0.0)
     with pytest.raises(ConstraintError, match="float32 scalar"):
-        nisa.affine_select(d, [[-1, 16]], 1, s, s)
+        nisa.affine_select(d, [[-1, 16]], 1, s, on_false_value=s)
+    with pytest.raises(ConstraintError, match="required"):
+        nisa.affine_select(d, [[-1, 16]], 1, s)
+    with pytest.raises(ConstraintError, match="given once"):
+        nisa.affine_select(d, [[-1, 16]], 1, s, 0.0, channel_multiplier=1)
+
+
+def test_affine_select_accepts_the_newest_positional_order(run):
+    s = rand((8, 16), 3)
+    d = nl.ndarray(s.shape, nl.float32)
+    # (dst, pattern, offset, channel_multiplier, on_true_tile, on_false_value, cmp_op)
+    nisa.affine_select(d, [[-1, 16]], 2, 1, tile(s), -5.0, nl.greater_equal)
+    nisa.affine_select(d, [[-1, 16]], 2, 1, tile(s), -5.0, cmp_op=nl.greater_equal)
+    nisa.affine_select(dst=d, pattern=[[-1, 16]], offset=2, channel_multiplier=1, on_true_tile=tile(s),
+                       on_false_value=-5.0, cmp_op=nl.greater_equal)
+    keep = np.arange(16)[None, :] <= np.arange(8)[:, None] + 2
+    np.testing.assert_array_equal(d.numpy(), np.where(keep, s, np.float32(-5.0)))

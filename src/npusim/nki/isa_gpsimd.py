@@ -15,7 +15,7 @@ from . import rules as R
 from .alu import OPS
 from .isa import _op, store_result as _store
 from .runtime import NkiInstruction, current
-from .tensor import MemoryRegion
+from .tensor import MemoryRegion, NkiTensor
 
 NkiValidationError = R.NkiValidationError
 
@@ -76,12 +76,36 @@ def iota(dst, pattern, offset=0, channel_multiplier=0, name=None) -> NkiInstruct
     return run.issue(api, "gpsimd", _cost2.gpsimd(dst.free_size), writes=[dst], elements=dst.size)
 
 
-def affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value, cmp_op=OPS["equal"],
-                  offset=0, name=None) -> NkiInstruction:
+_AS_ORDER_REF = ("channel_multiplier", "on_true_tile", "on_false_value", "cmp_op", "offset")
+_AS_ORDER_NEW = ("offset", "channel_multiplier", "on_true_tile", "on_false_value", "cmp_op")
+
+
+def affine_select(dst, pattern, *args, name=None, **kwargs) -> NkiInstruction:
     """``dst = on_true_tile where cmp_op(affine_value, 0) else on_false_value`` (a float32 scalar).
-    A causal mask keeps key j <= query p: pattern [[-1, N]], channel_multiplier 1, cmp_op greater_equal."""
+    A causal mask keeps key j <= query p: pattern [[-1, N]], channel_multiplier 1, cmp_op greater_equal.
+
+    Signature of reference §2.5: ``(dst, pattern, channel_multiplier, on_true_tile, on_false_value,
+    cmp_op=nl.equal, offset=0)``; the newest docs put ``offset`` third: ``(dst, pattern, offset,
+    channel_multiplier, on_true_tile, on_false_value, cmp_op=nl.equal)``. Positional calls in either
+    order are told apart by where the on_true tile sits; keywords work with both."""
     api = "nisa.affine_select"
     run = current(api)
+    order = _AS_ORDER_NEW if len(args) >= 3 and isinstance(args[2], NkiTensor) else _AS_ORDER_REF
+    if len(args) > len(order):
+        raise NkiValidationError(api, "args", f"at most {len(order) + 2} positional arguments", len(args) + 2)
+    vals = dict(zip(order, args))
+    for k, v in kwargs.items():
+        if k not in order:
+            raise NkiValidationError(api, k, "a parameter of affine_select", k)
+        if k in vals:
+            raise NkiValidationError(api, k, "each argument given once", k)
+        vals[k] = v
+    for k in ("channel_multiplier", "on_true_tile", "on_false_value"):
+        if k not in vals:
+            raise NkiValidationError(api, k, "a required argument", None)
+    channel_multiplier, on_true_tile = vals["channel_multiplier"], vals["on_true_tile"]
+    on_false_value = vals["on_false_value"]
+    cmp_op, offset = vals.get("cmp_op", OPS["equal"]), vals.get("offset", 0)
     _sbuf(api, "dst", dst)
     _sbuf(api, "on_true_tile", on_true_tile)
     R.same_partitions(api, ["dst", "on_true_tile"], [dst, on_true_tile])
