@@ -415,3 +415,7 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     ev = ins.event
     run.dma_engines.reserve(groups, ev.end_ns - data_ns, data_ns)
     return ins
+
+# ---- part two (TensorE, activation, reductions, GpSimd ...): see part_two.py ----
+from .part_two import *  # noqa: E402,F401,F403
+from .isa_matmul import VECTOR_TRANSPOSE_MAX  # noqa: E402,F401

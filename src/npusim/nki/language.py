@@ -230,3 +230,7 @@ def sbuf_fmax_bytes() -> int:
 
 __all__ = [n for n in dir() if not n.startswith("_")]
 _ = _spec
+
+# ---- part two (matmul, transpose, activations, reductions ...): see language_two.py ----
+from .language_two import *  # noqa: E402,F401,F403
+__all__ = [n for n in dir() if not n.startswith("_")]

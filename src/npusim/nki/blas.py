@@ -1,0 +1,54 @@
+"""Single-threaded BLAS for TensorE-sized matmuls.
+
+An nc_matmul is at most [128, 128] x [128, 512] (8M multiply-adds): numpy's multi-threaded OpenBLAS
+spends longer waking and synchronising its threads than computing, and on a loaded machine it thrashes
+(measured here: 57 ms per call instead of 1.7 ms single-threaded). ``matmul`` limits OpenBLAS to one
+thread for the call only and restores the previous count. When numpy's OpenBLAS cannot be found the
+plain ``@`` runs.
+"""
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+
+import numpy as np
+
+_get = _set = None
+
+
+def _load() -> None:
+    global _get, _set
+    libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+    for path in glob.glob(os.path.join(libs, "*openblas*.so*")):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for suffix in ("64_", "_64_", ""):
+            g = getattr(lib, f"scipy_openblas_get_num_threads{suffix}", None)
+            s = getattr(lib, f"scipy_openblas_set_num_threads{suffix}", None)
+            if g is not None and s is not None:
+                g.restype, s.argtypes = ctypes.c_int, [ctypes.c_int]
+                _get, _set = g, s
+                return
+
+
+try:
+    _load()
+except Exception:       # never let an unusual numpy build break the simulator
+    _get = _set = None
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` on one BLAS thread."""
+    if _set is None:
+        return a @ b
+    before = _get()
+    if before == 1:
+        return a @ b
+    _set(1)
+    try:
+        return a @ b
+    finally:
+        _set(before)

@@ -1,0 +1,140 @@
+"""ScalarE: ``nisa.activation`` and ``nisa.activation_reduce``.
+
+``dst = op(data * scale + bias)`` in float32, cast to dst's dtype (reference nki.md §2.5, activation
+docstring). ``scale``: a float scalar or a (P, 1) float32 tile; ``bias``: a (P, 1) float32 tile, or a
+scalar from NeuronCore-v3 (trn2) on. Optional add-reduction of the activated values into ScalarE's 128
+``reduce_regs`` (accum.py). GpSimd runs activation on NeuronCore-v4 (trn3) only, without the
+accumulator. Cost ``max(MIN_II, N)`` whatever scale/bias; ``+ MIN_II`` when the registers are read out
+into ``reduce_res``.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..core.options import options
+from . import accum
+from . import actfuncs
+from . import cost_two as _cost2
+from . import rules as R
+from .accum import reduce_cmd
+from .alu import OPS
+from .isa import _operand, choose_engine as _choose, engine, store_result as _store
+from .runtime import NkiInstruction, current
+
+NkiValidationError = R.NkiValidationError
+_ADD = OPS["add"]
+
+
+def _act_op(api, op) -> actfuncs.ActFunc:
+    a = actfuncs.lookup(op)
+    if a is None:
+        name = getattr(op, "name", None) or getattr(op, "__name__", None) or repr(op)
+        raise NkiValidationError(api, "op", "an activation function of the table (nl.exp, nl.tanh, nl.gelu, "
+                                 "nl.copy ...)", name)
+    return a
+
+
+def check_range(api: str, act: actfuncs.ActFunc, x: np.ndarray) -> None:
+    bad = act.out_of_range(x)
+    if bad is None:
+        return
+    n = int(np.count_nonzero(bad))
+    first = float(x[bad].flat[0])
+    what = f"|x| in [{act.lo:g}, {act.hi:g}]" if act.magnitude else f"x in [{act.lo:g}, {act.hi:g}]"
+    if options().strict:
+        raise NkiValidationError(api, "data", f"{act.name} inputs lie in its documented valid range {what}",
+                                 f"{n} outside, e.g. {first:g}")
+    warnings.warn(f"{api}: {n} input(s) of {act.name} lie outside its documented valid range {what} "
+                  f"(e.g. {first:g}); the hardware's approximation is not valid there",
+                  actfuncs.ActivationRangeWarning, stacklevel=3)
+
+
+def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None,
+               reduce_cmd=reduce_cmd.idle, engine=engine.unknown, name=None, _api="nisa.activation",
+               _readout=None) -> NkiInstruction:
+    """``dst = op(data * scale + bias)`` on ScalarE, optionally add-reducing into the reduce registers."""
+    api = _api
+    run = current(api)
+    chip = run.chip
+    R.tile(api, "dst", dst)
+    R.tile(api, "data", data)
+    R.same_partitions(api, ["dst", "data"], [dst, data])
+    R.same_free_size(api, ["data", "dst"], [data, dst])
+    act = _act_op(api, op)
+    cmd = reduce_cmd
+    if not isinstance(cmd, accum.reduce_cmd):
+        raise NkiValidationError(api, "reduce_cmd", "a nisa.reduce_cmd member", cmd)
+    reducing = cmd in (accum.reduce_cmd.reduce, accum.reduce_cmd.reset_reduce)
+    if reduce_op is not None:
+        from .alu import lookup
+        ro = lookup(reduce_op)
+        if ro is None or ro.name != "add":
+            raise NkiValidationError(api, "reduce_op", "nl.add (ScalarE's reduce registers only sum; use "
+                                     "tensor_reduce for max/min)", getattr(ro, "name", reduce_op))
+    elif reducing or reduce_res is not None:
+        raise NkiValidationError(api, "reduce_op", "nl.add when reduce_cmd reduces or reduce_res is given",
+                                 None)
+    if reduce_res is not None:
+        R.tile(api, "reduce_res", reduce_res)
+        if reduce_res.shape[0] != data.partitions or reduce_res.free_size != 1:
+            raise NkiValidationError(api, "reduce_res", f"a ({data.partitions}, 1) tile (one value per "
+                                     "partition)", reduce_res.shape)
+    reads = [data]
+    if R.is_scalar(scale):
+        sc = np.float32(scale)
+    else:
+        sc = _operand(api, "scale", scale, data, _ADD, reads)
+    if bias is None:
+        bi = None
+    elif R.is_scalar(bias):
+        if chip.nc_version < 3:
+            raise NkiValidationError(api, "bias", "a (P, 1) tile: scalar bias exists from NeuronCore-v3 "
+                                     "(trn2) on", bias)
+        bi = np.float32(bias)
+    else:
+        bi = _operand(api, "bias", bias, data, _ADD, reads)
+    tiles = [dst, *reads] + ([reduce_res] if reduce_res is not None else [])
+    names = ["dst", "data", "scale", "bias", "reduce_res"][:len(tiles)]
+    why = {"scalar": None,
+           "gpsimd": ("activation on GpSimd exists from NeuronCore-v4 (trn3) on" if chip.nc_version < 4 else
+                      "the reduce registers are ScalarE's" if (reducing or reduce_res is not None) else
+                      R.gpsimd_memory(api, names, tiles))}
+    eng = _choose(api, run, engine, why, order=("scalar", "gpsimd"))
+
+    x = data.read(api)
+    x = x if x.dtype == np.float32 else x.astype(np.float32)
+    with np.errstate(all="ignore"):
+        if not (isinstance(sc, np.float32) and sc == 1.0):
+            x = x * sc
+        if bi is not None:
+            x = x + bi
+    check_range(api, act, x)
+    with np.errstate(all="ignore"):
+        y = np.asarray(act.fn(x), np.float32)
+    _store(dst, y)
+    lanes = slice(data.start_partition, data.start_partition + data.partitions)
+    sums = accum.reduce_rows("add", y) if (reducing or (reduce_res is not None and cmd is accum.reduce_cmd.idle)) \
+        else None
+    res = accum.apply(run, "scalar", cmd, "add", lanes, sums)
+    writes = [dst]
+    if reduce_res is not None:
+        _store(reduce_res, res.reshape(reduce_res.shape))
+        writes.append(reduce_res)
+    n = data.free_size
+    cycles = _cost2.with_readout(n, data, dst) if reduce_res is not None else _cost2.one_pass(n, data, dst)
+    return run.issue(api, eng, cycles, reads=reads, writes=writes, elements=dst.size,
+                     args={"op": act.name, "reduce_cmd": cmd.value})
+
+
+def activation_reduce(dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0, name=None) -> NkiInstruction:
+    """``activation(..., reduce_cmd=reset_reduce)`` with the sum written to ``reduce_res``."""
+    api = "nisa.activation_reduce"
+    if reduce_res is None:
+        raise NkiValidationError(api, "reduce_res", "a (P, 1) tile for the reduction", None)
+    return activation(dst, op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_res=reduce_res,
+                      reduce_cmd=accum.reduce_cmd.reset_reduce, engine=globals()["engine"].scalar, _api=api)
+
+
+__all__ = ["activation", "activation_reduce", "reduce_cmd"]

@@ -1,0 +1,279 @@
+"""TensorE: ``nisa.nc_matmul`` (``dst = stationary.T @ moving`` into PSUM, with accumulation) and
+``nisa.nc_transpose`` (TensorE through the PE array, or VectorE for 32x32 blocks).
+
+Rules (reference nki.md §1.2 TC#3, §1.4 PSUM accumulation, §2.5 nc_matmul / nc_transpose):
+stationary [K<=128, M<=128] and moving [K, N] are SBUF tiles with the same K (the contraction is over
+partitions); N <= 512 (trn3: 4096 for a float32 dst, 8192 for a bfloat16 dst: the whole PSUM);
+dst [M, N] is a PSUM tile, float32 (bfloat16 also on trn3); input dtypes fp8_e4m3/e5m2, bf16, fp16,
+tf32, fp32, where fp32/tf32 pair only with fp32/tf32 and the two fp8 formats are not mixed.
+
+Accumulation (``accumulate=None``, the default): the first write to a PSUM location overwrites it and
+later writes accumulate, so a loop over K tiles sums into one PSUM tile. "First write" is read off the
+core's init map (a location nothing wrote yet), so a fresh ``nl.ndarray(..., buffer=nl.psum)`` starts a
+new accumulation group. ``accumulate=True`` always adds, ``False`` always overwrites.
+"""
+from __future__ import annotations
+
+import enum
+import numpy as np
+
+from ..core.errors import UnsupportedError
+from ..core.options import options
+from . import blas as _blas
+from . import cost as _cost
+from . import cost_two as _cost2
+from . import rules as R
+from .isa import choose_engine as _choose, engine, store_result as _store
+from .runtime import NkiInstruction, current
+from .tensor import MemoryRegion, NkiTensor
+
+NkiValidationError = R.NkiValidationError
+
+MATMUL_INPUT_DTYPES = ("float8_e4m3", "float8_e4m3fn", "float8_e5m2", "bfloat16", "float16", "tfloat32",
+                       "float32")
+_FP32_CLASS = ("float32", "tfloat32")
+_FP8 = ("float8_e4m3", "float8_e4m3fn", "float8_e5m2")
+MAX_K = 128                 # contraction (partition) dim of both inputs
+MAX_STATIONARY_FREE = 128   # gemm_stationary_fmax
+MAX_MOVING_FREE = 512       # gemm_moving_fmax (one 2 KiB PSUM bank of fp32)
+TRN3_MOVING_FREE = {"float32": 4096, "bfloat16": 8192}      # trn3: the whole 16 KiB PSUM
+VECTOR_TRANSPOSE_MAX = 32   # VectorE transposes blocks up to [32, 32]
+TENSOR_TRANSPOSE_MAX = 128  # TensorE transposes up to [128, 128]
+
+
+class matmul_perf_mode(enum.Enum):
+    """``nki.isa.matmul_perf_mode``: ``double_row`` is the FP8 2x mode of NeuronCore-v3/v4."""
+    none = "none"
+    double_row = "double_row"
+
+
+def _sbuf_input(api, param, t) -> None:
+    R.tile(api, param, t)
+    if t.buffer is not MemoryRegion.sbuf:
+        raise NkiValidationError(api, param, "TensorE reads its inputs from SBUF", t.buffer)
+
+
+def _psum_dst(api, param, t, chip, allow_multi_bank: bool) -> None:
+    """dst of a TensorE op: a PSUM tile; inside one 2 KiB bank unless trn3 lets it span the PSUM."""
+    if not isinstance(t, NkiTensor):
+        raise NkiValidationError(api, param, "an NKI tensor (nl.ndarray or a view of one)", type(t).__name__)
+    if t.buffer is not MemoryRegion.psum:
+        raise NkiValidationError(api, param, "TensorE writes its result to PSUM", t.buffer)
+    if allow_multi_bank and t.free_size * t.itemsize > chip.psum_bank_bytes:
+        if t.partitions > chip.partitions:
+            raise NkiValidationError(api, param, "partition dim <= 128", t.shape,
+                                     f"{R.short(api)} {param} partition dimension {t.partitions} exceeds "
+                                     "maximum 128")
+        return
+    R.compute_tile(api, param, t)
+
+
+def _check_tiling(api, chip, tile_position, tile_size, k, m, perf) -> None:
+    """Row/column tiling of the 128x128 PE array: 2x64 (v2+) or 4x32 (v3+) tiles (nc_matmul docstring)."""
+    if not tile_position and not tile_size:
+        return
+    if not tile_position or not tile_size or len(tile_position) != 2 or len(tile_size) != 2:
+        raise NkiValidationError(api, "tile_position", "tile_position and tile_size are both given as "
+                                 "(row, column) pairs, or both left empty", (tile_position, tile_size))
+    sizes = (32, 64, 128) if chip.nc_version >= 3 else (64, 128)
+    for i, what in enumerate(("row", "column")):
+        size, pos = int(tile_size[i]), int(tile_position[i])
+        if size not in sizes:
+            raise NkiValidationError(api, "tile_size", f"a {what} tile size in {sizes} on {chip.name}", size)
+        if pos % size or not 0 <= pos <= 128 - size:
+            raise NkiValidationError(api, "tile_position", f"a {what} offset that is a multiple of the tile "
+                                     f"size inside the 128 PE {what}s", pos)
+    if k > int(tile_size[0]):
+        raise NkiValidationError(api, "stationary", "K (stationary partitions) <= the row tile size",
+                                 (k, int(tile_size[0])))
+    if m > int(tile_size[1]):
+        raise NkiValidationError(api, "stationary", "M (stationary free size) <= the column tile size",
+                                 (m, int(tile_size[1])))
+    if perf is matmul_perf_mode.double_row and int(tile_size[1]) < 128:
+        raise NkiValidationError(api, "perf_mode", "double_row cannot be combined with column tiling",
+                                 tile_size)
+
+
+def _input_values(t: NkiTensor, api: str, rows: int, cols: int) -> np.ndarray:
+    x = t.read(api)
+    # a contiguous float32 copy: SBUF views stride by a whole partition, which keeps numpy off BLAS
+    return np.ascontiguousarray(x, dtype=np.float32).reshape(rows, cols)
+
+
+def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str) -> None:
+    """PSUM read-accumulate-write in fp32: overwrite where this is the first write (see module doc)."""
+    root = dst.root or dst
+    if accumulate is False:
+        acc_mask = False
+    elif accumulate is True or root.full:
+        acc_mask = True
+    elif options().track_init:
+        fresh = dst.view.uninitialized_mask()
+        acc_mask = True if fresh is None else ~fresh.reshape(result.shape)
+    else:
+        acc_mask = False        # without init tracking, a view not yet fully written starts a group
+    result = result.reshape(dst.shape)
+    if dst.view.dtype.name == "float32":
+        out = dst.view.array()
+        if acc_mask is True:
+            np.add(out, result, out=out)
+        elif acc_mask is False:
+            out[...] = result
+        else:
+            m = acc_mask.reshape(dst.shape)
+            np.copyto(out, np.where(m, out + result, result))
+        dst.mark_written()
+        return
+    if acc_mask is True:
+        result = dst.read(api).astype(np.float32) + result
+    elif acc_mask is not False:
+        m = acc_mask.reshape(dst.shape)
+        result = np.where(m, dst.view.array().astype(np.float32) + result, result)
+    _store(dst, result.astype(np.float32, copy=False))
+
+
+def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_onezero=False,
+              is_transpose=False, accumulate=None, tile_position=(), tile_size=(),
+              perf_mode=matmul_perf_mode.none, name=None) -> NkiInstruction:
+    """``dst = stationary.T @ moving`` on TensorE: stationary [K, M], moving [K, N] in SBUF; dst [M, N]
+    in PSUM, computed and accumulated in fp32."""
+    api = "nisa.nc_matmul"
+    run = current(api)
+    chip = run.chip
+    _sbuf_input(api, "stationary", stationary)
+    _sbuf_input(api, "moving", moving)
+    if is_transpose:
+        raise UnsupportedError(api, "is_transpose=True", "use nisa.nc_transpose(engine=nisa.engine.tensor)")
+    k, m, n = stationary.partitions, stationary.free_size, moving.free_size
+    if moving.partitions != k:
+        raise NkiValidationError(api, "moving", "stationary and moving have the same partition size (the "
+                                 "contraction dim K)", {"stationary": stationary.shape, "moving": moving.shape})
+    if k > MAX_K:
+        raise NkiValidationError(api, "stationary", f"K (partition dim) <= {MAX_K}", k)
+    if m > MAX_STATIONARY_FREE:
+        raise NkiValidationError(api, "stationary", f"stationary free size M <= {MAX_STATIONARY_FREE} "
+                                 "(gemm_stationary_fmax)", m)
+    dname = dst.view.dtype.name if isinstance(dst, NkiTensor) else None
+    if chip.nc_version >= 4:
+        nmax = TRN3_MOVING_FREE.get(dname, MAX_MOVING_FREE)
+        if n > nmax:
+            raise NkiValidationError(api, "moving", f"moving free size N <= {nmax} on trn3 for a {dname} dst",
+                                     n)
+    elif n > MAX_MOVING_FREE:
+        raise NkiValidationError(api, "moving", f"moving free size N <= {MAX_MOVING_FREE} "
+                                 "(gemm_moving_fmax)", n)
+    _psum_dst(api, "dst", dst, chip, allow_multi_bank=chip.nc_version >= 4)
+    if dst.partitions != m or dst.free_size != n:
+        raise NkiValidationError(api, "dst", f"dst is [M, N] = [{m}, {n}] (stationary free size, moving "
+                                 "free size)", dst.shape)
+    allowed_out = ("float32", "bfloat16") if chip.nc_version >= 4 else ("float32",)
+    if dname not in allowed_out:
+        raise NkiValidationError(api, "dst", "a float32 PSUM result" + (" (or bfloat16 on trn3)"
+                                 if chip.nc_version >= 4 else " (bfloat16 results exist on trn3 only)"), dname)
+    s_dt, m_dt = stationary.view.dtype.name, moving.view.dtype.name
+    for p, d in (("stationary", s_dt), ("moving", m_dt)):
+        if d not in MATMUL_INPUT_DTYPES:
+            raise NkiValidationError(api, p, "an input dtype of fp8_e4m3/fp8_e5m2/bfloat16/float16/tfloat32/"
+                                     "float32", d)
+    if (s_dt in _FP32_CLASS) != (m_dt in _FP32_CLASS):
+        raise NkiValidationError(api, "moving", "if one input is float32/tfloat32 the other is too",
+                                 (s_dt, m_dt))
+    if s_dt in _FP8 and m_dt in _FP8 and s_dt != m_dt:
+        raise NkiValidationError(api, "moving", "the fp8 formats (e4m3, e4m3fn, e5m2) are not mixed in one "
+                                 "matmul", (s_dt, m_dt))
+    if accumulate is not None and not isinstance(accumulate, (bool, np.bool_)):
+        raise NkiValidationError(api, "accumulate", "None (first write overwrites, later ones accumulate), "
+                                 "True or False", accumulate)
+    perf = perf_mode if isinstance(perf_mode, matmul_perf_mode) else None
+    if perf is None:
+        raise NkiValidationError(api, "perf_mode", "a nisa.matmul_perf_mode member", perf_mode)
+    if perf is matmul_perf_mode.double_row:
+        if chip.nc_version < 3:
+            raise NkiValidationError(api, "perf_mode", "performance modes exist from NeuronCore-v3 (trn2) on",
+                                     chip.name)
+        if s_dt not in _FP8 or m_dt not in _FP8:
+            raise NkiValidationError(api, "perf_mode", "double_row is the FP8 mode: both inputs fp8",
+                                     (s_dt, m_dt))
+    _check_tiling(api, chip, tile_position, tile_size, k, m, perf)
+
+    a = _input_values(stationary, api, k, m)
+    b = _input_values(moving, api, k, n)
+    if is_stationary_onezero and not np.all((a == 0) | (a == 1)):
+        raise NkiValidationError(api, "is_stationary_onezero", "stationary holds only 0 and 1 when the flag "
+                                 "is set", "other values")
+    if is_moving_onezero and not np.all((b == 0) | (b == 1)):
+        raise NkiValidationError(api, "is_moving_onezero", "moving holds only 0 and 1 when the flag is set",
+                                 "other values")
+    with np.errstate(all="ignore"):
+        result = _blas.matmul(a.T, b)         # fp32 products and sums (PSUM accumulates in fp32)
+    _accumulate_into(dst, result, accumulate, api)
+
+    fp32 = "float32" in (s_dt, m_dt)           # tf32 x tf32 runs at the 16-bit rate
+    factor = 1.0
+    if fp32 and (is_stationary_onezero or is_moving_onezero):
+        factor = 0.5                        # onezero flags give 2x for fp32 operands
+    if perf is matmul_perf_mode.double_row:
+        factor = 0.5
+    cycles = _cost2.matmul(n, fp32, factor)
+    return run.issue(api, "tensor", cycles, reads=[stationary, moving], writes=[dst], elements=dst.size,
+                     args={"K": k, "M": m, "N": n, "dtype": s_dt})
+
+
+# --------------------------------------------------------------------------------------------- transpose
+
+def _transpose_values(x: np.ndarray, chip, tensor_engine: bool, is_float: bool) -> np.ndarray:
+    """data [P, F] -> [F, P]. TensorE on NeuronCore-v2 multiplies by an identity matrix, so a NaN or Inf
+    in column f turns every other element of output row f into NaN (Inf * 0) (nc_transpose docstring)."""
+    t = x.T
+    if not tensor_engine or chip.nc_version != 2 or not is_float:
+        return t
+    bad = ~np.isfinite(x.astype(np.float32))
+    if not bad.any():
+        return t
+    per_col = bad.sum(axis=0)                   # non-finite inputs in each column f
+    others = per_col[:, None] - bad.T           # those of column f at partitions != p
+    out = np.array(t, copy=True)
+    out[others > 0] = np.nan
+    return out
+
+
+def nc_transpose(dst, data, engine=engine.unknown, name=None) -> NkiInstruction:
+    """Swap the partition and (flattened) free dims: data [P, F] -> dst [F, P]; dst dtype = data dtype.
+    TensorE: up to [128, 128], SBUF -> PSUM. VectorE: up to [32, 32], SBUF or PSUM."""
+    api = "nisa.nc_transpose"
+    run = current(api)
+    chip = run.chip
+    R.tile(api, "data", data)
+    if not isinstance(dst, NkiTensor):
+        raise NkiValidationError(api, "dst", "an NKI tensor", type(dst).__name__)
+    p, f = data.partitions, data.free_size
+    if dst.partitions != f or dst.free_size != p:
+        raise NkiValidationError(api, "dst", f"dst is data transposed: [{f}, {p}]", dst.shape)
+    if dst.view.dtype != data.view.dtype:
+        raise NkiValidationError(api, "dst", "dst has data's dtype", (dst.view.dtype.name, data.view.dtype.name))
+    why = {}
+    if data.buffer is not MemoryRegion.sbuf:
+        why["tensor"] = "a TensorE transpose reads SBUF"
+    elif dst.buffer is not MemoryRegion.psum:
+        why["tensor"] = "a TensorE transpose writes PSUM"
+    elif max(p, f) > TENSOR_TRANSPOSE_MAX:
+        why["tensor"] = f"a TensorE transpose is at most [{TENSOR_TRANSPOSE_MAX}, {TENSOR_TRANSPOSE_MAX}]"
+    else:
+        why["tensor"] = None
+    why["vector"] = (None if max(p, f) <= VECTOR_TRANSPOSE_MAX else
+                     f"a VectorE transpose is at most [{VECTOR_TRANSPOSE_MAX}, {VECTOR_TRANSPOSE_MAX}]")
+    eng = _choose(api, run, engine, why, order=("tensor", "vector"))
+    if eng == "tensor":
+        _psum_dst(api, "dst", dst, chip, allow_multi_bank=False)
+    else:
+        R.tile(api, "dst", dst)
+    x = data.read(api).reshape(p, f)
+    dst.write(_transpose_values(x, chip, eng == "tensor", data.view.dtype.is_float).reshape(dst.shape))
+    if eng == "tensor":
+        cycles = _cost2.tensor_transpose(p, f)
+    else:
+        cycles = float(max(_cost.MIN_II, f))
+    return run.issue(api, eng, cycles, reads=[data], writes=[dst], elements=dst.size)
+
+
+__all__ = ["nc_matmul", "nc_transpose", "matmul_perf_mode"]
