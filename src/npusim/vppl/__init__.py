@@ -15,6 +15,9 @@ from .semantics import ROWS, TABLE
 from .types import elem_type
 from .vector import Integer, Vector, alloc_vector, vList
 
+from .lang_part_two import install as _install_part_two, run_with  # noqa: E402  (part two)
+from .pointers import ByName, Pointer, dm_alloc, dm_put, dm_read, dm_write  # noqa: E402  (part two)
+_install_part_two()
 attach_methods()
 
 
@@ -33,4 +36,5 @@ def info() -> dict[str, dict[str, object]]:
 
 
 __all__ = ["Vector", "vList", "Integer", "alloc_vector", "run", "info", "Machine", "machine", "reset", "mode",
-           "using", "TABLE", "ROWS", "execute", "elem_type"]
+           "using", "TABLE", "ROWS", "execute", "elem_type",
+           "Pointer", "ByName", "dm_alloc", "dm_put", "dm_read", "dm_write", "run_with"]  # part two

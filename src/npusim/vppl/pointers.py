@@ -1,0 +1,150 @@
+"""Pointer variables, External globals, byName arguments and the data memory (DM) they address.
+
+Seed 003 (get_array, FPBLmAvX, DNN_*): operators load their inputs "from the address a pointer variable
+holds" and store results "as a side effect" where a pointer points. Any variable that holds an address
+will do: a pointer variable, an ``External`` global, or a ``byName`` argument that refers to one; that
+the variable really holds an address is the programmer's business (the seed: プログラマが担保).
+
+* ``Pointer`` is a pointer variable: an address (a 32-bit integer, so scalar arithmetic works on it),
+  the memory it points into (None = the machine's DM) and a step (row pitch in bytes, used by
+  get_array's source; an image buffer from ``use_image()`` carries its width as the step).
+* A plain ``Integer`` (or an ``External`` integer) holding an address points into DM with step 0.
+* ``ByName(var)`` is a byName argument: it refers to the variable, and reading it reads the variable.
+
+Accesses are checked: the whole access lies inside the memory, and the address has the alignment the
+operator needs (32 bytes where the seed says so, the element size elsewhere); errors are
+ConstraintErrors naming the operator and the argument.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..core.errors import ConstraintError, UninitializedReadError, UninitializedReadWarning
+from ..core.options import options
+from .machine import ImageBuffer, machine
+from .vector import Integer
+
+ALIGN = 32          # seed 003, get_array: "取り扱うアドレスは32バイトアラインメントである必要があり"
+
+
+class Pointer(Integer):
+    """A VPPL pointer variable: ``address`` into ``space`` (None: the data memory), row pitch ``step``."""
+    __slots__ = ("step", "space")
+
+    def __init__(self, address: int = 0, step: int = 0, name: str | None = None, space=None):
+        super().__init__(address, name or "pointer")
+        self.step = int(step)
+        self.space = space
+
+    @property
+    def address(self) -> int:
+        return self.value
+
+    def __repr__(self) -> str:
+        where = "" if self.space is None else f" in {self.space.name}"
+        return f"Pointer({self.name} = {self.value:#x}{where}, step {self.step})"
+
+
+class ByName:
+    """A byName argument: a reference to another variable (reads go through to it)."""
+    __slots__ = ("var",)
+
+    def __init__(self, var):
+        self.var = var
+
+    def __repr__(self) -> str:
+        return f"ByName({self.var!r})"
+
+
+def deref(api: str, param: str, p):
+    """(memory, address, step) that a pointer-like argument designates."""
+    while isinstance(p, ByName):
+        p = p.var
+    if isinstance(p, Pointer):
+        return (p.space if p.space is not None else machine().dm), p.value, p.step
+    if isinstance(p, ImageBuffer):
+        return p.memory, 0, p.step
+    if isinstance(p, Integer):
+        return machine().dm, p.value, 0
+    if isinstance(p, (int, np.integer)) and not isinstance(p, bool):
+        return machine().dm, int(p), 0
+    raise ConstraintError(api, param, "a pointer variable, an External global or a byName argument holding "
+                          "an address", type(p).__name__)
+
+
+def check_access(api: str, param: str, mem, addr: int, nbytes: int, align: int) -> None:
+    if addr % align:
+        raise ConstraintError(api, param, f"the address is a multiple of {align} bytes", addr)
+    if addr < 0 or addr + nbytes > mem.size:
+        raise ConstraintError(api, param, f"the {nbytes}-byte access lies inside {mem.name} "
+                              f"(0..{mem.size:#x}): an address error on the hardware", f"{addr:#x}")
+
+
+def _check_init(api: str, mem, addr: int, nbytes: int) -> None:
+    init = mem.init[addr:addr + nbytes]
+    if init.all():
+        return
+    first = addr + int(np.argmin(init))
+    err = UninitializedReadError(mem.name, first, nbytes - int(init.sum()), api)
+    if options().uninitialized_is_error():
+        raise err
+    warnings.warn(f"{err} (reads as stored: zero unless written before)", UninitializedReadWarning, stacklevel=4)
+
+
+def load(api: str, param: str, p, dtype, count: int, align: int | None = None, offset: int = 0) -> np.ndarray:
+    """``count`` elements of ``dtype`` at the pointer (+ offset bytes): a copy."""
+    mem, addr, _ = deref(api, param, p)
+    dt = np.dtype(dtype)
+    addr += offset
+    n = int(count) * dt.itemsize
+    check_access(api, param, mem, addr, n, align or dt.itemsize)
+    _check_init(api, mem, addr, n)
+    return mem.data[addr:addr + n].view(dt).copy()
+
+
+def store(api: str, param: str, p, values: np.ndarray, align: int | None = None, offset: int = 0) -> None:
+    """Write ``values`` (their dtype) at the pointer (+ offset bytes)."""
+    mem, addr, _ = deref(api, param, p)
+    v = np.ascontiguousarray(values)
+    addr += offset
+    check_access(api, param, mem, addr, v.nbytes, align or v.dtype.itemsize)
+    mem.write_bytes(addr, v)
+
+
+# ---- the host side: putting data into DM and reading results back (what vFile / the loader does) ----
+
+def dm_alloc(nbytes: int, name: str | None = None, align: int = ALIGN, step: int = 0, m=None) -> Pointer:
+    """A fresh DM block of ``nbytes`` (32-byte aligned by default): a bump allocator per machine."""
+    m = m or machine()
+    nxt = getattr(m, "_dm_next", 0)
+    addr = -(-nxt // align) * align
+    if addr + nbytes > m.dm.size:
+        raise ConstraintError("dm_alloc", "nbytes", f"the block fits in the {m.dm.size}-byte data memory",
+                              nbytes)
+    m._dm_next = addr + int(nbytes)
+    return Pointer(addr, step, name)
+
+
+def dm_put(values, name: str | None = None, align: int = ALIGN, step: int = 0, m=None) -> Pointer:
+    """Allocate a DM block, write ``values`` (their dtype) into it, return a pointer to it."""
+    v = np.ascontiguousarray(values)
+    p = dm_alloc(v.nbytes, name, align, step, m)
+    (m or machine()).dm.write_bytes(p.value, v)
+    return p
+
+
+def dm_write(p, values) -> None:
+    """Write ``values`` at a pointer or address (host side, unchecked alignment)."""
+    mem, addr, _ = deref("dm_write", "pointer", p)
+    mem.write_bytes(addr, np.ascontiguousarray(values))
+
+
+def dm_read(p, dtype, count: int, shape=None) -> np.ndarray:
+    """``count`` elements of ``dtype`` at a pointer or address (host side): a copy."""
+    mem, addr, _ = deref("dm_read", "pointer", p)
+    dt = np.dtype(dtype)
+    check_access("dm_read", "pointer", mem, addr, int(count) * dt.itemsize, 1)
+    out = mem.data[addr:addr + int(count) * dt.itemsize].view(dt).copy()
+    return out.reshape(shape) if shape is not None else out
