@@ -22,10 +22,16 @@ def regs(nbytes: int, reg_bytes: int) -> int:
     return max(1, -(-nbytes // reg_bytes))
 
 
-def elementwise(m, row, t, *args) -> int:
+def linear(row) -> tuple[int, int]:
+    """(fixed, per register) cycles of an element-wise row: execute() computes these inline."""
     per = MUL_PER_REG if row.base in ("mul", "e_mul", "filter_sub") else PER_REG
     extra = BROADCAST if row.base.startswith("e_") and row.base != "e_set" else 0
-    return ISSUE + extra + per * regs(t.nbytes, m.reg_bytes)
+    return ISSUE + extra, per
+
+
+def elementwise(m, row, t, *args) -> int:
+    fixed, per = linear(row)
+    return fixed + per * regs(t.nbytes, m.reg_bytes)
 
 
 def scalar_access(m, row, t, *args) -> int:

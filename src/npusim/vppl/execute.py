@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import ConstraintError
-from .machine import machine
+from .machine import _current
 from .semantics import INT, OUT, VEC, WORK, OpRow
 from .vector import Integer, Vector
 
@@ -17,45 +17,50 @@ def gen2_rule(row: OpRow) -> str:
 
 
 def resolve(row: OpRow, args) -> list:
-    if len(args) != len(row.params):
+    kinds = row.kinds
+    if len(args) != len(kinds):
         names = ", ".join(p for p, _ in row.params) or "no arguments"
-        raise ConstraintError(row.name, "arguments", f"takes {len(row.params)} argument(s): {names}", len(args))
-    out = []
-    for (pname, kind), a in zip(row.params, args):
-        if kind == VEC or kind == WORK:
-            if not isinstance(a, Vector):
-                raise ConstraintError(row.name, pname, f"the {kind} is a vector variable", type(a).__name__)
-            if kind == VEC:
-                a.check_valid(row.name)
-        elif kind == INT:
-            if isinstance(a, Integer):
-                a = a.value
-            elif isinstance(a, (int, np.integer)) and not isinstance(a, bool):
-                a = int(a)
-            else:
-                raise ConstraintError(row.name, pname, "a scalar value or integer variable", type(a).__name__)
-        elif kind == OUT:
-            if not isinstance(a, Integer):
-                raise ConstraintError(row.name, pname, "an integer variable (vppl.Integer) receives the result",
+        raise ConstraintError(row.name, "arguments", f"takes {len(kinds)} argument(s): {names}", len(args))
+    out = list(args)
+    for i, kind in enumerate(kinds):
+        a = args[i]
+        if kind is VEC or kind is WORK:
+            if a.__class__ is not Vector:
+                raise ConstraintError(row.name, row.params[i][0], f"the {kind} is a vector variable",
                                       type(a).__name__)
-        out.append(a)
+            if kind is VEC and not a.valid:
+                a.check_valid(row.name)
+        elif kind is INT:
+            if isinstance(a, Integer):
+                out[i] = a.value
+            elif isinstance(a, (int, np.integer)) and not isinstance(a, bool):
+                out[i] = int(a)
+            else:
+                raise ConstraintError(row.name, row.params[i][0], "a scalar value or integer variable",
+                                      type(a).__name__)
+        elif a.__class__ is not Integer:
+            raise ConstraintError(row.name, row.params[i][0], "an integer variable (vppl.Integer) receives "
+                                  "the result", type(a).__name__)
     return out
 
 
 def execute(row: OpRow, target: Vector, args, source: str | None = None) -> Vector:
-    m = machine()
+    m = _current[0]
     if not row.gen2 and m.mode == "gen2":
         raise ConstraintError(row.name, "suffix", gen2_rule(row), row.suffix)
-    vals = resolve(row, args)
-    if row.reads_target:
+    vals = resolve(row, args) if args or row.kinds else ()
+    if row.reads_target and not target.valid:
         target.check_valid(row.name)
     row.impl(m, row, target, *vals)
     if row.group != "reduction":
         target.valid = True
-    tl = m.timeline
-    # one in-order issue stream: scalar and SIMD instructions do not overlap
-    tl.place("simd", row.name, row.cost(m, row, target, *vals), order="none", not_before_ns=tl.now_ns,
-             nbytes=target.nbytes, elements=target.length, source=source)
+    # one in-order issue stream: a SIMD instruction starts after the scalar pipe's last one
+    lin = row.linear_cost
+    nb = target.a.nbytes
+    cycles = lin[0] + lin[1] * (((nb - 1) // m.reg_bytes) + 1) if lin else row.cost(m, row, target, *vals)
+    m.timeline.place("simd", row.name, cycles, order="none",
+                     not_before_ns=m.scalar_engine.free_ns, nbytes=nb, elements=target.length,
+                     source=source)
     return target
 
 

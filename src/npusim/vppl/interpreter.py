@@ -220,8 +220,9 @@ class Program:
         def step(env):
             run(env)
             from .machine import machine
-            tl = machine().timeline
-            tl.place("scalar", "assign", cost.SCALAR_OP, order="none", not_before_ns=tl.now_ns, source=tl_src)
+            m = machine()
+            m.timeline.place("scalar", "assign", cost.SCALAR_OP, order="none",
+                             not_before_ns=m.simd_engine.free_ns, source=tl_src)
         self.steps.append((*self._pos(name_tok), step))
 
     @staticmethod

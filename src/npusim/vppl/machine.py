@@ -67,6 +67,8 @@ class Machine:
         self.dm = Memory("DM", dm_bytes)            # data memory for pointer variables
         self.images: dict[str, ImageBuffer] = {}
         self.timeline = Timeline({"simd": freq_hz, "scalar": freq_hz}, core="smyle0")
+        self.simd_engine = self.timeline.engines["simd"]
+        self.scalar_engine = self.timeline.engines["scalar"]
 
     @property
     def extended(self) -> bool:

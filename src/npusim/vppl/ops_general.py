@@ -43,8 +43,8 @@ _UFUNC = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
 
 
 def _arith(row, a, b):
-    f = _UFUNC[row.base.removeprefix("e_")]
-    if row.overflow == "saturate":
+    f = _UFUNC[row.arith]
+    if row.saturate:
         store(a, f(a, b, dtype=wide_dtype(a.dtype)), True)
     else:
         f(a, b, out=a)                             # numpy integer arithmetic wraps modulo 2**bits

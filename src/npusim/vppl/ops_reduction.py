@@ -20,7 +20,7 @@ def check_work(row, t) -> None:
 
 def _to_integer(row, total: int) -> int:
     """A 32-bit accumulator: signed suffixes saturate, unsigned ones wrap (the add$ rule)."""
-    if row.overflow == "saturate":
+    if row.saturate:
         return max(INT32_MIN, min(INT32_MAX, total))
     return wrap_int32(total)
 
@@ -32,7 +32,7 @@ def _elems(row, v, param):
 def sum_(m, row, t, v, out):
     check_work(row, t)
     a = _elems(row, v, "vector")
-    total = int(a.astype(object).sum()) if a.dtype.itemsize == 4 and a.size > 1 << 20 else int(a.sum(dtype=np.int64))
+    total = int(a.sum(dtype=np.int64))          # exact below 2**31 elements of 32 bits
     out.value = _to_integer(row, total)
     t.clobber()
 

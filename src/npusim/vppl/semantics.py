@@ -21,7 +21,7 @@ X = ("B", "W", "L")
 VEC, WORK, INT, OUT = "vector", "work vector", "scalar", "integer variable"
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class OpRow:
     base: str                       # operator name without suffix: "min"
     suffix: str                     # "IW", "W", "UB2UW" or ""
@@ -40,13 +40,14 @@ class OpRow:
     src_dt: np.dtype | None = None  # convert: the source element type
     reads_target: bool = True
 
-    @property
-    def name(self) -> str:
-        return f"{self.base}${self.suffix}" if self.suffix else self.base
-
-    @property
-    def pyname(self) -> str:
-        return f"{self.base}_{self.suffix}" if self.suffix else self.base
+    def __post_init__(self):
+        # precomputed: execute() reads these on every instruction
+        self.name = f"{self.base}${self.suffix}" if self.suffix else self.base
+        self.pyname = f"{self.base}_{self.suffix}" if self.suffix else self.base
+        self.kinds = tuple(k for _, k in self.params)
+        self.saturate = self.overflow.startswith("saturate")
+        self.arith = self.base.removeprefix("e_")
+        self.linear_cost = cost.linear(self) if self.cost is cost.elementwise else None
 
 
 ROWS: list[OpRow] = []
@@ -58,8 +59,8 @@ def _add(base, suffixes, group, params, impl, costf, *, gen2, overflow, target="
         if kind == "xx":
             signed, bits = parse_xx(s)
             dt = suffix_dtype(signed, bits)
-        elif kind == "x":
-            dt = suffix_dtype(False, SIZE_BITS[s])
+        elif kind in ("x", "xs"):           # size only: unsigned view, or signed where the op needs it
+            dt = suffix_dtype(kind == "xs", SIZE_BITS[s])
         else:
             dt = None
         ov = overflow(s) if callable(overflow) else overflow
@@ -85,7 +86,7 @@ _add("clear", [""], "general", [], G.zeros, cost.elementwise, gen2=True, overflo
      target="written: every element 0", reads_target=False, note="same instruction as zeros()")
 _add("ones", X, "general", [], G.ones, cost.elementwise, gen2=True, overflow="-", kind="x",
      target="written: every element 1", reads_target=False)
-_add("abs", X, "general", [], G.abs_, cost.elementwise, gen2=("B",), overflow="wrap", kind="x",
+_add("abs", X, "general", [], G.abs_, cost.elementwise, gen2=("B",), overflow="wrap", kind="xs",
      note="signed elements (abs is meaningless unsigned); abs(min) = min (two's complement, no "
           "saturation is stated): provisional")
 _add("bit_not", [""], "general", [], G.bit_not, cost.elementwise, gen2=True, overflow="-", kind="none")
