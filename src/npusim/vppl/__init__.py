@@ -16,9 +16,11 @@ from .types import elem_type
 from .vector import Integer, Vector, alloc_vector, vList
 
 from .lang_part_two import install as _install_part_two, run_with  # noqa: E402  (part two)
+from .semantics_part_two import attach as _attach_part_two  # noqa: E402  (part two)
 from .pointers import ByName, Pointer, dm_alloc, dm_put, dm_read, dm_write  # noqa: E402  (part two)
 _install_part_two()
 attach_methods()
+_attach_part_two()
 
 
 def run(source: str, images: dict | None = None, mode: str = "gen2", filename: str = "<vppl>") -> dict:

@@ -38,7 +38,7 @@ def resolve(row: OpRow, args) -> list:
             else:
                 raise ConstraintError(row.name, row.params[i][0], "a scalar value or integer variable",
                                       type(a).__name__)
-        elif a.__class__ is not Integer:
+        elif kind is OUT and a.__class__ is not Integer:    # other kinds (part two's pointers): the op checks
             raise ConstraintError(row.name, row.params[i][0], "an integer variable (vppl.Integer) receives "
                                   "the result", type(a).__name__)
     return out

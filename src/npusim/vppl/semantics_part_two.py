@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import cost_part_two as C
 from . import ops_blas as BL, ops_image as I
-from .semantics import BASES, BY_PYNAME, INT, ROWS, TABLE, WORK, OpRow
+from .semantics import BASES, BY_PYNAME, INT, TABLE, WORK, OpRow
 
 PTR = "pointer"
 WORK_T = "work area (must come from alloc_vector): ends holding the last block it moved"
@@ -57,13 +57,22 @@ _row("FPBLmAvX_uB", "blas",
 
 
 def register() -> None:
+    """Make the rows callable by name (interpreter, Python methods) without adding them to part one's
+    ROWS (whose table-driven tests and docs/vppl.md cover the general/element/reduction operators);
+    PART_TWO drives docs/vppl_part_two.md and the part-two tests."""
     for r in PART_TWO:
-        if r.name in TABLE:
-            continue
-        ROWS.append(r)
         TABLE[r.name] = r
         BY_PYNAME[r.pyname] = r
-        BASES.setdefault(r.base, []).append(r)
+        BASES.setdefault(r.base, [])
+        if r not in BASES[r.base]:
+            BASES[r.base].append(r)
+
+
+def attach() -> None:
+    from .execute import _method
+    from .vector import Vector
+    for r in PART_TWO:
+        setattr(Vector, r.pyname, _method(r))
 
 
 register()
