@@ -43,3 +43,31 @@ def window(m, row, t, k, out_w, out_h, in_w, in_h, channels=1, per=MAC_PER_REG, 
 
 def elementwise(m, nbytes_in: int, nbytes_out: int, per=OP_PER_REG) -> int:
     return ISSUE + _r(m, nbytes_in) * (MOVE_PER_REG + per) + _r(m, nbytes_out) * MOVE_PER_REG
+
+
+# ---- per operator (arguments in the seed's order) ----
+
+def pooling(m, row, t, k, s, in_w, in_h, out_w, out_h, *rest) -> int:
+    return window(m, row, t, k, out_w, out_h, in_w, in_h, per=OP_PER_REG)
+
+
+def convolution(m, row, t, k, s, in_w, in_h, out_w, out_h, *rest) -> int:
+    return window(m, row, t, k, out_w, out_h, in_w, in_h, extra_passes=2)   # + previous load, final shift
+
+
+def lcn(m, row, t, k, in_w, in_h, out_w, out_h, work, a1, a2, p_in, p_out, channels, q) -> int:
+    # two box-sum passes (mean, variance) + subtract + sqrt + divide, per channel
+    return window(m, row, t, k, out_w, out_h, in_w, in_h, channels, per=2 * OP_PER_REG,
+                  extra_passes=2 * OP_PER_REG + 2 * DIV_PER_REG)
+
+
+def relu(m, row, t, p, work, units, q) -> int:
+    return elementwise(m, units * 32, units * 32)
+
+
+def softmax(m, row, t, p_in, p_out, n, q) -> int:
+    return elementwise(m, 2 * n, 4 * n, per=EXP_PER_REG + DIV_PER_REG + 2 * OP_PER_REG) + 4   # + max/sum trees
+
+
+def conv32to16(m, row, t, p_in, p_out, work, units, q32, q16) -> int:
+    return elementwise(m, units * 64, units * 32)

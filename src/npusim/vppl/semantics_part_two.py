@@ -8,7 +8,7 @@ parameter or immediate ("パラメータまたは即値")."""
 from __future__ import annotations
 
 from . import cost_part_two as C
-from . import ops_blas as BL, ops_image as I
+from . import ops_blas as BL, ops_dnn as D, ops_image as I
 from .semantics import BASES, BY_PYNAME, INT, TABLE, WORK, OpRow
 
 PTR = "pointer"
@@ -54,6 +54,71 @@ _row("FPBLmAvX_uB", "blas",
      source="seed 003: q in {8,10,12}, v <= 256, u <= 128",
      note=_FPBL_NOTE + "; no ReLU argument; the X vector holds ceil32(v), the B vector ceil8(u) elements",
      target="work area (alloc_vector, >= ceil8(u) F16): ends holding Y")
+
+# ---------------------------------------------------------------- DNN
+_SHAPE = [("kernel size", INT), ("stride", INT), ("input width", INT), ("input height", INT),
+          ("output width", INT), ("output height", INT), ("work vector", WORK)]
+_CONV = _SHAPE + [("input pointer", PTR), ("coefficient pointer", PTR), ("bias/previous pointer", PTR),
+                  ("output pointer", PTR), ("phase", INT), ("q", INT)]
+_CONV_ARITH = dict(overflow="products and sums exact; partial results saturate to F32Q24, outputs to F16Q12",
+                   rounding="last channel: >> 12 rounding half up")
+_PHASE = ("phase 0 (first input channel): out := bias (one F16Q12 at the bias pointer) + conv, as F32Q24; "
+          "1 (middle): out := previous (F32Q24 at the bias/previous pointer) + conv, F32Q24; 2 (last): "
+          "previous + conv, rounded to F16Q12")
+_row("DNN_poolingLayer", "dnn", _SHAPE + [("input pointer", PTR), ("output pointer", PTR)],
+     D.DNN_poolingLayer, C.pooling, overflow="exact (max)", rounding="none",
+     side="output := max over each window (F16, any q); work vector := last input row",
+     source="seed 003: kernel 2/3/5/7, stride 1/2, kernel 2 stride 2 without border",
+     note="max pooling (the seed needs no q: a max is q-agnostic; average pooling would need a divide); "
+          "border (k-1)//2 before and as needed after, never winning the max, so out = ceil(in/stride); "
+          "kernel 2 stride 2: out = in // 2")
+_row("DNN_convolutionLayer", "dnn", _CONV, D.DNN_convolutionLayer, C.convolution, **_CONV_ARITH,
+     side=_PHASE, source="seed 003: kernel 3/5, stride 1/2, (k-1)/2 padding, phase 0/1/2, q = 12",
+     note="coefficients k x k F16Q12 row-major; zero padding (k-1)/2 so out = ceil(in/stride); partial "
+          "results between input channels are F32Q(2q) = F32Q24 so no precision is lost until the last "
+          "channel (DNN_conv32to16(.., 24, 12) finishes a one-channel phase-0 result the same way)")
+_row("DNN_convolutionLayerNPN", "dnn", _CONV, D.DNN_convolutionLayerNPN, C.convolution, **_CONV_ARITH,
+     side=_PHASE, source="seed 003: kernel 5, stride 1, no padding (out = in - 4), q = 12",
+     note="as DNN_convolutionLayer without padding")
+_row("DNN_convolutionLayerNP1", "dnn", _CONV, D.DNN_convolutionLayerNP1, C.convolution,
+     overflow="products and sums exact; output saturates to F16Q12", rounding=">> 12 rounding half up",
+     side="output := bias + conv, F16Q12 at once ('即座に出力')",
+     source="seed 003: one input channel, kernel 5, stride 1, no padding, q = 12",
+     note="the bias pointer always points at the bias (one F16Q12); the phase is checked (0/1/2) but "
+          "changes nothing: with one input channel every call is first and last")
+_row("DNN_localContrastNormalizationLayer", "dnn",
+     [("kernel size", INT), ("input width", INT), ("input height", INT), ("output width", INT),
+      ("output height", INT), ("work vector", WORK), ("accumulation vector 1", WORK),
+      ("accumulation vector 2", WORK), ("input pointer", PTR), ("output pointer", PTR), ("channels", INT),
+      ("q", INT)], D.DNN_localContrastNormalizationLayer, C.lcn,
+     overflow="window sums exact (int64); output saturates to F16Q12",
+     rounding="mean and y round half up; variance and sqrt floor",
+     side="output := (x - mean) / max(sigma, mean sigma) per element and channel; accumulation vectors := "
+          "last row of the window sums",
+     source="seed 003: kernel 5, several channels, two accumulation vectors, q = 12",
+     note="Jarrett et al. 2009 (reference A7.18) with a uniform 5x5xC box (the seed gives no weights): "
+          "mean over k*k*C cells with zero border, sigma = sqrt(window mean of (x-mean)^2), divisor "
+          "max(sigma, mean of sigma over the map, 1 LSB); output size = input size")
+_row("DNN_relu", "dnn", [("pointer", PTR), ("work vector", WORK), ("units", INT), ("q", INT)], D.DNN_relu,
+     C.relu, overflow="exact", rounding="none", side="memory at the pointer := max(x, 0), units x 16 elements",
+     source="seed 003: 4x4-element units, in place in memory, q = 12")
+_row("DNN_softmaxN", "dnn", [("input pointer", PTR), ("output pointer", PTR), ("elements", INT), ("q", INT)],
+     D.DNN_softmaxN, C.softmax, overflow="-", rounding="float64 exp, round to nearest into F32Q16",
+     side="output := softmax(F16Q12 input) as F32Q16", source="seed 003: F16Q12 in, F32Q16 out, q = 12",
+     note="reference A7.16: subtract the max, exp, normalise; the hardware's exp table is not published, "
+          "so the documented bound is 1 LSB of Q16", target="work area (alloc_vector): ends holding the "
+          "first outputs")
+_row("DNN_softmax", "dnn", [("input pointer", PTR), ("output pointer", PTR), ("elements", INT), ("q", INT)],
+     D.DNN_softmax, C.softmax, overflow="-", rounding="float64 exp, round to nearest into F32Q16",
+     side="output := softmax(F16Q8 input) as F32Q16", source="seed 003: F16Q8 in, but the q argument is 12",
+     note="as DNN_softmaxN with the input read as Q8", target="work area (alloc_vector): ends holding the "
+          "first outputs")
+_row("DNN_conv32to16", "dnn",
+     [("input pointer", PTR), ("output pointer", PTR), ("work vector", WORK), ("units", INT), ("F32 q", INT),
+      ("F16 q", INT)], D.DNN_conv32to16, C.conv32to16, overflow="saturate to F16",
+     rounding="shift by q32 - q16, round half up (left shift if negative, exact)",
+     side="output := units x 16 F16Qq16 values", source="seed 003: F32Qn -> F16Qm in 16-element units",
+     note="reference A7.17: arithmetic shift, round half up, saturate")
 
 
 def register() -> None:
