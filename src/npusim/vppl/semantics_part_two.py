@@ -36,7 +36,7 @@ _row("get_array", "image",
 # ---------------------------------------------------------------- BLAS-like
 _FPBL_ARITH = dict(overflow="products and sums exact (int64); Y saturates to F16",
                    rounding="one right shift by q, round half up (+2^(q-1))")
-_FPBL_NOTE = ("Y = sat16((mA.X + (B << q) + 2^(q-1)) >> q), ReLU after saturation (reference A7.15); "
+_FPBL_NOTE = ("Y = sat16((mA.X + (B << q) + 2^(q-1)) >> q) (reference A7.15); "
               "memory holds the padded sizes ceil8(u) x ceil32(v) (pad_fpbl = the vendor's padding tool); "
               "Y gets ceil8(u) elements")
 _row("FPBLmAvX_uB_L", "blas",
@@ -45,7 +45,7 @@ _row("FPBLmAvX_uB_L", "blas",
       ("mA pointer", PTR), ("relu", INT)], BL.FPBLmAvX_uB_L, C.fpbl, **_FPBL_ARITH,
      side="Y := mA.X + B (F16Qq, ceil8(u) elements); X vector k := X[256k:256k+256]; B vector := last 8 of B",
      source="seed 003: q in {8,10,12}, v <= 1024, u memory-limited, v in 32s, u in 8s, zero padding, relu 0/1",
-     note=_FPBL_NOTE + "; each of the 4 X vectors holds 256 elements of X (4 x 256 = the 1024 limit)",
+     note=_FPBL_NOTE + "; ReLU (relu = 1) after saturation; each of the 4 X vectors holds 256 elements of X (4 x 256 = the 1024 limit)",
      target="work area (alloc_vector, >= 8 F16): ends holding the last 8 results")
 _row("FPBLmAvX_uB", "blas",
      [("q", INT), ("u", INT), ("v", INT), ("X vector", WORK), ("B vector", WORK), ("X pointer", PTR),
