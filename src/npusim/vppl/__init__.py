@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import spec
 from .execute import attach_methods, execute
 from .machine import Machine, machine, mode, reset, using
+from .readings import Readings
 from .semantics import ROWS, TABLE
 from .types import elem_type
 from .vector import Integer, Vector, alloc_vector, vList
@@ -23,10 +24,12 @@ attach_methods()
 _attach_part_two()
 
 
-def run(source: str, images: dict | None = None, mode: str = "gen2", filename: str = "<vppl>") -> dict:
+def run(source: str, images: dict | None = None, mode: str = "gen2", filename: str = "<vppl>",
+        readings: Readings | None = None) -> dict:
     """Run VPPL text on a fresh machine; returns its variables (vectors as numpy arrays, scalars as int)."""
     from .interpreter import run as _run
-    return _run(source, images=images, mode=mode, filename=filename)
+    m = Machine(mode, readings=readings) if readings is not None else None
+    return _run(source, images=images, mode=mode, filename=filename, machine=m)
 
 
 def info() -> dict[str, dict[str, object]]:
@@ -38,5 +41,5 @@ def info() -> dict[str, dict[str, object]]:
 
 
 __all__ = ["Vector", "vList", "Integer", "alloc_vector", "run", "info", "Machine", "machine", "reset", "mode",
-           "using", "TABLE", "ROWS", "execute", "elem_type",
+           "using", "Readings", "TABLE", "ROWS", "execute", "elem_type",
            "Pointer", "ByName", "dm_alloc", "dm_put", "dm_read", "dm_write", "run_with"]  # part two

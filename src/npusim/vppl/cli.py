@@ -16,6 +16,8 @@ def register(subparsers) -> None:
                    help="run suffixes outside the GEN.2 instruction set (default: they are errors, as --G2)")
     p.add_argument("--PINA", "--pin-a", dest="pin_a", help="PNG loaded into image buffer A")
     p.add_argument("--PINB", "--pin-b", dest="pin_b", help="PNG loaded into image buffer B")
+    p.add_argument("--reading", action="append", default=[], metavar="FIELD=CHOICE",
+                   help="an alternative reading of an ambiguous point, e.g. mul=q15 (docs/vppl.md)")
     p.add_argument("--trace", help="write Chrome/Perfetto trace JSON here")
     p.set_defaults(func=cmd_vppl)
 
@@ -29,11 +31,17 @@ def _show(v) -> str:
 def cmd_vppl(args, console) -> int:
     from .interpreter import Program, result
     from .machine import Machine
+    from .readings import Readings
     images = {k: v for k, v in (("A", args.pin_a), ("B", args.pin_b)) if v}
+    try:
+        readings = Readings(**dict(r.split("=", 1) for r in args.reading))
+    except (TypeError, ValueError) as e:
+        console.print(f"--reading: {e}", markup=False)
+        return 2
     try:
         with open(args.file, encoding="utf-8") as f:
             src = f.read()
-        m = Machine("extended" if args.extended else "gen2")
+        m = Machine("extended" if args.extended else "gen2", readings=readings)
         env = Program(src, os.path.basename(args.file)).run(m, images)
     except NpuSimError as e:
         console.print(str(e), markup=False, highlight=False)

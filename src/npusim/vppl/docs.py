@@ -31,8 +31,8 @@ np.asarray(v)                                     # a Vector is array-like (zero
 with vppl.mode("extended"): ...                   # suffixes outside GEN.2 (default mode "gen2": errors)
 ```
 
-`npusim vppl FILE [--extended] [--PINA a.png] [--PINB b.png] [--trace t.json]` runs a file and prints
-its variables and the simulated time.
+`npusim vppl FILE [--extended] [--PINA a.png] [--PINB b.png] [--reading mul=q15] [--trace t.json]` runs
+a file and prints its variables and the simulated time.
 
 ## The machine
 
@@ -61,7 +61,8 @@ about instructions beyond the minimum GEN.2 set. Mode `"extended"` (`vppl.mode("
 The lark grammar (`src/npusim/vppl/grammar.lark`) covers what the seed shows: declarations
 `name : i16[32] = 99,` / `= vList[...]` / `name : integer,` ending in `,` or `;`; directives
 `alloc_vector(v, __I16V, 16)` and `use_image(p, A)`; statements `x = y.op$XX(args);` (y is changed in
-place; x, when different, receives a copy), `y.op$XX(args);`, scalar assignments `x = expr;` with
+place; x, when different, receives a copy and a `VpplLintWarning` says so: reference A7.3 reading (a),
+since the seed says the target is rewritten in place), `y.op$XX(args);`, scalar assignments `x = expr;` with
 `+ - * / ( )`; `~` (the seed's elision mark) and `//`, `(* *)` comments are ignored. Syntax errors and
 every broken rule point at line and column with a caret and name the operator and the rule:
 
@@ -155,6 +156,20 @@ def _cost(r) -> str:
     return f"{cost.ISSUE + cost.TO_SCALAR}"
 
 
+def _readings() -> str:
+    from dataclasses import fields
+    from .readings import Readings
+    lines = ["\n## Alternative readings (`vppl.Readings`)\n\n",
+             "Where the seed is ambiguous and a second reading is plausible, `Machine(readings=Readings(...))`, "
+             "`vppl.mode(..., readings=...)` or `vppl.run(..., readings=...)` selects it. The table above and "
+             "the table-driven tests use the defaults; `tests/vppl/test_readings.py` pins the alternatives.\n\n",
+             "| field | default | choices | meaning |\n|---|---|---|---|\n"]
+    for f in fields(Readings):
+        lines.append(f"| `{f.name}` | `{f.default}` | {', '.join(f.metadata['choices'])} | "
+                     f"{_cell(f.metadata['doc'])} |\n")
+    return "".join(lines)
+
+
 def render() -> str:
     out = [HEAD.replace("{reg}", str(spec.REG_BITS)).replace("{dm}", str(spec.DM_BYTES))
            .replace("{mhz:g}", f"{spec.FREQ_HZ / 1e6:g}")]
@@ -176,6 +191,7 @@ def render() -> str:
         seen.add(r.base)
         if r.note or r.source != "seed 003":
             out.append(f"- **{r.base}** ({r.source}): {r.note or 'as the seed states.'}\n")
+    out.append(_readings())
     out.append(LIMITS)
     out.append(COST.format(reg=spec.REG_BITS, mhz=spec.FREQ_HZ / 1e6, freq=spec.FREQ_HZ,
                            **{k: getattr(cost, k) for k in ("ISSUE", "PER_REG", "MUL_PER_REG", "BROADCAST",

@@ -34,7 +34,11 @@ def resolve(row: OpRow, args) -> list:
             if isinstance(a, Integer):
                 out[i] = a.value
             elif isinstance(a, (int, np.integer)) and not isinstance(a, bool):
-                out[i] = int(a)
+                a = int(a)
+                if not -(1 << 31) <= a < (1 << 32):
+                    raise ConstraintError(row.name, row.params[i][0], "a scalar is a 32-bit value "
+                                          "(-2**31 <= value < 2**32)", a)
+                out[i] = a
             else:
                 raise ConstraintError(row.name, row.params[i][0], "a scalar value or integer variable",
                                       type(a).__name__)

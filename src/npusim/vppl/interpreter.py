@@ -5,6 +5,8 @@ line and column with a caret and names the operator and the rule.
 """
 from __future__ import annotations
 
+import warnings
+
 from lark import Token, Tree
 
 from ..core.errors import ConstraintError
@@ -15,6 +17,10 @@ from .parser import VpplSemanticError, parse
 from .semantics import BASES, TABLE
 from .types import ALLOC_TYPES, elem_type, wrap_int32
 from .vector import Integer, Vector, alloc_vector
+
+
+class VpplLintWarning(UserWarning):
+    """A legal VPPL text that probably does not do what it looks like."""
 
 
 class Program:
@@ -114,6 +120,9 @@ class Program:
         if vtype.data == "pointer_type":                # part two (lang_part_two.py)
             return self._c_pointer_decl(t)
         if vtype.data == "integer_type":
+            if init is not None and init.data == "vlist":
+                self._err(name_tok, "declaration", name, "an integer is initialised with a scalar expression",
+                          "vList[...]")
             f = self._scalar(init) if init is not None else (lambda env: 0)
 
             def decl_int(env):
@@ -257,6 +266,11 @@ class Program:
             argf.append(self._expr(a))
         tgt, lhs = str(tgt_tok), (str(lhs_tok) if lhs_tok is not None else None)
         src = f"{self.filename}:{op_tok.line}"
+        if lhs is not None and lhs != tgt:
+            # dot operators rewrite their target in place (seed 003); the assignment only copies it
+            warnings.warn(f"{self.filename}:{op_tok.line}:{op_tok.column}: {lhs} = {tgt}.{op}(...) also "
+                          f"changes {tgt} in place (dot operators rewrite their target); {lhs} gets a copy",
+                          VpplLintWarning, stacklevel=2)
 
         def run(env):
             target = self._lookup(env, tgt)

@@ -13,6 +13,7 @@ from ..core.errors import ConstraintError
 from ..core.memory import Memory
 from ..core.timeline import Timeline
 from . import spec
+from .readings import DEFAULT, Readings
 
 MODES = ("gen2", "extended")
 
@@ -54,13 +55,14 @@ def load_image(src) -> np.ndarray:
 class Machine:
     """mode: "gen2" (default; suffixes outside the GEN.2 instruction set are errors, as --G2 warns)
     or "extended" (every suffix runs). reg_bits: the SIMD vector-register width (cost model,
-    filter_sub's margin)."""
+    filter_sub's margin). readings: the choices for the seed's ambiguous points (readings.py)."""
 
     def __init__(self, mode: str = "gen2", reg_bits: int = spec.REG_BITS, freq_hz: float = spec.FREQ_HZ,
-                 dm_bytes: int = spec.DM_BYTES):
+                 dm_bytes: int = spec.DM_BYTES, readings: Readings = DEFAULT):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
         self.mode = mode
+        self.readings = readings
         self.reg_bits = int(reg_bits)
         self.reg_bytes = self.reg_bits // 8
         self.freq_hz = freq_hz
@@ -112,7 +114,7 @@ def using(m: Machine):
 
 
 @contextmanager
-def mode(name: str):
+def mode(name: str, **kw):
     """``with vppl.mode("extended"):`` a fresh machine in that mode for the block."""
-    with using(Machine(name)) as m:
+    with using(Machine(name, **kw)) as m:
         yield m

@@ -20,6 +20,9 @@ def ones(m, row, t):
 
 def abs_(m, row, t):
     a = typed(t, row, "target")
+    if m.readings.abs == "saturate":
+        lo = np.iinfo(a.dtype).min
+        a[a == lo] = lo + 1                      # abs(min) -> max
     np.negative(a, out=a, where=a < 0)          # two's complement: abs(min) stays min (wrap)
 
 
@@ -42,8 +45,14 @@ def maximum(m, row, t, v):
 _UFUNC = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
 
 
-def _arith(row, a, b):
+def _arith(row, a, b, m=None):
     f = _UFUNC[row.arith]
+    if row.arith == "mul" and row.saturate and m is not None and m.readings.mul == "q15":
+        frac = a.dtype.itemsize * 8 - 1           # Q(bits-1) product: (a*b) >> (bits-1), saturated
+        wide = np.multiply(a, b, dtype=np.int64)
+        np.right_shift(wide, frac, out=wide)
+        store(a, wide, True)
+        return
     if row.saturate:
         store(a, f(a, b, dtype=wide_dtype(a.dtype)), True)
     else:
@@ -52,7 +61,7 @@ def _arith(row, a, b):
 
 def arith(m, row, t, v):
     same_length(t, v, row, "vector")
-    _arith(row, typed(t, row, "target"), typed(v, row, "vector"))
+    _arith(row, typed(t, row, "target"), typed(v, row, "vector"), m)
 
 
 def e_arith(m, row, t, work, s):
@@ -64,7 +73,7 @@ def e_arith(m, row, t, work, s):
     w = work.a.view(dt)
     w[...] = low_bits(s, dt)
     work.written()
-    _arith(row, typed(t, row, "target"), w[0])
+    _arith(row, typed(t, row, "target"), w[0], m)
 
 
 def e_set(m, row, t, s):
@@ -147,7 +156,7 @@ def convert(m, row, t, v):
                               f"{t.name}: {t.etype.name}")
     same_length(t, v, row, "vector")
     src = v.a.view(src_dt)
-    t.a.view(dst_dt)[...] = cast(src, dst_dt, saturate=True)
+    t.a.view(dst_dt)[...] = cast(src, dst_dt, saturate=m.readings.narrow == "saturate")
 
 
 def filter_sub(m, row, t, v, f):

@@ -73,12 +73,14 @@ def count_if(m, row, t, v, cmp, out):
 def count_over(m, row, t, v, cmp, out):
     check_work(row, t)
     a = _elems(row, v, "vector")
-    out.value = int(np.count_nonzero(a > low_bits(cmp, a.dtype)))
+    c = low_bits(cmp, a.dtype)
+    out.value = int(np.count_nonzero(a > c if m.readings.compare == "strict" else a >= c))
     t.clobber()
 
 
 def count_under(m, row, t, v, cmp, out):
     check_work(row, t)
     a = _elems(row, v, "vector")
-    out.value = int(np.count_nonzero(a < low_bits(cmp, a.dtype)))
+    c = low_bits(cmp, a.dtype)
+    out.value = int(np.count_nonzero(a < c if m.readings.compare == "strict" else a <= c))
     t.clobber()

@@ -55,9 +55,43 @@ def parser() -> Lark:
 
 
 def _expected(e: UnexpectedInput) -> str:
-    exp = sorted(getattr(e, "expected", None) or getattr(e, "allowed", None) or ())
+    exp = None
+    ip = getattr(e, "interactive_parser", None)
+    if ip is not None:
+        try:
+            exp = sorted(ip.accepts())          # what really fits here (LALR's table is over-inclusive)
+        except Exception:                       # noqa: BLE001 - fall back to the table's list
+            exp = None
+    exp = exp or sorted(getattr(e, "expected", None) or getattr(e, "allowed", None) or ())
     words = [_RULE_WORDS.get(x, x) for x in exp if not x.startswith("__")]
     return ", ".join(words[:6]) if words else "something else"
+
+
+def _rule(e: UnexpectedToken) -> str:
+    """Which construct was being read, from the parser's value stack: 'in the declaration of x'."""
+    try:
+        stack = e.interactive_parser.parser_state.value_stack
+    except AttributeError:
+        return ""
+    i = len(stack)
+    while i > 0 and not (hasattr(stack[i - 1], "data") and stack[i - 1].data.startswith("__start")):
+        i -= 1
+    part = stack[i:]
+    types = [getattr(x, "type", None) for x in part]
+    if not part or types[0] != "NAME":
+        return ""
+    name = str(part[0])
+    if len(types) > 1 and types[1] == "COLON":
+        return f" in the declaration of '{name}' (name : type [= value] followed by ',' or ';')"
+    if len(types) > 1 and types[1] == "LPAR":
+        return f" in the directive {name}(...)"
+    if "DOT" in types:
+        j = types.index("DOT")
+        op = str(part[j + 1]) if j + 1 < len(part) else "?"
+        return f" in the dot operator statement '{op}' (x = y.op$XX(args);)"
+    if len(types) > 1 and types[1] == "EQUAL":
+        return f" in the assignment to '{name}' (name = expression;)"
+    return ""
 
 
 def parse(source: str, filename: str = "<vppl>"):
@@ -68,7 +102,8 @@ def parse(source: str, filename: str = "<vppl>"):
         what = "end of file" if tok.type == "$END" else repr(str(tok))
         line = e.line if e.line and e.line > 0 else source.count("\n") + 1
         col = e.column if e.column and e.column > 0 else 1
-        raise VpplSyntaxError(filename, line, col, f"unexpected {what}; expected {_expected(e)}", source) from None
+        raise VpplSyntaxError(filename, line, col, f"unexpected {what}{_rule(e)}; expected {_expected(e)}",
+                              source) from None
     except UnexpectedCharacters as e:
         raise VpplSyntaxError(filename, e.line, e.column,
                               f"unexpected character {source[e.pos_in_stream]!r}; expected {_expected(e)}",

@@ -86,15 +86,18 @@ class Vector:
     def assign(self, init) -> "Vector":
         """Set from a scalar (every element; the low bits of the element size) or a same-length list."""
         if isinstance(init, (int, np.integer, Integer)):
-            self.a[...] = np.array(int(init)).astype(np.int64).astype(self.etype.np)
+            from .ops_common import low_bits
+            self.a[...] = low_bits(int(init), self.etype.np)      # the element size's low bits
         else:
             vals = np.asarray(init.a if isinstance(init, Vector) else init)
             if vals.ndim != 1 or vals.shape[0] != self.length:
                 raise ConstraintError("vList", "values", f"a vList initialiser gives all {self.length} elements "
                                       f"of {self.name}", int(vals.size))
+            if vals.dtype.kind == "O" and all(isinstance(x, (int, np.integer)) for x in vals.tolist()):
+                vals = np.array([int(x) & 0xFFFFFFFF for x in vals.tolist()], np.int64)   # huge ints: low bits
             if vals.dtype.kind not in "iub":
                 raise ConstraintError("vList", "values", "vector elements are integers", str(vals.dtype))
-            self.a[...] = vals.astype(np.int64).astype(self.etype.np)
+            self.a[...] = vals.astype(np.int64).astype(self.etype.np)     # low bits of each value
         self.view.write(self.a)
         self.valid = True
         return self

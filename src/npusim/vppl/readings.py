@@ -1,0 +1,32 @@
+"""Switches for the points the seed leaves ambiguous: the default is the reading docs/vppl.md argues
+for; the alternatives stay one keyword away (``Machine(readings=Readings(mul="q15"))``)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+
+@dataclass(frozen=True)
+class Readings:
+    mul: str = field(default="saturate", metadata={
+        "choices": ("saturate", "q15"),
+        "doc": "mul$I*/e_mul$I*: 'saturate' = integer product clamped to the element range (reference A7.4 "
+               "(a)); 'q15' = fractional product (a*b) >> (bits-1), arithmetic shift, saturated (A7.4 (b))"})
+    compare: str = field(default="strict", metadata={
+        "choices": ("strict", "inclusive"),
+        "doc": "countOver/countUnder: 'strict' counts > / < ('上回った' / '下回った'); 'inclusive' counts >= / <="})
+    narrow: str = field(default="saturate", metadata={
+        "choices": ("saturate", "wrap"),
+        "doc": "convert$ narrowing (IW2IB): 'saturate' clips to the destination range (DSP norm, A7.13); "
+               "'wrap' keeps the low bits"})
+    abs: str = field(default="wrap", metadata={
+        "choices": ("wrap", "saturate"),
+        "doc": "abs$X of the most negative value: 'wrap' leaves it (two's complement); 'saturate' gives max"})
+
+    def __post_init__(self):
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if v not in f.metadata["choices"]:
+                raise ValueError(f"Readings.{f.name} must be one of {f.metadata['choices']}, not {v!r}")
+
+
+DEFAULT = Readings()
