@@ -2,9 +2,12 @@
 docs/vppl_part_two.md``); tests/vppl/test_docs_part_two.py checks the committed file is current."""
 from __future__ import annotations
 
+from dataclasses import fields
+
 from . import cost, cost_part_two as C, spec
 from .ops_blas import U_MAX, V_MAX, V_MAX_L, X_PER_VECTOR
 from .ops_image import MAX_WIDTH_BYTES, MAX_WIDTH_F16
+from .readings_part_two import ReadingsPartTwo
 from .semantics_part_two import PART_TWO
 
 # the documented error bound of each operator against float64 numpy on the same (quantised) inputs
@@ -212,6 +215,11 @@ def render() -> str:
     out.append("\n## Interpretations of open points (the reading taken and why)\n\n")
     for r in PART_TWO:
         out.append(f"- **{r.name}**: {r.note or 'as the seed states.'}\n")
+    out.append("\n## Alternative readings (`m.readings_part_two = ReadingsPartTwo(...)`)\n\n"
+               "| field | default | choices | meaning |\n|---|---|---|---|\n")
+    for f in fields(ReadingsPartTwo):
+        out.append(f"| {f.name} | {f.default} | {', '.join(f.metadata['choices'])} | {_cell(f.metadata['doc'])} |\n")
+    out.append("\nCovered by tests/vppl/test_readings_part_two.py.\n")
     out.append("\n## Limits (each raises `ConstraintError` naming the argument)\n\n"
                "| operator | argument | rule | source |\n|---|---|---|---|\n")
     for op, arg, rule, src in LIMITS:

@@ -31,10 +31,12 @@ def sat32(a) -> np.ndarray:
     return cast(np.asarray(a, np.int64), "int32", saturate=True)
 
 
-def shift_round(a, s: int) -> np.ndarray:
-    """Arithmetic shift by s bits with round-half-up on a right shift (s > 0); s < 0 shifts left
-    (exact). int64 in, int64 out."""
+def shift_round(a, s: int, rounding: str = "half_up") -> np.ndarray:
+    """Arithmetic shift by s bits with round-half-up on a right shift (s > 0; rounding="floor": the bare
+    shift); s < 0 shifts left (exact). int64 in, int64 out."""
     a = np.asarray(a, np.int64)
+    if s > 0 and rounding == "floor":
+        return a >> np.int64(s)
     if s > 0:
         return (a + (np.int64(1) << np.int64(s - 1))) >> np.int64(s)
     if s < 0:

@@ -17,6 +17,7 @@ import numpy as np
 from ..core.errors import ConstraintError
 from .fixed_point import sat16, shift_round
 from .pointers import load, store
+from .readings_part_two import readings
 from .work_area import capacity16, check_allocated, leave
 
 Q_ALLOWED = (8, 10, 12)      # seed: "qは8,10,12の中で指定できます"
@@ -61,7 +62,7 @@ def _need(api, param, vec, n):
         raise ConstraintError(api, param, f"the vector holds {n} F16 elements", f"{vec.name}: {capacity16(vec)}")
 
 
-def gemv(api, q, u, v, pX, pY, pB, pA, relu):
+def gemv(m, api, q, u, v, pX, pY, pB, pA, relu):
     """Load, compute, store; returns (X, B, Y) raw int16 arrays (padded sizes)."""
     up, vp = padded(u, v)
     X = load(api, "X pointer", pX, np.int16, vp)
@@ -69,7 +70,7 @@ def gemv(api, q, u, v, pX, pY, pB, pA, relu):
     A = load(api, "mA pointer", pA, np.int16, up * vp).reshape(up, vp)
     # float64 BLAS is exact here: every partial sum is an integer below 2**41 < 2**53
     acc = (A.astype(np.float64) @ X.astype(np.float64)).astype(np.int64) + (B.astype(np.int64) << q)
-    y = sat16(shift_round(acc, q))
+    y = sat16(shift_round(acc, q, readings(m).shift_rounding))
     if relu:
         np.maximum(y, 0, out=y)
     store(api, "Y pointer", pY, y)
@@ -87,7 +88,7 @@ def FPBLmAvX_uB_L(m, row, t, q, u, v, x0, x1, x2, x3, bvec, pX, pY, pB, pA, relu
     _need(api, "B vector", bvec, U_BLOCK)
     if capacity16(t) < U_BLOCK:
         raise ConstraintError(api, "target", f"the target holds one block of {U_BLOCK} results", capacity16(t))
-    X, B, y = gemv(api, q, u, v, pX, pY, pB, pA, relu)
+    X, B, y = gemv(m, api, q, u, v, pX, pY, pB, pA, relu)
     for k, xv in enumerate(xs):
         if X_PER_VECTOR * k < vp:
             leave(xv, X[X_PER_VECTOR * k:X_PER_VECTOR * (k + 1)])
@@ -105,7 +106,7 @@ def FPBLmAvX_uB(m, row, t, q, u, v, xvec, bvec, pX, pY, pB, pA):
     if capacity16(t) < up:
         raise ConstraintError(api, "target", f"the target holds the {up} results (u rounded up to 8)",
                               capacity16(t))
-    X, B, y = gemv(api, q, u, v, pX, pY, pB, pA, 0)
+    X, B, y = gemv(m, api, q, u, v, pX, pY, pB, pA, 0)
     leave(xvec, X)
     leave(bvec, B)
     leave(t, y)

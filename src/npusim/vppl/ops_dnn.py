@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.dtypes import cast
 from ..core.errors import ConstraintError
 from .dnn_common import (Q_DNN, box_sum, check_q, div_round, isqrt, one_of, out_size, positive, windows)
 from .fixed_point import sat16, sat32, shift_round
 from .pointers import load, store
+from .readings_part_two import readings
 from .work_area import check_allocated, leave
 
 UNIT = 16      # DNN_relu / DNN_conv32to16: "4x4要素を1処理単位"
@@ -45,10 +47,20 @@ def DNN_poolingLayer(m, row, t, k, s, in_w, in_h, out_w, out_h, work, p_in, p_ou
     need_h, need_w = (oh - 1) * s + k, (ow - 1) * s + k
     xp = np.full((max(need_h, pb + in_h), max(need_w, pb + in_w)), lo, np.int32)
     xp[pb:pb + in_h, pb:pb + in_w] = x
-    out = np.full((oh, ow), lo, np.int32)
-    for _, _, v in windows(xp, k, s, oh, ow):
-        np.maximum(out, v, out=out)
-    y = out.astype(np.int16)
+    if readings(m).pooling == "max":
+        out = np.full((oh, ow), lo, np.int32)
+        for _, _, v in windows(xp, k, s, oh, ow):
+            np.maximum(out, v, out=out)
+        y = out.astype(np.int16)
+    else:                                      # average of the in-image cells, rounded half up
+        inside = xp != lo
+        vals = np.where(inside, xp, 0).astype(np.int64)
+        total = np.zeros((oh, ow), np.int64)
+        count = np.zeros((oh, ow), np.int64)
+        for (_, _, v), (_, _, c) in zip(windows(vals, k, s, oh, ow), windows(inside, k, s, oh, ow)):
+            total += v
+            count += c
+        y = sat16(div_round(total, count))
     store(api, "output pointer", p_out, y)
     leave(work, x[-1])
     leave(t, y[-1])
@@ -56,7 +68,7 @@ def DNN_poolingLayer(m, row, t, k, s, in_w, in_h, out_w, out_h, work, p_in, p_ou
 
 # ------------------------------------------------------------------------------------------ convolution
 
-def _conv(api, t, k, s, pad, in_w, in_h, out_w, out_h, work, p_in, p_coef, p_prev, p_out, phase, q,
+def _conv(m, api, t, k, s, pad, in_w, in_h, out_w, out_h, work, p_in, p_coef, p_prev, p_out, phase, q,
           immediate=False):
     check_q(api, q)
     one_of(api, "phase", phase, (0, 1, 2))
@@ -74,7 +86,7 @@ def _conv(api, t, k, s, pad, in_w, in_h, out_w, out_h, work, p_in, p_coef, p_pre
     else:                                      # the previous partial result, F32Q24
         acc += load(api, "bias/previous pointer", p_prev, np.int32, out_w * out_h).reshape(out_h, out_w)
     if immediate or phase == 2:
-        y = sat16(shift_round(acc, q))
+        y = sat16(shift_round(acc, q, readings(m).shift_rounding))
     else:
         y = sat32(acc)
     store(api, "output pointer", p_out, y)
@@ -88,7 +100,7 @@ def DNN_convolutionLayer(m, row, t, k, s, in_w, in_h, out_w, out_h, work, p_in, 
     one_of(api, "stride", s, (1, 2))
     out_size(api, in_w, in_h, out_w, out_h, -(-in_w // s), -(-in_h // s),
              "ceil(in / stride) ((k-1)/2 padding)")
-    _conv(api, t, k, s, (k - 1) // 2, in_w, in_h, out_w, out_h, work, p_in, p_coef, p_prev, p_out, phase, q)
+    _conv(m, api, t, k, s, (k - 1) // 2, in_w, in_h, out_w, out_h, work, p_in, p_coef, p_prev, p_out, phase, q)
 
 
 def _np(api, k, s, in_w, in_h, out_w, out_h):
@@ -100,13 +112,13 @@ def _np(api, k, s, in_w, in_h, out_w, out_h):
 def DNN_convolutionLayerNPN(m, row, t, k, s, in_w, in_h, out_w, out_h, work, p_in, p_coef, p_prev, p_out, phase,
                             q):
     _np(row.name, k, s, in_w, in_h, out_w, out_h)
-    _conv(row.name, t, k, 1, 0, in_w, in_h, out_w, out_h, work, p_in, p_coef, p_prev, p_out, phase, q)
+    _conv(m, row.name, t, k, 1, 0, in_w, in_h, out_w, out_h, work, p_in, p_coef, p_prev, p_out, phase, q)
 
 
 def DNN_convolutionLayerNP1(m, row, t, k, s, in_w, in_h, out_w, out_h, work, p_in, p_coef, p_prev, p_out, phase,
                             q):
     _np(row.name, k, s, in_w, in_h, out_w, out_h)
-    _conv(row.name, t, k, 1, 0, in_w, in_h, out_w, out_h, work, p_in, p_coef, p_prev, p_out, phase, q,
+    _conv(m, row.name, t, k, 1, 0, in_w, in_h, out_w, out_h, work, p_in, p_coef, p_prev, p_out, phase, q,
           immediate=True)
 
 
@@ -171,7 +183,7 @@ def _softmax(api, t, p_in, p_out, n, q, in_q):
     e = np.exp(x - x.max())
     # float64 exp and sum, rounded to nearest into F32Q16 (reference A7.16): the hardware's exp table is
     # unpublished; 1 LSB of Q16 is the documented bound.
-    y = np.rint(e / e.sum() * 65536.0).astype(np.int32)
+    y = cast(e / e.sum() * 65536.0, "int32")                # round to nearest even, saturate
     store(api, "output pointer", p_out, y)
     leave(t, y)
 
@@ -194,7 +206,7 @@ def DNN_conv32to16(m, row, t, p_in, p_out, work, units, q32, q16):
     check_allocated(api, "target", t)
     check_allocated(api, "work vector", work)
     x = load(api, "input pointer", p_in, np.int32, units * UNIT)
-    y = sat16(shift_round(x, q32 - q16))
+    y = sat16(shift_round(x, q32 - q16, readings(m).shift_rounding))
     store(api, "output pointer", p_out, y)
     leave(work, x[-UNIT:])
     leave(t, y[-UNIT:])
