@@ -86,6 +86,26 @@ def check_same() -> bool:
     return all(np.array_equal(np.asarray(g), w) for g, w in zip(got, want))
 
 
+def _overhead():
+    m = vppl.reset()
+    a, b = vppl.Vector("i16", 32, 1), vppl.Vector("i16", 32, 2)
+
+    def run():
+        m.timeline.reset()
+        for _ in range(1000):
+            a.min_IW(b)
+    return run
+
+
+def _overhead_numpy():
+    a, b = np.ones(32, np.int16), np.full(32, 2, np.int16)
+
+    def run():
+        for _ in range(1000):
+            np.minimum(a, b, out=a)
+    return run
+
+
 def cases():
     assert check_same()
     a0, b0, c0 = _inputs()
@@ -96,4 +116,6 @@ def cases():
         Case("64 dot operators on i16[4096], VPPL text (compiled once)", _text_program(),
              numpy=_numpy_program(a0, b0, c0), target="within 3x of numpy"),
         Case("parse + compile a 1,000-statement VPPL text", lambda: Program(thousand), target="< 0.5 s"),
+        Case("min$IW on i16[32] (one register): per-instruction overhead", _overhead(),
+             numpy=_overhead_numpy(), per=1000, target="tens of us"),
     ]

@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def topk(keys: np.ndarray, k: int):
     """k smallest (key, index) pairs, ascending, ties by index (ins_sort is stable)."""
-    best = vppl.Vector("i32", k, None, name="best").init_ins_sort()
+    best = vppl.alloc_vector("best", "__I32V", k).init_ins_sort()     # fixed in the registers
     end = vppl.Integer(name="ends")
     for i, key in enumerate(keys.tolist()):
         best.ins_sort((i << 16) | key, 0, end)

@@ -237,10 +237,19 @@ def test_get_set_element_and_record_use_32_bit_units():
     (lambda t, o: t.get_element(0, 5), "dest"),
 ])
 def test_element_operators_check_their_ranges(call, param):
-    t = vppl.Vector("i16", 32, 0)
+    t = vppl.alloc_vector("t", "__I16V", 32)
+    t.e_set_W(0)
     with pytest.raises(ConstraintError) as e:
         call(t, vppl.Integer())
     assert e.value.param == param
+
+
+def test_ins_sort_list_must_come_from_alloc_vector():
+    t = vppl.Vector("i32", 4, 0)
+    for call in (lambda: t.init_ins_sort(), lambda: t.ins_sort(1, 0, vppl.Integer())):
+        with pytest.raises(ConstraintError, match="alloc_vector") as e:
+            call()
+        assert e.value.param == "target"
 
 
 def test_element_operators_need_whole_32_bit_units():

@@ -1,5 +1,4 @@
 """A negative test for every documented limit, saturation at both ends, and property tests."""
-import warnings
 
 import numpy as np
 import pytest
@@ -186,3 +185,33 @@ def test_store_matches_core_cast(vals, to, saturate):
     want = cast(wide.copy(), to, saturate=saturate)
     store(dst, wide, saturate)
     assert dst.tolist() == want.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(I16, I16), min_size=1, max_size=40), st.integers(0, 255))
+def test_shift_up_down_are_funnel_shifts_of_the_whole_vector(pairs, n):
+    """Against Python big integers: element 0 is the least significant end of the bit string."""
+    a = [p[0] for p in pairs]
+    b = [p[1] for p in pairs]
+    va, vb = vppl.vList(a, "i16"), vppl.vList(b, "i16")
+    nb = 2 * len(a)
+    ia = int.from_bytes(np.array(a, np.int16).tobytes(), "little")
+    ib = int.from_bytes(np.array(b, np.int16).tobytes(), "little")
+    mask = (1 << (8 * nb)) - 1
+    up = vppl.Vector("i16", len(a), 0).shift_up(va, vb, n)
+    assert np.asarray(up).tobytes() == ((((ia << (8 * nb)) | ib) << n >> (8 * nb)) & mask).to_bytes(nb, "little")
+    down = vppl.Vector("i16", len(a), 0).shift_down(va, vb, n)
+    assert np.asarray(down).tobytes() == ((((ib << (8 * nb)) | ia) >> n) & mask).to_bytes(nb, "little")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(I16, min_size=1, max_size=300))
+def test_sum_r_max_r_min_IW_match_numpy(a):
+    t = vppl.alloc_vector("t", "__I16V", 16)
+    v = vppl.vList(a, "i16")
+    s, hi, lo = vppl.Integer(), vppl.Integer(), vppl.Integer()
+    t.sum_IW(v, s)
+    t.r_max_IW(v, hi)
+    t.r_min_IW(v, lo)
+    arr = np.array(a, np.int64)
+    assert (s.value, hi.value, lo.value) == (int(arr.sum()), int(arr.max()), int(arr.min()))

@@ -105,6 +105,7 @@ LIMITS = """
 | suffixes outside the current instruction set | seed: "現命令セットでサポートされるのは…" + compiler `--G2` | `param="suffix"` (mode gen2) | test_gen2_flag_is_enforced |
 | get/set_element index, get/set_record record and element (8 integers per record) | seed: 32-bit units, "Integer変数が8個格納されたレコード" | `param="index"/"record"/"element"` | test_element_operators_check_their_ranges |
 | ins_sort start element inside the vector | seed: 先頭要素番号 | `param="start"` | test_element_operators_check_their_ranges |
+| init_ins_sort / ins_sort list fixed in the registers (alloc_vector) | seed: "固定アロケートする必要があります" | `param="target"` | test_ins_sort_list_must_come_from_alloc_vector |
 | suffix size = element size; argument vectors as long as the target | npusim (the seed's examples always match) | `param="target"/"vector"` | test_suffix_size_must_match_the_element_size, test_argument_vectors_have_the_targets_length |
 | argument counts and kinds (vector, scalar, integer variable) | seed signatures | `param="arguments"` or the parameter | test_wrong_argument_kinds_and_counts |
 """

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import warnings
 
-from lark import Token, Tree
+from lark import Token
 
 from ..core.errors import ConstraintError
 from . import cost

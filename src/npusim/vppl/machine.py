@@ -4,6 +4,7 @@ One ``Machine`` is current at a time (``machine()``); Python-created vectors and
 """
 from __future__ import annotations
 
+import itertools
 import os
 from contextlib import contextmanager
 
@@ -16,6 +17,7 @@ from . import spec
 from .readings import DEFAULT, Readings
 
 MODES = ("gen2", "extended")
+_machine_ids = itertools.count()
 
 
 class ImageBuffer:
@@ -58,7 +60,7 @@ class Machine:
     filter_sub's margin). readings: the choices for the seed's ambiguous points (readings.py)."""
 
     def __init__(self, mode: str = "gen2", reg_bits: int = spec.REG_BITS, freq_hz: float = spec.FREQ_HZ,
-                 dm_bytes: int = spec.DM_BYTES, readings: Readings = DEFAULT):
+                 dm_bytes: int = spec.DM_BYTES, readings: Readings = DEFAULT, name: str | None = None):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
         self.mode = mode
@@ -68,7 +70,9 @@ class Machine:
         self.freq_hz = freq_hz
         self.dm = Memory("DM", dm_bytes)            # data memory for pointer variables
         self.images: dict[str, ImageBuffer] = {}
-        self.timeline = Timeline({"simd": freq_hz, "scalar": freq_hz}, core="smyle0")
+        # each machine is its own core in a trace (runs on separate machines do not share a row)
+        self.name = name or f"gen2-core{next(_machine_ids)}"
+        self.timeline = Timeline({"simd": freq_hz, "scalar": freq_hz}, core=self.name)
         self.simd_engine = self.timeline.engines["simd"]
         self.scalar_engine = self.timeline.engines["scalar"]
 

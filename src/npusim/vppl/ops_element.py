@@ -25,7 +25,15 @@ def _index(row, param: str, i: int, n: int) -> int:
     return i
 
 
+def _fixed(row, t) -> None:
+    if not t.allocated:
+        raise ConstraintError(row.name, "target", "the insertion-sort list stays in the vector registers for "
+                              "the whole sort: allocate it with alloc_vector() (seed: 固定アロケートする必要があります)",
+                              t.name)
+
+
 def init_ins_sort(m, row, t):
+    _fixed(row, t)
     words(t, row)[...] = EMPTY
 
 
@@ -33,6 +41,7 @@ def ins_sort(m, row, t, value, start, ret):
     """Insert a 32-bit value (key = low 16 bits, unsigned; payload = high 16 bits) into the ascending
     list starting at ``start``; after equal keys (stable). ``ret`` = one past the last data element;
     above the vector length it says the last element fell off the end."""
+    _fixed(row, t)
     w = words(t, row)
     n = w.size
     if not 0 <= start <= n:
@@ -61,8 +70,7 @@ def set_element(m, row, t, index, value):
 def _record_slot(row, t, rec, elem) -> tuple[np.ndarray, int]:
     w = words(t, row)
     nrec = w.size // spec.RECORD_INTS
-    _index_rec = rec if 0 <= rec < nrec else None
-    if _index_rec is None:
+    if not 0 <= rec < nrec:
         raise ConstraintError(row.name, "record", f"0 <= record < {nrec} (records of {spec.RECORD_INTS} "
                               f"integers in the vector)", rec)
     if not 0 <= elem < spec.RECORD_INTS:

@@ -111,7 +111,7 @@ def _bytes(v) -> np.ndarray:
 def _shr_bits(c: np.ndarray, shift: int, n: int) -> np.ndarray:
     """Low ``n`` bytes of the little-endian bit string ``c`` shifted right by ``shift`` bits."""
     q, r = divmod(shift, 8)
-    c = np.concatenate([c, np.zeros(1, np.uint8)])
+    c = np.concatenate([c, np.zeros(q + n + 1 - c.size if q + n + 1 > c.size else 0, np.uint8)])   # zeros above
     lo = c[q:q + n].astype(np.uint16)
     if r == 0:
         return lo.astype(np.uint8)
@@ -132,8 +132,9 @@ def shift_up(m, row, t, v1, v2, n):
     bits take v2's top bits: the high half of (v1:v2) << n."""
     _shift_checks(row, t, v1, v2, n)
     nb = t.nbytes
-    c = np.concatenate([_bytes(v2), _bytes(v1)])
-    _bytes(t)[...] = _shr_bits(c, nb * 8 - n, nb)
+    pad = (spec.SHIFT_MAX_BITS + 8) // 8          # zeros below v2, so that a shift past v2 still works
+    c = np.concatenate([np.zeros(pad, np.uint8), _bytes(v2), _bytes(v1)])
+    _bytes(t)[...] = _shr_bits(c, (pad + nb) * 8 - n, nb)
 
 
 def shift_down(m, row, t, v1, v2, n):

@@ -146,10 +146,12 @@ _add("filter_sub", [""], "general", [("vector", VEC), ("filter", INT)], G.filter
 
 # ---------------------------------------------------------------- element
 _add("init_ins_sort", [""], "element", [], E.init_ins_sort, cost.elementwise, gen2=True, kind="none",
-     overflow="-", target="written: every 32-bit slot = 0xFFFFFFFF (empty)", reads_target=False,
+     overflow="-", target="written: every 32-bit slot = 0xFFFFFFFF (empty); must come from alloc_vector()",
+     reads_target=False, source="seed 003: the list is fixed-allocated in the vector registers during the sort",
      note="empty slot = key 0xFFFF: a real key 0xFFFF sorts after the empties and is lost (provisional)")
 _add("ins_sort", [""], "element", [("value", INT), ("start", INT), ("end", OUT)], E.ins_sort, cost.sort,
-     gen2=True, kind="none", overflow="-", target="in place: value inserted, the last slot may fall off",
+     gen2=True, kind="none", overflow="-", target="in place: value inserted, the last slot may fall off; "
+     "must come from alloc_vector()",
      side="end := one past the last data slot (> length: the last one was dropped)",
      source="seed 003: key = low 16 bits, payload = high 16 bits, ascending",
      note="seed fixes key = LOW 16 bits (reference A7.9 guessed high); keys unsigned; stable (after "
