@@ -41,3 +41,9 @@ def test_small_cnn_text_error_points_at_the_line():
     with pytest.raises(VpplSemanticError) as e:
         cnn.run_vppl(cnn.test_image(), cnn.make_weights(), source=src)
     assert e.value.param == "output width" and "DNN_poolingLayer" in str(e.value) and "^" in str(e.value)
+
+
+def test_demo_checks_pass():
+    from npusim.vppl import demo_part_two
+    checks = demo_part_two.run()
+    assert len(checks) == 2 and all(c.ok for c in checks)

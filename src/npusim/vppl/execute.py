@@ -5,7 +5,7 @@ import numpy as np
 
 from ..core.errors import ConstraintError
 from .machine import _current
-from .semantics import INT, VEC, WORK, OpRow
+from .semantics import INT, OUT, VEC, WORK, OpRow
 from .vector import Integer, Vector
 
 
