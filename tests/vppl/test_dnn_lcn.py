@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from npusim import ConstraintError, vppl
 from npusim.vppl import dm_read
@@ -87,3 +88,15 @@ def test_channels_q_and_accumulation_vectors():
         t.DNN_localContrastNormalizationLayer(5, 8, 8, 8, 8, work(), work("a"), vppl.Vector("i32", 8), p,
                                               out_block(256), 1, Q)
     assert e.value.param == "accumulation vector 2"
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 4), st.integers(5, 20), st.integers(5, 20), st.floats(0.01, 2.0), st.integers(0, 10 ** 6))
+def test_property_within_bound(c, h, w, contrast, seed):
+    vppl.reset()
+    rng = np.random.default_rng(seed)
+    x = f16(rng.uniform(-contrast, contrast, (c, h, w)))
+    y, *_ = run_lcn(x)
+    ref, d = lcn_ref(x * LSB)
+    bound = 0.5 * LSB + (0.5 + 2 * np.abs(ref)) / (d[None] / LSB)
+    assert (np.abs(y * LSB - ref) <= bound).all()

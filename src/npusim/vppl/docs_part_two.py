@@ -19,7 +19,7 @@ BOUND = {
     "DNN_convolutionLayer": "last channel: <= 1/2 LSB of F16Q12; partial results exact F32Q24 (unless saturated)",
     "DNN_convolutionLayerNPN": "as DNN_convolutionLayer",
     "DNN_convolutionLayerNP1": "<= 1/2 LSB of F16Q12",
-    "DNN_localContrastNormalizationLayer": "<= 2^-13 + (1/2 + 2|y|) / d, d = max(sigma, mean sigma) in LSBs",
+    "DNN_localContrastNormalizationLayer": "<= 2^-13 + (1/2 + 2|y|) / d, d = max(sigma, mean sigma) in LSBs (unless saturated: \|y\| >= 8 is possible, up to sqrt(25 C))",
     "DNN_relu": "exact",
     "DNN_softmaxN": "<= 1 LSB of F32Q16",
     "DNN_softmax": "<= 1 LSB of F32Q16",
@@ -122,7 +122,7 @@ vppl.run_with(text, machine=m, images={"A": img}, externals={"pX": pX, ...})   #
 
 | item | model | source |
 |---|---|---|
-| pointer variable | `vppl.Pointer(address, step=0, space=None)`: a 32-bit address (scalar arithmetic works: `p = p + 64;` keeps its memory and step), the memory it points into (None: DM) and a step (row pitch in bytes). In text: `p : pointer = 4096,` | seed 003 ("ポインタ変数") |
+| pointer variable | `vppl.Pointer(address, step=0, space=None)`: a 32-bit address (scalar arithmetic works: `p = p + 64;` keeps its memory and step), the memory it points into (None: DM) and a step (row pitch in bytes). In text: `p : pointer = 4096,` (step 0; a pointer with a step comes from `use_image` or from the host through `External`) | seed 003 ("ポインタ変数") |
 | any address-holding variable | an `integer` variable (or immediate) holding an address points into DM with step 0: the seed allows "External宣言された大域変数でも、ローカルなbyName引数でも"; that it really holds an address is the programmer's business | seed 003 |
 | `External` | `External p : pointer,` / `External n : integer,` / `External v : i16[32],` declare globals the host binds (`run_with(..., externals={{...}})`); the host's object is shared (changes are visible to the host) | seed 003; reference A7.19 |
 | `byName` | `vppl.ByName(var)`: a reference to a variable; reads go through to it. The part-one language has no procedure declarations, so byName exists only on the Python side | reference A7.19 (pass-by-reference) |
