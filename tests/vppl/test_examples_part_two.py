@@ -2,10 +2,8 @@
 import importlib.util
 import os
 
-import numpy as np
 import pytest
 
-from npusim import vppl
 from npusim.vppl.parser import VpplSemanticError
 
 EX = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "vppl")
