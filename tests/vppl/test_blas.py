@@ -164,3 +164,16 @@ def test_property_half_lsb(u, v, q, relu):
     lim = 32767 * 2.0 ** -q
     ok = np.abs(ref) < lim
     assert np.max(np.abs(from_fixed(y[:u], q) - ref)[ok], initial=0) <= 0.5 * 2.0 ** -q
+
+
+def test_coefficient_padding_must_be_zero():
+    A, x, b = operands(5, 40, 12)
+    Ap, bp, xp = pad_fpbl(A, b, x)
+    t, xs, vb = work(8, "vT"), [work(256, f"vX{k}") for k in range(4)], work(8, "vB")
+    for bad in ((0, 45), (6, 3)):                        # a padding column, a padding row
+        Abad = Ap.copy()
+        Abad[bad] = 7
+        with pytest.raises(ConstraintError) as e:
+            t.FPBLmAvX_uB_L(12, 5, 40, *xs, vb, dm_put(xp), dm_put(np.zeros(8, np.int16)), dm_put(bp),
+                            dm_put(Abad), 0)
+        assert e.value.param == "mA pointer" and "pad_fpbl" in e.value.rule

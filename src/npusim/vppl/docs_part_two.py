@@ -70,6 +70,8 @@ LIMITS = [
     ("FPBLmAvX_uB_L", "v", f"1..{V_MAX_L}", "seed"),
     ("FPBLmAvX_uB_L", "u", ">= 1; memory-limited (address error beyond DM)", "seed"),
     ("FPBLmAvX_uB_L", "relu", "0 or 1", "seed"),
+    ("FPBLmAvX_uB_L / FPBLmAvX_uB", "mA pointer", "mA zero-padded: columns v..ceil32(v) and rows u..ceil8(u) "
+     "are zero (the padding tool's job)", "seed"),
     ("FPBLmAvX_uB_L", "X vector k", f"allocated; holds X[{X_PER_VECTOR}k : {X_PER_VECTOR}(k+1)] of ceil32(v)",
      "reading"),
     ("FPBLmAvX_uB_L", "B vector / target", "allocated; at least 8 F16 elements (one u block)", "reading"),

@@ -5,7 +5,8 @@ Memory layout (what the seed's padding tool produces): v is processed in multipl
 of 8, so with vp = ceil32(v), up = ceil8(u):
     mA: up rows x vp columns of F16Qq, row-major, contiguous;  X: vp elements;  B, Y: up elements.
 The padding must be zero (``pad_fpbl`` does it, as the vendor's tool does before vFile loads the data);
-the instruction reads the padded sizes as they are in memory.
+nonzero padding in mA raises (it would change the result). X's and B's padding multiply zero columns
+or land in the padding rows of Y, so they may hold anything.
 
 Arithmetic (docs/vppl_part_two.md): products Q2q exact, summed exactly (|sum| <= 1024 * 2**30 < 2**41),
 B added as B << q, one right shift by q rounding half up, saturated to F16, then ReLU (max(y, 0)).
@@ -68,6 +69,12 @@ def gemv(m, api, q, u, v, pX, pY, pB, pA, relu):
     X = load(api, "X pointer", pX, np.int16, vp)
     B = load(api, "B pointer", pB, np.int16, up)
     A = load(api, "mA pointer", pA, np.int16, up * vp).reshape(up, vp)
+    if A[:, v:].any() or A[u:].any():
+        # seed: "係数データは32の倍数となるようにあらかじめ0フィル調整が必要です … u方向への0フィル調整も必要"
+        raise ConstraintError(api, "mA pointer", f"mA is zero-padded to {up} x {vp} (columns v..ceil32(v) and "
+                              f"rows u..ceil8(u) zero: run the padding tool, pad_fpbl)",
+                              f"{int(np.count_nonzero(A[:, v:]) + np.count_nonzero(A[u:, :v]))} nonzero padding "
+                              f"element(s)")
     # float64 BLAS is exact here: every partial sum is an integer below 2**41 < 2**53
     acc = (A.astype(np.float64) @ X.astype(np.float64)).astype(np.int64) + (B.astype(np.int64) << q)
     y = sat16(shift_round(acc, q, readings(m).shift_rounding))
