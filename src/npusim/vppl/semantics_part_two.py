@@ -140,4 +140,13 @@ def attach() -> None:
         setattr(Vector, r.pyname, _method(r))
 
 
+def info() -> dict:
+    """Part two's entries in ``npusim info``."""
+    from .ops_blas import V_MAX_L
+    from .ops_image import MAX_WIDTH_BYTES, MAX_WIDTH_F16
+    return {"image/BLAS/DNN operators (part two)": len(PART_TWO),
+            "get_array max width (bytes / F16Qq)": f"{MAX_WIDTH_BYTES} / {MAX_WIDTH_F16}",
+            "FPBLmAvX_uB_L max v": V_MAX_L, "DNN F16Qq q": 12}
+
+
 register()
