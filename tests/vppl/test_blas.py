@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from npusim import ConstraintError, vppl
-from npusim.vppl import Pointer, dm_put, dm_read
+from npusim.vppl import PointerVariable, dm_put, dm_read
 from npusim.vppl.fixed_point import from_fixed, to_fixed
 from npusim.vppl.ops_blas import pad_fpbl, padded
 
@@ -107,8 +107,8 @@ def test_L_limits(change, param):
     t = work(8, "vT")
     xs = [work(256, f"vX{k}") for k in range(4)]
     with pytest.raises(ConstraintError) as e:
-        t.FPBLmAvX_uB_L(args["q"], args["u"], args["v"], *xs, work(8, "vB"), Pointer(0), Pointer(0), Pointer(0),
-                        Pointer(0), args["relu"])
+        t.FPBLmAvX_uB_L(args["q"], args["u"], args["v"], *xs, work(8, "vB"), PointerVariable(0), PointerVariable(0), PointerVariable(0),
+                        PointerVariable(0), args["relu"])
     assert e.value.param == param and e.value.api == "FPBLmAvX_uB_L"
 
 
@@ -118,7 +118,7 @@ def test_uB_limits(change, param):
     args.update(change)
     with pytest.raises(ConstraintError) as e:
         work(256, "vT").FPBLmAvX_uB(args["q"], args["u"], args["v"], work(256, "vX"), work(256, "vB"),
-                                    Pointer(0), Pointer(0), Pointer(0), Pointer(0))
+                                    PointerVariable(0), PointerVariable(0), PointerVariable(0), PointerVariable(0))
     assert e.value.param == param
 
 
@@ -150,7 +150,7 @@ def test_pointer_outside_memory_is_an_address_error():
     xs = [work(256, f"vX{k}") for k in range(4)]
     end = vppl.machine().dm.size
     with pytest.raises(ConstraintError) as e:
-        t.FPBLmAvX_uB_L(12, 8, 64, *xs, work(8, "vB"), Pointer(0), Pointer(0), Pointer(0), Pointer(end - 64), 0)
+        t.FPBLmAvX_uB_L(12, 8, 64, *xs, work(8, "vB"), PointerVariable(0), PointerVariable(0), PointerVariable(0), PointerVariable(end - 64), 0)
     assert e.value.param == "mA pointer"
 
 

@@ -140,5 +140,5 @@ def test_input_outside_memory_is_an_address_error():
     end = vppl.machine().dm.size
     p = put(np.zeros(64, np.int16))
     with pytest.raises(ConstraintError) as e:
-        work("vT").DNN_convolutionLayer(*BASE, work(), vppl.Pointer(end - 64), p, p, out_block(512), 0, Q)
+        work("vT").DNN_convolutionLayer(*BASE, work(), vppl.PointerVariable(end - 64), p, p, out_block(512), 0, Q)
     assert e.value.param == "input pointer"

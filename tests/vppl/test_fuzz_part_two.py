@@ -25,7 +25,7 @@ def arg(kind):
         return st.tuples(st.sampled_from([1, 8, 16, 256, 512]), st.booleans()).map(
             lambda t: vppl.alloc_vector("w", "__I16V", t[0]) if t[1] else vppl.Vector("i16", t[0]))
     assert kind == PTR
-    return st.one_of(ADDRS.map(lambda a: vppl.Pointer(a, step=64)), ADDRS, st.just(vppl.Pointer(0, step=0)))
+    return st.one_of(ADDRS.map(lambda a: vppl.PointerVariable(a, step=64)), ADDRS, st.just(vppl.PointerVariable(0, step=0)))
 
 
 @pytest.mark.parametrize("row", PART_TWO, ids=[r.name for r in PART_TWO])

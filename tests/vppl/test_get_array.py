@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from npusim import ConstraintError, vppl
-from npusim.vppl import ByName, Pointer, dm_alloc, dm_read
+from npusim.vppl import ByName, PointerVariable, dm_alloc, dm_read
 
 
 def image(h=64, w=256, seed=0):
@@ -80,13 +80,13 @@ def test_limits_raise_naming_the_argument(args, param):
 def test_destination_alignment_and_target_allocation():
     buf, t = setup(image())
     with pytest.raises(ConstraintError) as e:
-        t.get_array(Pointer(16), buf, 0, 0, 32, 1, 0)
+        t.get_array(PointerVariable(16), buf, 0, 0, 32, 1, 0)
     assert e.value.param == "destination"
     with pytest.raises(ConstraintError) as e:
-        vppl.Vector("i16", 16).get_array(Pointer(0), buf, 0, 0, 32, 1, 0)
+        vppl.Vector("i16", 16).get_array(PointerVariable(0), buf, 0, 0, 32, 1, 0)
     assert e.value.param == "target"
     with pytest.raises(ConstraintError) as e:
-        t.get_array(Pointer(vppl.machine().dm.size - 32), buf, 0, 0, 64, 1, 0)
+        t.get_array(PointerVariable(vppl.machine().dm.size - 32), buf, 0, 0, 64, 1, 0)
     assert e.value.param == "destination"
 
 
@@ -95,14 +95,14 @@ def test_source_needs_aligned_rows_and_a_step():
     t = vppl.alloc_vector("vT", "__I16V", 16)
     buf = m.set_image("B", image(8, 100))                  # step 100: rows not 32-byte aligned
     with pytest.raises(ConstraintError) as e:
-        t.get_array(Pointer(0), buf, 0, 0, 32, 2, 0)
+        t.get_array(PointerVariable(0), buf, 0, 0, 32, 2, 0)
     assert e.value.param == "source"
-    t.get_array(Pointer(0), buf, 0, 0, 32, 1, 0)           # a single row is fine
+    t.get_array(PointerVariable(0), buf, 0, 0, 32, 1, 0)           # a single row is fine
     with pytest.raises(ConstraintError) as e:
-        t.get_array(Pointer(0), Pointer(64), 0, 0, 32, 1, 0)   # a DM pointer without a step
+        t.get_array(PointerVariable(0), PointerVariable(64), 0, 0, 32, 1, 0)   # a DM pointer without a step
     assert e.value.param == "source"
     with pytest.raises(ConstraintError) as e:
-        t.get_array(Pointer(0), "A", 0, 0, 32, 1, 0)
+        t.get_array(PointerVariable(0), "A", 0, 0, 32, 1, 0)
     assert e.value.param == "source"
 
 

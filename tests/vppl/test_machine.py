@@ -67,3 +67,28 @@ def test_scalar_and_simd_instructions_issue_in_order():
     assert ev[1].start_ns == ev[0].end_ns and ev[2].start_ns == ev[1].end_ns
     assert ev[1].cycles == 1 + 2                         # 128 bytes = two 512-bit registers
     assert m.timeline.now_ns == pytest.approx((1 + 3 + 1) * 20.0)   # 50 MHz: 20 ns per cycle
+
+
+def test_data_memory_pointers_are_aligned_bounded_and_capacity_checked():
+    from npusim import OutOfBoundsError
+    m = vppl.Machine(dm_bytes=256)
+    p = m.dm_store(np.arange(10, dtype=np.int16), "coeffs")
+    q = m.dm_store(np.arange(3, dtype=np.uint8), "bias")
+    assert p.address == 0 and q.address == 32                   # 32-byte aligned (seed: get_array)
+    assert p.view("int16", 10).read().tolist() == list(range(10))
+    assert (p + 4).view("int16", 2).read().tolist() == [2, 3]
+    with pytest.raises(OutOfBoundsError):
+        q.view("int32", 100)
+    with pytest.raises(ConstraintError, match="at most 256 bytes"):
+        m.dm_store(np.zeros(300, np.uint8), "big")
+
+
+def test_use_image_gives_a_pointer_with_the_row_step():
+    from npusim.vppl.interpreter import Program
+    img = np.arange(96, dtype=np.uint8).reshape(4, 24)
+    m = vppl.Machine()
+    m.set_image("B", img)
+    env = Program("use_image(pB, B)").run(m)
+    p = env["pB"]
+    assert isinstance(p, vppl.Pointer) and p.step == 24
+    assert np.array_equal(p.view("uint8", (4, 24)).read(), img)

@@ -141,8 +141,10 @@ def test_row_matches_reference(row):
     if row.base == "convert":
         target = vec(dt, rand_vals(rng, dt, n), "t")
     t0 = list(t_vals) if row.base != "convert" else target.tolist()
-    with vppl.mode("extended"):
+    with vppl.mode("extended") as m:
         assert getattr(target, row.pyname)(*args) is target
+    ev = m.timeline.trace.events
+    assert len(ev) == 1 and ev[0].name == row.name and ev[0].cycles >= 2     # one event, issue + work
     want_t, want_args = reference(row, dt, t0, plain)
     if "bytes" in want_args:
         b, v1, v2, s = want_args["bytes"]

@@ -7,7 +7,7 @@ import pytest
 
 from npusim import ConstraintError, configure, vppl
 from npusim.core.errors import UninitializedReadError, UninitializedReadWarning
-from npusim.vppl import ByName, Pointer, dm_alloc, dm_put, dm_read
+from npusim.vppl import ByName, PointerVariable, dm_alloc, dm_put, dm_read
 from npusim.vppl.parser import VpplSemanticError
 from npusim.vppl.pointers import deref, load
 
@@ -35,7 +35,7 @@ base = base + 32;
 count = count + 1;
 v = v.ones$W();
 """
-    p, n, v = Pointer(64, step=128), vppl.Integer(5), vppl.Vector("i16", 4, 9)
+    p, n, v = PointerVariable(64, step=128), vppl.Integer(5), vppl.Vector("i16", 4, 9)
     res = vppl.run_with(src, externals={"base": p, "count": n, "v": v})
     assert p.value == 96 and p.step == 128 and n.value == 6 and v.tolist() == [1, 1, 1, 1]
     assert res["base"] == 96 and res["count"] == 6
@@ -58,7 +58,7 @@ def test_external_binding_errors_point_at_the_declaration(ext, name):
 
 
 def test_byname_and_integer_addresses_deref_to_dm():
-    p = Pointer(320, step=64)
+    p = PointerVariable(320, step=64)
     m = vppl.machine()
     assert deref("op", "arg", ByName(ByName(p))) == (m.dm, 320, 64)
     assert deref("op", "arg", vppl.Integer(96)) == (m.dm, 96, 0)
@@ -82,10 +82,10 @@ def test_dm_allocator_aligns_and_runs_out():
 def test_access_checks_alignment_and_bounds():
     p = dm_put(np.arange(16, dtype=np.int16))
     with pytest.raises(ConstraintError) as e:
-        load("op", "src", Pointer(p.value + 1), np.int16, 4)
+        load("op", "src", PointerVariable(p.value + 1), np.int16, 4)
     assert "multiple of 2" in e.value.rule
     with pytest.raises(ConstraintError) as e:
-        load("op", "src", Pointer(-2), np.int16, 1)
+        load("op", "src", PointerVariable(-2), np.int16, 1)
     assert e.value.param == "src"
     np.testing.assert_array_equal(load("op", "src", p, np.int16, 4, offset=8), [4, 5, 6, 7])
 
@@ -107,3 +107,22 @@ def test_dm_read_write_roundtrip_and_shape():
     p = dm_alloc(24)
     vppl.dm_write(p, np.arange(6, dtype=np.int32))
     assert dm_read(p, np.int32, 6, (2, 3)).tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_part_one_pointers_work_as_operands_and_share_the_allocator():
+    m = vppl.machine()
+    img = np.arange(4 * 64, dtype=np.uint8).reshape(4, 64)
+    m.set_image("A", img)
+    a = m.dm_store(np.zeros(64, np.int16), "dst")             # part one's vppl.Pointer
+    b = dm_alloc(64)
+    assert b.value >= a.address + 128 or b.value + 64 <= a.address      # one allocator: no overlap
+    vppl.alloc_vector("vT", "__I16V", 16).get_array(a, m.image_pointer("A"), 0, 1, 32, 2, 8)
+    assert dm_read(a, np.int16, 64, (2, 32)).tolist() == img[1:3, :32].astype(np.int16).tolist()
+    assert deref("op", "arg", a + 32) == (m.dm, a.address + 32, 0)
+
+
+def test_external_bound_to_a_part_one_pointer_becomes_a_variable():
+    m = vppl.Machine()
+    p = m.dm_store(np.zeros(8, np.int16), "blk")
+    res = vppl.run_with("External q : pointer;\n~\nq = q + 2;\n", machine=m, externals={"q": p})
+    assert res["q"] == p.address + 2 and p.address == 0        # the host's immutable pointer is unchanged

@@ -61,3 +61,11 @@ def test_cli_reading_switch(tmp_path, capsys):
     assert "8192" in capsys.readouterr().out
     assert main(["vppl", "--reading", "mul=round", str(p)]) == 2
     assert main(["vppl", "--reading", "nosuch=1", str(p)]) == 2
+
+
+def test_filter_sub_centre_reading():
+    arg = vppl.vList(range(32), "i16")
+    with vppl.mode("gen2", readings=vppl.Readings(filter_sub="centre")):
+        t = vppl.Vector("i16", 96, 1).filter_sub(arg, 2)
+    got = np.asarray(t).tolist()
+    assert got[:32] == [1] * 32 and got[32:64] == [1 + 2 * i for i in range(32)] and got[64:] == [1] * 32

@@ -86,3 +86,11 @@ def test_unsupported_suffix_is_an_error_in_gen2_and_runs_in_extended():
     with vppl.mode("extended"):
         a.min_UW(b)
     assert np.asarray(a).tolist() == [1, 5, 3, 5]
+
+
+def test_call_by_vppl_name():
+    v = vppl.Vector("i16", 4, 30)
+    assert v.call("min$IW", vppl.vList([1, 50, 3, 40], "i16")) is v
+    assert np.asarray(v).tolist() == [1, 30, 3, 30]
+    with pytest.raises(ConstraintError, match="dot operator"):
+        v.call("nope$IW")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import spec
 from .execute import attach_methods, execute
 from .machine import Machine, machine, mode, reset, using
+from .pointer import Pointer
 from .readings import Readings
 from .semantics import ROWS, TABLE
 from .types import elem_type
@@ -18,7 +19,7 @@ from .vector import Integer, Vector, alloc_vector, vList
 
 from .lang_part_two import install as _install_part_two, run_with  # noqa: E402  (part two)
 from .semantics_part_two import attach as _attach_part_two, info as _info_part_two  # noqa: E402  (part two)
-from .pointers import ByName, Pointer, dm_alloc, dm_put, dm_read, dm_write  # noqa: E402  (part two)
+from .pointers import ByName, PointerVariable, dm_alloc, dm_put, dm_read, dm_write  # noqa: E402  (part two)
 _install_part_two()
 attach_methods()
 _attach_part_two()
@@ -42,5 +43,5 @@ def info() -> dict[str, dict[str, object]]:
 
 
 __all__ = ["Vector", "vList", "Integer", "alloc_vector", "run", "info", "Machine", "machine", "reset", "mode",
-           "using", "Readings", "TABLE", "ROWS", "execute", "elem_type",
-           "Pointer", "ByName", "dm_alloc", "dm_put", "dm_read", "dm_write", "run_with"]  # part two
+           "using", "Pointer", "Readings", "TABLE", "ROWS", "execute", "elem_type",
+           "PointerVariable", "ByName", "dm_alloc", "dm_put", "dm_read", "dm_write", "run_with"]  # part two

@@ -50,7 +50,8 @@ def cmd_vppl(args, console) -> int:
     table.add_column("name")
     table.add_column("value")
     for k, v in result(env).items():
-        table.add_row(k, _show(v))
+        note = "" if getattr(env[k], "valid", True) else "  (undefined: never written, or a work area)"
+        table.add_row(k, _show(v) + note)
     console.print(table)
     tr = m.timeline.trace
     console.print(f"{len(tr.events)} instruction(s), {m.timeline.now_ns / 1e3:,.3f} us simulated "

@@ -41,10 +41,10 @@ a file and prints its variables and the simulated time.
 | vectors | declared element type i8/u8/i16/u16/i32/u32 (or F16Qq/F32Qq fixed point stored as int16/int32) and any declared length; each vector variable is its own core `Memory` | seed 003 examples; reference A7.1 |
 | element sizes | B = 8, W = 16, L = 32 bits; `$XX` = U (unsigned) / I (signed) + size | seed 003 ("要素サイズを示す語B, W, L") |
 | suffix vs declaration | an operator reinterprets the vector's bits as its suffix's element type: the signedness may differ (the seed: signed data may be added with `$UW`), the size may not (error) | seed 003, add$XX remark |
-| `integer` | 32-bit two's complement; assignments keep the low 32 bits; `/` truncates toward zero | reference A7.19 |
+| `integer` | 32-bit two's complement; assignments keep the low 32 bits; `/` truncates toward zero; declared without a value it is unassigned: reading it warns and gives poison (4), or raises under strict | reference A7.19; DESIGN (never silently zero) |
 | vector register | {reg} bits (an estimate: every seed example is `i16[32]` = 512 bits); used by filter_sub's margin and the cost model | reference A6.3 |
-| data memory | {dm} bytes (the compiler's `--EXM` size), a core `Memory` for pointer variables | compiler.html |
-| image buffers A, B | 8-bit 2-D arrays from numpy or PNG (RGB averaged to grey), as `--PINA/--PINB` load them; `use_image(p, A)` binds a variable to one | compiler.html |
+| data memory | {dm} bytes (the compiler's `--EXM` size), a core `Memory`; `Machine.dm_store(array)` places data 32-byte aligned (capacity checked by the core `Allocator`) and returns a `Pointer`; `Pointer.view(dtype, shape)` is a bounds-checked `TensorView` | compiler.html; seed 003 (get_array: 32-byte alignment) |
+| image buffers A, B | 8-bit 2-D arrays from numpy or PNG (RGB averaged to grey), as `--PINA/--PINB` load them; `use_image(p, A)` sets pointer variable `p` to one, with the row step | compiler.html; seed 003 (get_array: the pointer's step width) |
 | clock | {mhz:g} MHz; scalar and SIMD instructions issue in order on one core (engines `simd`, `scalar`) | topscom.co.jp/SMYLEGEN2/performance.htm |
 | work vectors | reductions need an `alloc_vector()` target and leave it undefined (poison); reading a never-written or clobbered vector warns and reads poison, or raises `UninitializedReadError` under `configure(strict=True)` / `uninitialized="error"` | seed 003 (リダクション系: "alloc_vector()によりアロケートしたベクタを指定しなければなりません") |
 
@@ -208,6 +208,14 @@ TAIL = """
 itself against numpy: `frame_diff.vppl` / `frame_diff.py` (moving-object detection: frame difference,
 threshold, count), `topk.vppl` / `topk.py` (top-k smallest with ins_sort), `dot.vppl` / `dot.py`
 (dot product and sum of squares with prod$IW). `examples/vppl/seed/` holds the seed's examples verbatim.
+
+## Benchmarks
+
+`benchmarks/bench_vppl.py`: a 64-operator program (add$UW, sub$IW, mul$IW, min$IW, max$IW, e_add$UW,
+e_mul$IW, element_shift_right$W, 8 rounds) on i16[4096] vectors, through the Python API and as VPPL
+text, against plain numpy doing the same math (target: within 3x); parsing and compiling a
+1,000-statement text (target: under 0.5 s); and the per-instruction overhead on a one-register
+vector. Numbers are in BENCHMARKS.md (`make bench`).
 
 ## Not covered (next issue)
 

@@ -112,7 +112,7 @@ This file is generated from `src/npusim/vppl/semantics_part_two.py` (the `PART_T
 from npusim import vppl
 m = vppl.Machine()                                  # data memory (DM), image buffers A/B, timeline
 with vppl.using(m):
-    pX = vppl.dm_put(x_raw)                         # a DM block holding the data; a Pointer to it
+    pX = vppl.dm_put(x_raw)                         # a DM block holding the data; a PointerVariable to it
     pY = vppl.dm_alloc(2 * 16)                      # a fresh 32-byte aligned block
     t = vppl.alloc_vector("vT", "__I16V", 8)
     t.FPBLmAvX_uB_L(12, u, v, x0, x1, x2, x3, vb, pX, pY, pB, pA, 1)   # seed argument order
@@ -124,12 +124,13 @@ vppl.run_with(text, machine=m, images={"A": img}, externals={"pX": pX, ...})   #
 
 | item | model | source |
 |---|---|---|
-| pointer variable | `vppl.Pointer(address, step=0, space=None)`: a 32-bit address (scalar arithmetic works: `p = p + 64;` keeps its memory and step), the memory it points into (None: DM) and a step (row pitch in bytes). In text: `p : pointer = 4096,` (step 0; a pointer with a step comes from `use_image` or from the host through `External`) | seed 003 ("ポインタ変数") |
+| `vppl.Pointer` (part one) | an immutable address in a memory with a row step: `Machine.dm_store(array)` returns one, `use_image(p, A)` binds one (step = image width); every operator accepts it | seed 003 |
+| pointer variable | `vppl.PointerVariable(address, step=0, space=None)`: a mutable 32-bit integer holding an address (scalar arithmetic works: `p = p + 64;` keeps its memory and step), the memory it points into (None: DM) and a step (row pitch in bytes). In text: `p : pointer = 4096,`; an `External p : pointer` bound to a `vppl.Pointer` becomes a variable holding its address | seed 003 ("ポインタ変数") |
 | any address-holding variable | an `integer` variable (or immediate) holding an address points into DM with step 0: the seed allows "External宣言された大域変数でも、ローカルなbyName引数でも"; that it really holds an address is the programmer's business | seed 003 |
 | `External` | `External p : pointer,` / `External n : integer,` / `External v : i16[32],` declare globals the host binds (`run_with(..., externals={{...}})`); the host's object is shared (changes are visible to the host) | seed 003; reference A7.19 |
 | `byName` | `vppl.ByName(var)`: a reference to a variable; reads go through to it. The part-one language has no procedure declarations, so byName exists only on the Python side | reference A7.19 (pass-by-reference) |
 | image buffer | `use_image(p, A)` binds `p` to image buffer A; its step is the image width; get_array's source must be 32-byte aligned on every row | compiler.html --PINA; seed 003 |
-| data memory | {dm} bytes (`--EXM`); `dm_alloc` / `dm_put` (32-byte aligned bump allocator, the loader's role), `dm_read` / `dm_write` | compiler.html |
+| data memory | {dm} bytes (`--EXM`); `dm_alloc` / `dm_put` take 32-byte aligned blocks from the machine's DM allocator (the one `Machine.dm_store` uses), the loader's role; `dm_read` / `dm_write` | compiler.html |
 | alignment | 32 bytes for get_array's addresses and x (stated by the seed); element size for the other operators (the seed states none) | seed 003 |
 | address errors | any access outside its memory raises `ConstraintError` naming the operator and the pointer argument (the hardware would raise an address error) | seed 003 ("アドレスエラーが起こる可能性") |
 | uninitialised reads | reading never-written DM warns (`UninitializedReadWarning`; reads as stored) or raises under `uninitialized="error"` | core options |

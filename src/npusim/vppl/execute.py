@@ -32,7 +32,7 @@ def resolve(row: OpRow, args) -> list:
                 a.check_valid(row.name)
         elif kind is INT:
             if isinstance(a, Integer):
-                out[i] = a.value
+                out[i] = a._v if a.valid else a.read(row.name)
             elif isinstance(a, (int, np.integer)) and not isinstance(a, bool):
                 a = int(a)
                 if not -(1 << 31) <= a < (1 << 32):
@@ -64,7 +64,7 @@ def execute(row: OpRow, target: Vector, args, source: str | None = None) -> Vect
     cycles = lin[0] + lin[1] * (((nb - 1) // m.reg_bytes) + 1) if lin else row.cost(m, row, target, *vals)
     m.timeline.place("simd", row.name, cycles, order="none",
                      not_before_ns=m.scalar_engine.free_ns, nbytes=nb, elements=target.length,
-                     source=source)
+                     args={"target": target.name}, source=source)
     return target
 
 

@@ -103,7 +103,7 @@ class Program:
         def get(env):
             v = f(env)
             if isinstance(v, Integer):
-                return v.value
+                return v.read("expression")
             raise ConstraintError("expression", str(t.children[0]), "scalar expressions use integer variables",
                                   type(v).__name__)
         return get
@@ -123,11 +123,11 @@ class Program:
             if init is not None and init.data == "vlist":
                 self._err(name_tok, "declaration", name, "an integer is initialised with a scalar expression",
                           "vList[...]")
-            f = self._scalar(init) if init is not None else (lambda env: 0)
+            f = self._scalar(init) if init is not None else (lambda env: None)
 
             def decl_int(env):
                 self._fresh(env, name)
-                env[name] = Integer(f(env), name)
+                env[name] = Integer(f(env), name)          # no initialiser: never assigned yet
         else:
             type_tok, len_tok = vtype.children
             try:
@@ -184,12 +184,9 @@ class Program:
 
             def run(env):
                 from .machine import machine
-                m = machine()
-                if which not in m.images:
-                    raise ConstraintError("use_image", "buffer", f"image buffer {which} is loaded (the compiler's "
-                                          f"--PIN{which}; images={{'{which}': ...}} in Python)", which)
+                p = machine().image_pointer(which, pname)
                 self._fresh(env, pname)
-                env[pname] = m.images[which]
+                env[pname] = p
         else:
             self._err(name_tok, d, "directive", "a known directive (alloc_vector, use_image) or a dot operator "
                       "statement", d)
@@ -211,7 +208,7 @@ class Program:
                     dst.a[...] = v.a.view(dst.a.dtype)
                     dst.valid = v.valid
                 elif isinstance(dst, Integer) and isinstance(v, Integer):
-                    dst.value = v.value
+                    dst.value = v.read("=")
                 else:
                     raise ConstraintError("=", name, "both sides are vectors or both are integers",
                                           f"{type(dst).__name__} = {type(v).__name__}")

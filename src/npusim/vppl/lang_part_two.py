@@ -7,11 +7,13 @@
 
 Pointer arithmetic is scalar arithmetic (``pX = pX + 64;`` keeps the pointer's memory and step).
 The part-one language has no procedure declarations, so byName arguments exist only on the Python side
-(``vppl.ByName(var)``)."""
+(``vppl.ByName(var)``). use_image() binds part one's immutable ``vppl.Pointer`` (no arithmetic on it
+in text; get_array takes x and y)."""
 from __future__ import annotations
 
 from ..core.errors import ConstraintError
-from .pointers import ByName, Pointer
+from .pointer import Pointer
+from .pointers import ByName, PointerVariable
 from .vector import Integer, Vector
 
 
@@ -23,7 +25,7 @@ def _c_pointer_decl(self, t):
 
     def decl(env):
         self._fresh(env, name)
-        env[name] = Pointer(f(env), name=name)
+        env[name] = PointerVariable(f(env), name=name)
     self.steps.append((*self._pos(name_tok), decl))
 
 
@@ -32,13 +34,15 @@ def _bind(name: str, vtype, value):
     while isinstance(value, ByName):
         value = value.var
     if kind == "pointer_type":
-        if isinstance(value, Pointer):
-            return value
+        if isinstance(value, PointerVariable):
+            return value                                   # shared with the host
+        if isinstance(value, Pointer):                     # an address in a memory: a variable holding it
+            return PointerVariable(value.address, value.step, name, space=value.memory)
         from .machine import ImageBuffer
         if isinstance(value, ImageBuffer):
-            return value
+            return PointerVariable(0, value.step, name, space=value.memory)
         if isinstance(value, (int, Integer)) and not isinstance(value, bool):
-            return Pointer(int(value), name=name)
+            return PointerVariable(int(value), name=name)
     elif kind == "integer_type":
         if isinstance(value, Integer):
             return value

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from ..core.allocator import Allocator
 from ..core.errors import ConstraintError
 from ..core.memory import Memory
 from ..core.timeline import Timeline
@@ -69,6 +70,7 @@ class Machine:
         self.reg_bytes = self.reg_bits // 8
         self.freq_hz = freq_hz
         self.dm = Memory("DM", dm_bytes)            # data memory for pointer variables
+        self.dm_blocks = Allocator("DM", dm_bytes, align=spec.DM_ALIGN)
         self.images: dict[str, ImageBuffer] = {}
         # each machine is its own core in a trace (runs on separate machines do not share a row)
         self.name = name or f"gen2-core{next(_machine_ids)}"
@@ -86,6 +88,24 @@ class Machine:
             raise ConstraintError("use_image", "buffer", "image buffers are A and B", which)
         buf = self.images[which] = ImageBuffer(which, load_image(src))
         return buf
+
+    def dm_store(self, values, name: str = "") -> "Pointer":
+        """Place an array in data memory (32-byte aligned, capacity checked); a pointer to it."""
+        from .pointer import Pointer
+        a = np.ascontiguousarray(values)
+        block = self.dm_blocks.alloc(max(a.nbytes, 1), name, api="dm_store")
+        self.dm.write_bytes(block.offset, a, api="dm_store")
+        return Pointer(self.dm, block.offset, 0, name)
+
+    def image_pointer(self, which: str, name: str = "") -> "Pointer":
+        """``use_image(p, A)``: a pointer to image buffer A or B carrying its row step."""
+        from .pointer import Pointer
+        which = which.upper()
+        if which not in self.images:
+            raise ConstraintError("use_image", "buffer", f"image buffer {which} is loaded (the compiler's "
+                                  f"--PIN{which}; images={{'{which}': ...}} in Python)", which)
+        buf = self.images[which]
+        return Pointer(buf.memory, 0, buf.step, name or f"image{which}")
 
     @property
     def cycles(self) -> float:

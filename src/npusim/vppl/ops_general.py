@@ -172,6 +172,7 @@ def filter_sub(m, row, t, v, f):
         raise ConstraintError(row.name, "vector", "the argument's elements have the target's size",
                               f"{v.name}: {v.etype.name} vs {t.etype.name}")
     n = v.length
-    acc = t.a[:n]
+    off = m.reg_bytes // t.a.dtype.itemsize if m.readings.filter_sub == "centre" else 0
+    acc = t.a[off:off + n]
     wide = acc.astype(np.int64) + v.a.astype(np.int64) * int(f)
     store(acc, wide, False)

@@ -5,9 +5,11 @@ holds" and store results "as a side effect" where a pointer points. Any variable
 will do: a pointer variable, an ``External`` global, or a ``byName`` argument that refers to one; that
 the variable really holds an address is the programmer's business (the seed: プログラマが担保).
 
-* ``Pointer`` is a pointer variable: an address (a 32-bit integer, so scalar arithmetic works on it),
-  the memory it points into (None = the machine's DM) and a step (row pitch in bytes, used by
-  get_array's source; an image buffer from ``use_image()`` carries its width as the step).
+* ``vppl.Pointer`` (part one, pointer.py) is an immutable address in a memory with a row step: what
+  ``Machine.dm_store`` returns and what ``use_image()`` binds (the image width as the step).
+* ``PointerVariable`` is a pointer *variable* of VPPL text (``p : pointer = 4096,``, ``External p :
+  pointer,``): a mutable 32-bit integer holding an address (so ``p = p + 64;`` works), plus the memory
+  it points into (None = the machine's DM) and a step.
 * A plain ``Integer`` (or an ``External`` integer) holding an address points into DM with step 0.
 * ``ByName(var)`` is a byName argument: it refers to the variable, and reading it reads the variable.
 
@@ -24,12 +26,13 @@ import numpy as np
 from ..core.errors import ConstraintError, UninitializedReadError, UninitializedReadWarning
 from ..core.options import options
 from .machine import ImageBuffer, machine
+from .pointer import Pointer
 from .vector import Integer
 
 ALIGN = 32          # seed 003, get_array: "取り扱うアドレスは32バイトアラインメントである必要があり"
 
 
-class Pointer(Integer):
+class PointerVariable(Integer):
     """A VPPL pointer variable: ``address`` into ``space`` (None: the data memory), row pitch ``step``."""
     __slots__ = ("step", "space")
 
@@ -44,7 +47,7 @@ class Pointer(Integer):
 
     def __repr__(self) -> str:
         where = "" if self.space is None else f" in {self.space.name}"
-        return f"Pointer({self.name} = {self.value:#x}{where}, step {self.step})"
+        return f"PointerVariable({self.name} = {self.value:#x}{where}, step {self.step})"
 
 
 class ByName:
@@ -62,8 +65,10 @@ def deref(api: str, param: str, p):
     """(memory, address, step) that a pointer-like argument designates."""
     while isinstance(p, ByName):
         p = p.var
-    if isinstance(p, Pointer):
+    if isinstance(p, PointerVariable):
         return (p.space if p.space is not None else machine().dm), p.value, p.step
+    if isinstance(p, Pointer):
+        return p.memory, p.address, p.step
     if isinstance(p, ImageBuffer):
         return p.memory, 0, p.step
     if isinstance(p, Integer):
@@ -115,19 +120,15 @@ def store(api: str, param: str, p, values: np.ndarray, align: int | None = None,
 
 # ---- the host side: putting data into DM and reading results back (what vFile / the loader does) ----
 
-def dm_alloc(nbytes: int, name: str | None = None, align: int = ALIGN, step: int = 0, m=None) -> Pointer:
-    """A fresh DM block of ``nbytes`` (32-byte aligned by default): a bump allocator per machine."""
+def dm_alloc(nbytes: int, name: str | None = None, align: int = ALIGN, step: int = 0, m=None) -> PointerVariable:
+    """A fresh DM block of ``nbytes`` (32-byte aligned by default) from the machine's DM allocator (the
+    one ``Machine.dm_store`` uses, so blocks never overlap)."""
     m = m or machine()
-    nxt = getattr(m, "_dm_next", 0)
-    addr = -(-nxt // align) * align
-    if addr + nbytes > m.dm.size:
-        raise ConstraintError("dm_alloc", "nbytes", f"the block fits in the {m.dm.size}-byte data memory",
-                              nbytes)
-    m._dm_next = addr + int(nbytes)
-    return Pointer(addr, step, name)
+    block = m.dm_blocks.alloc(max(int(nbytes), 1), name or "", api="dm_alloc", align=align)
+    return PointerVariable(block.offset, step, name)
 
 
-def dm_put(values, name: str | None = None, align: int = ALIGN, step: int = 0, m=None) -> Pointer:
+def dm_put(values, name: str | None = None, align: int = ALIGN, step: int = 0, m=None) -> PointerVariable:
     """Allocate a DM block, write ``values`` (their dtype) into it, return a pointer to it."""
     v = np.ascontiguousarray(values)
     p = dm_alloc(v.nbytes, name, align, step, m)

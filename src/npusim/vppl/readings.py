@@ -22,6 +22,12 @@ class Readings:
         "choices": ("wrap", "saturate"),
         "doc": "abs$X of the most negative value: 'wrap' leaves it (two's complement); 'saturate' gives max"})
 
+    filter_sub: str = field(default="start", metadata={
+        "choices": ("start", "centre"),
+        "doc": "filter_sub: where vector*filter adds into the target, which is two registers longer: 'start' = "
+               "elements [0, n), the last two registers are work space; 'centre' = one register of margin on "
+               "each side (elements [R, R+n), R = one register), as a 3-tap filter's halo would be"})
+
     def __post_init__(self):
         for f in fields(self):
             v = getattr(self, f.name)

@@ -88,7 +88,7 @@ _add("ones", X, "general", [], G.ones, cost.elementwise, gen2=True, overflow="-"
      target="written: every element 1", reads_target=False)
 _add("abs", X, "general", [], G.abs_, cost.elementwise, gen2=("B",), overflow="wrap", kind="xs",
      note="signed elements (abs is meaningless unsigned); abs(min) = min (two's complement, no "
-          "saturation is stated): provisional")
+          "saturation is stated): provisional; Readings.abs='saturate' gives max")
 _add("bit_not", [""], "general", [], G.bit_not, cost.elementwise, gen2=True, overflow="-", kind="none")
 _add("min", XX, "general", [("vector", VEC)], G.minimum, cost.elementwise, gen2=("UB", "IW"), overflow="exact")
 _add("max", XX, "general", [("vector", VEC)], G.maximum, cost.elementwise, gen2=("UB", "IW"), overflow="exact")
@@ -101,7 +101,8 @@ _add("sub", XX, "general", [("vector", VEC)], G.arith, cost.elementwise, gen2=("
 _add("e_sub", XX, "general", [("work", WORK), ("scalar", INT)], G.e_arith, cost.elementwise, gen2=("IW",),
      overflow=_sat_if_signed, side="work vector := scalar broadcast", note=E_NOTE)
 _add("mul", XX, "general", [("vector", VEC)], G.arith, cost.elementwise, gen2=("IW",), overflow=_sat_if_signed,
-     note="seed: 'なおIWはサチュレートします'; integer product clamped (reference A7.4 reading (a)), not Q15")
+     note="seed: 'なおIWはサチュレートします'; integer product clamped (reference A7.4 reading (a)); Readings.mul='q15' "
+          "selects the fractional (a*b) >> 15 reading")
 _add("e_mul", XX, "general", [("work", WORK), ("scalar", INT)], G.e_arith, cost.elementwise, gen2=("IW",),
      overflow=_sat_if_signed, side="work vector := scalar broadcast", note=E_NOTE)
 _add("e_set", X, "general", [("scalar", INT)], G.e_set, cost.elementwise, gen2=True, kind="x",
@@ -134,7 +135,7 @@ for _s in ("UB", "IB", "UW", "IW", "UL", "IL"):
                           "none (integer)", "written: element i = converted vector element i",
                           "none", f"{_s}2{_d}" in ("UB2UW", "IW2IB"), "seed 003: UB2UW, IW2IB supported",
                           "widening extends by the source's signedness; narrowing saturates (reference "
-                          "A7.13, DSP norm; the seed is silent)", _src, False))
+                          "A7.13, DSP norm; the seed is silent; Readings.narrow='wrap' keeps low bits)", _src, False))
 _add("filter_sub", [""], "general", [("vector", VEC), ("filter", INT)], G.filter_sub, cost.elementwise,
      gen2=True, kind="none", overflow="wrap",
      target="in place: target[:n] += vector * filter; last 2 registers = work space (left as they were)",
@@ -142,7 +143,7 @@ _add("filter_sub", [""], "general", [("vector", VEC), ("filter", INT)], G.filter
             "registers longer",
      note="provisional: the seed gives no offset, so the product adds to the first n elements; the two "
           "extra registers are read as work space (reference A7.8's background-subtraction reading "
-          "contradicts the seed's 'multiply and add')")
+          "contradicts the seed's 'multiply and add'); Readings.filter_sub='centre' adds one register in")
 
 # ---------------------------------------------------------------- element
 _add("init_ins_sort", [""], "element", [], E.init_ins_sort, cost.elementwise, gen2=True, kind="none",
@@ -195,7 +196,7 @@ _add("countIf", X, "reduction", [("vector", VEC), ("value", INT), ("result", OUT
 _add("countOver", XX, "reduction", [("vector", VEC), ("value", INT), ("result", OUT)], R.count_over,
      cost.reduction, gen2=("UW",), overflow="-", target=_WORK_T, side="result := count of elements > value",
      note="strictly greater ('上回った'); value broadcast with the element size's low bits, compared with "
-          "the suffix's signedness", reads_target=False)
+          "the suffix's signedness; Readings.compare='inclusive' counts >=", reads_target=False)
 _add("countUnder", XX, "reduction", [("vector", VEC), ("value", INT), ("result", OUT)], R.count_under,
      cost.reduction, gen2=("UW",), overflow="-", target=_WORK_T, side="result := count of elements < value",
      note="strictly less ('下回った'); as countOver", reads_target=False)

@@ -6,3 +6,4 @@ DM_BYTES = 2 * 1024 * 1024   # data memory with the compiler's --EXM switch (com
 CORES = 8               # GEN.2 cores, topscom.co.jp/SMYLEGEN2/application.htm
 SHIFT_MAX_BITS = 255    # shift_up / shift_down: "シフト量として許されるのは0~255ビットまで" (seed 003)
 RECORD_INTS = 8         # get_record / set_record: "Integer変数が8個格納されたレコード" (seed 003)
+DM_ALIGN = 32           # get_array: "取り扱うアドレスは32バイトアラインメントである必要があります" (seed 003)

@@ -24,13 +24,19 @@ from .types import ElemType, elem_type, wrap_int32
 _names = itertools.count()
 
 
-class Integer:
-    """A VPPL ``integer`` variable: 32-bit two's complement; assignment keeps the low 32 bits."""
-    __slots__ = ("name", "_v")
+POISON_INT = 4      # what a never-assigned integer reads as (the core's integer poison)
 
-    def __init__(self, value: int = 0, name: str | None = None):
+
+class Integer:
+    """A VPPL ``integer`` variable: 32-bit two's complement; assignment keeps the low 32 bits.
+    ``Integer(None)`` is declared but never assigned: reading it warns and gives poison, or raises in
+    strict mode (``read``)."""
+    __slots__ = ("name", "_v", "valid")
+
+    def __init__(self, value: int | None = 0, name: str | None = None):
         self.name = name or "integer"
-        self._v = wrap_int32(value)
+        self.valid = value is not None
+        self._v = wrap_int32(value) if value is not None else POISON_INT
 
     @property
     def value(self) -> int:
@@ -39,10 +45,20 @@ class Integer:
     @value.setter
     def value(self, v) -> None:
         self._v = wrap_int32(v)
+        self.valid = True
 
     def set(self, v) -> "Integer":
-        self._v = wrap_int32(v)
+        self.value = v
         return self
+
+    def read(self, api: str) -> int:
+        """The value an instruction reads: a never-assigned integer is reported like uninitialised memory."""
+        if not self.valid:
+            msg = f"{api}: reads integer '{self.name}', which was never assigned"
+            if options().uninitialized_is_error():
+                raise UninitializedReadError(f"integer {self.name}", 0, 4, api)
+            warnings.warn(f"{msg} (it reads as poison {POISON_INT})", UninitializedReadWarning, stacklevel=4)
+        return self._v
 
     def __int__(self) -> int:
         return self._v
@@ -123,6 +139,15 @@ class Vector:
         """F16Qq / F32Qq values as float64 (raw * 2**-q); plain integers as float64."""
         from ..core.dtypes import from_fixed
         return from_fixed(self.a, self.etype.q or 0)
+
+    def call(self, op: str, *args) -> "Vector":
+        """Run a dot operator by its VPPL name: ``v.call("min$IW", w)`` is ``v.min_IW(w)``."""
+        from .execute import execute
+        from .semantics import TABLE
+        row = TABLE.get(op)
+        if row is None:
+            raise ConstraintError(op, "operator", "a dot operator of the seed (general, element, reduction)", op)
+        return execute(row, self, args)
 
     # ---- array-likeness ----
 
