@@ -133,7 +133,7 @@ vppl.run_with(text, machine=m, images={"A": img}, externals={"pX": pX, ...})   #
 | data memory | {dm} bytes (`--EXM`); `dm_alloc` / `dm_put` take 32-byte aligned blocks from the machine's DM allocator (the one `Machine.dm_store` uses), the loader's role; `dm_read` / `dm_write` | compiler.html |
 | alignment | 32 bytes for get_array's addresses and x (stated by the seed); element size for the other operators (the seed states none) | seed 003 |
 | address errors | any access outside its memory raises `ConstraintError` naming the operator and the pointer argument (the hardware would raise an address error) | seed 003 ("アドレスエラーが起こる可能性") |
-| uninitialised reads | reading never-written DM warns (`UninitializedReadWarning`; reads as stored) or raises under `uninitialized="error"` | core options |
+| uninitialised reads | loads and stores go through core `TensorView`s: reading never-written DM warns (`UninitializedReadWarning`) and reads the core's poison value, or raises under `uninitialized="error"` | core options |
 | work vectors | the target and every work / accumulation vector must be allocated (`alloc_vector`); afterwards each holds the last block the instruction moved through it (documented per row, never poison) | seed 003 |
 
 ## Fixed-point arithmetic
@@ -198,8 +198,8 @@ through vector registers; regs(n) = ceil(n bytes / {regb}).
 ## Benchmark
 
 `benchmarks/bench_vppl_cnn.py`: the small CNN on a 128x128 image (text compiled once) against the same
-network in plain float64 numpy: 55.5 ms vs 23.7 ms, 2.35x (target: within 5x), on the 2-core AMD EPYC
-development machine.
+network in plain float64 numpy: 24.0 ms vs 8.9 ms, 2.7x (target: within 5x; 2.3x to 2.7x over several runs)
+on the shared 2-core AMD EPYC development machine.
 
 ## Not covered
 

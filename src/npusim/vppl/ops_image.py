@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import ConstraintError
-from .pointers import ALIGN, check_access, deref, store
+from .pointers import ALIGN, check_access, deref, load_rows, store
 from .work_area import check_allocated, leave
 
 API = "get_array"
@@ -45,8 +45,7 @@ def get_array(m, row, t, dst, src, x, y, width, height, ptype):
                               f"source row (step {step})", width)
     first = base + y * step + x
     check_access(API, "y", mem, first, (height - 1) * step + wr, ALIGN)
-    rows = first + np.arange(height, dtype=np.int64)[:, None] * step
-    win = mem.data[rows + np.arange(wr, dtype=np.int64)[None, :]]          # (height, wr) uint8
+    win = load_rows(API, "source", mem, first, height, wr, step)            # (height, wr) uint8
     out = win if ptype == 0 else (win.astype(np.int16) << np.int16(ptype - 8))
     store(API, "destination", dst, out, align=ALIGN)
     leave(t, out[-1])

@@ -13,18 +13,16 @@ the variable really holds an address is the programmer's business (the seed: プ
 * A plain ``Integer`` (or an ``External`` integer) holding an address points into DM with step 0.
 * ``ByName(var)`` is a byName argument: it refers to the variable, and reading it reads the variable.
 
-Accesses are checked: the whole access lies inside the memory, and the address has the alignment the
+Accesses go through core TensorViews and are checked first: the whole access lies inside the memory, and the address has the alignment the
 operator needs (32 bytes where the seed says so, the element size elsewhere); errors are
 ConstraintErrors naming the operator and the argument.
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
-from ..core.errors import ConstraintError, UninitializedReadError, UninitializedReadWarning
-from ..core.options import options
+from ..core.errors import ConstraintError
+from ..core.view import TensorView
 from .machine import ImageBuffer, machine
 from .pointer import Pointer
 from .vector import Integer
@@ -87,35 +85,29 @@ def check_access(api: str, param: str, mem, addr: int, nbytes: int, align: int) 
                               f"(0..{mem.size:#x}): an address error on the hardware", f"{addr:#x}")
 
 
-def _check_init(api: str, mem, addr: int, nbytes: int) -> None:
-    init = mem.init[addr:addr + nbytes]
-    if init.all():
-        return
-    first = addr + int(np.argmin(init))
-    err = UninitializedReadError(mem.name, first, nbytes - int(init.sum()), api)
-    if options().uninitialized_is_error():
-        raise err
-    warnings.warn(f"{err} (reads as stored: zero unless written before)", UninitializedReadWarning, stacklevel=4)
-
-
 def load(api: str, param: str, p, dtype, count: int, align: int | None = None, offset: int = 0) -> np.ndarray:
-    """``count`` elements of ``dtype`` at the pointer (+ offset bytes): a copy."""
+    """``count`` elements of ``dtype`` at the pointer (+ offset bytes), read through a core TensorView
+    (never-written bytes read as poison with a warning, or raise under uninitialized="error"): a copy."""
     mem, addr, _ = deref(api, param, p)
     dt = np.dtype(dtype)
     addr += offset
-    n = int(count) * dt.itemsize
-    check_access(api, param, mem, addr, n, align or dt.itemsize)
-    _check_init(api, mem, addr, n)
-    return mem.data[addr:addr + n].view(dt).copy()
+    check_access(api, param, mem, addr, int(count) * dt.itemsize, align or dt.itemsize)
+    return TensorView(mem, addr, (int(count),), None, dt.name, api=api).read(api).copy()
+
+
+def load_rows(api: str, param: str, mem, addr: int, rows: int, cols: int, step: int) -> np.ndarray:
+    """A (rows, cols) byte window with row pitch ``step`` (a strided TensorView; bounds checked by the
+    caller): a copy."""
+    return TensorView(mem, addr, (rows, cols), (step, 1), "uint8", api=api).read(api).copy()
 
 
 def store(api: str, param: str, p, values: np.ndarray, align: int | None = None, offset: int = 0) -> None:
-    """Write ``values`` (their dtype) at the pointer (+ offset bytes)."""
+    """Write ``values`` (their dtype) at the pointer (+ offset bytes) through a core TensorView."""
     mem, addr, _ = deref(api, param, p)
     v = np.ascontiguousarray(values)
     addr += offset
     check_access(api, param, mem, addr, v.nbytes, align or v.dtype.itemsize)
-    mem.write_bytes(addr, v)
+    TensorView(mem, addr, v.shape, None, v.dtype.name, api=api).write(v)
 
 
 # ---- the host side: putting data into DM and reading results back (what vFile / the loader does) ----
