@@ -207,6 +207,27 @@ byName arguments in VPPL text (the part-one language has no procedures); vFile; 
 channels; the exact hardware exp table of the softmax; average pooling (the max reading is taken).
 """
 
+GENERAL = """Points shared by every operator:
+
+- **"パラメータまたは即値" (parameter or immediate)** vs **"変数" (variable)**: the seed distinguishes them
+  (get_array's x and y may be variables; widths, kernel sizes and q must be parameters or immediates).
+  The part-one language has no parameter (constant) declarations, so an integer variable is accepted
+  wherever the seed asks for a parameter; the values are checked at run time all the same.
+- **Alignment**: 32 bytes only where the seed states it (get_array's addresses and x); elsewhere the
+  element size, because the seed states nothing and the DNN maps it describes (e.g. 62 x 62 F16) cannot
+  all start on 32-byte boundaries when channels follow each other.
+- **Map layout**: a channel is rows x columns, row-major and contiguous (pitch = width); channels follow
+  each other (LCN's several channels, DNN_relu's units). The seed gives no pitch argument.
+- **Work vectors**: the seed requires allocated vectors but says nothing of their contents afterwards; each
+  ends holding the last block the instruction moved through it (deterministic, never poison), and must
+  be large enough for what the reading loads into it (FPBLmAvX: X in 256-element quarters).
+- **Partial sums between input channels** are F32Q24 (no rounding until the last channel), which gives
+  DNN_conv32to16 its role of finishing a one-channel result.
+
+Per operator:
+
+"""
+
 
 def render() -> str:
     out = [HEAD.replace("{dm}", str(spec.DM_BYTES)).replace("{{", "{").replace("}}", "}")]
@@ -216,6 +237,7 @@ def render() -> str:
             f"`{r.name}`", r.group, args, r.overflow, r.rounding, r.target, r.side_effects, BOUND[r.name],
             COST[r.name], r.source, TESTS[r.name])) + " |\n")
     out.append("\n## Interpretations of open points (the reading taken and why)\n\n")
+    out.append(GENERAL)
     for r in PART_TWO:
         out.append(f"- **{r.name}**: {r.note or 'as the seed states.'}\n")
     out.append("\n## Alternative readings (`m.readings_part_two = ReadingsPartTwo(...)`)\n\n"
