@@ -45,7 +45,9 @@ _row("FPBLmAvX_uB_L", "blas",
       ("mA pointer", PTR), ("relu", INT)], BL.FPBLmAvX_uB_L, C.fpbl, **_FPBL_ARITH,
      side="Y := mA.X + B (F16Qq, ceil8(u) elements); X vector k := X[256k:256k+256]; B vector := last 8 of B",
      source="seed 003: q in {8,10,12}, v <= 1024, u memory-limited, v in 32s, u in 8s, zero padding, relu 0/1",
-     note=_FPBL_NOTE + "; ReLU (relu = 1) after saturation; each of the 4 X vectors holds 256 elements of X (4 x 256 = the 1024 limit)",
+     note=_FPBL_NOTE + "; ReLU (relu = 1) after saturation; each of the 4 X vectors holds 256 elements of X (4 x 256 = "
+          "the 1024 limit), so '_L' reads as 'large' (FPBLmAvX_uB: one X vector, v <= 256) rather than reference "
+          "A7.15's 'with ReLU' guess; '_uB' is only a name: the seed gives F16Qq as the operand type of both",
      target="work area (alloc_vector, >= 8 F16): ends holding the last 8 results")
 _row("FPBLmAvX_uB", "blas",
      [("q", INT), ("u", INT), ("v", INT), ("X vector", WORK), ("B vector", WORK), ("X pointer", PTR),
