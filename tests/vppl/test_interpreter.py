@@ -187,7 +187,8 @@ def test_vector_copies_check_type_and_length():
     assert vppl.run("a : i16[2] = 7, b : u16[2] = 0;\nb = a;")["b"].tolist() == [7, 7]
     with pytest.raises(VpplSemanticError, match="same type and length"):
         vppl.run("a : i16[2] = 7, b : i16[3] = 0;\nb = a;")
-    with pytest.raises(VpplSemanticError, match="as long as the target"):
+    from npusim.vppl.interpreter import VpplLintWarning
+    with pytest.raises(VpplSemanticError, match="as long as the target"), pytest.warns(VpplLintWarning):
         vppl.run("a : i16[2] = 7, b : i16[3] = 0;\nb = a.ones$W();")
 
 
@@ -197,3 +198,16 @@ def test_cli_writes_a_perfetto_trace(tmp_path):
     assert main(["vppl", os.path.join(SEED_DIR, "countIf_W.vppl"), "--trace", str(out)]) == 0
     names = {e.get("name") for e in json.loads(out.read_text())["traceEvents"]}
     assert {"countIf$W", "assign"} <= names
+
+
+def test_strict_uninitialised_read_in_text_says_where(tmp_path, capsys):
+    from npusim import UninitializedReadError, configure
+    src = "a : i16[4] = 1;\nalloc_vector(t, __I16V, 4)\na = a.add$UW(t);\n"
+    with configure(strict=True):
+        with pytest.raises(UninitializedReadError) as e:
+            vppl.run(src, filename="u.vppl")
+        assert any("u.vppl:3:7" in n and "^" in n for n in e.value.__notes__)
+        p = tmp_path / "u.vppl"
+        p.write_text(src)
+        assert main(["vppl", str(p)]) == 1
+    assert "u.vppl:3:7" in capsys.readouterr().out

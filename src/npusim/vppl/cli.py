@@ -44,7 +44,7 @@ def cmd_vppl(args, console) -> int:
         m = Machine("extended" if args.extended else "gen2", readings=readings)
         env = Program(src, os.path.basename(args.file)).run(m, images)
     except NpuSimError as e:
-        console.print(str(e), markup=False, highlight=False)
+        console.print("\n".join([str(e), *getattr(e, "__notes__", [])]), markup=False, highlight=False)
         return 1
     table = Table(title=f"{args.file}: variables after the run")
     table.add_column("name")

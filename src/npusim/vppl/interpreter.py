@@ -9,11 +9,11 @@ import warnings
 
 from lark import Token
 
-from ..core.errors import ConstraintError
+from ..core.errors import ConstraintError, NpuSimError
 from . import cost
 from .execute import execute
 from .machine import Machine, using
-from .parser import VpplSemanticError, parse
+from .parser import VpplSemanticError, caret, parse
 from .semantics import BASES, TABLE
 from .types import ALLOC_TYPES, elem_type, wrap_int32
 from .vector import Integer, Vector, alloc_vector
@@ -46,6 +46,9 @@ class Program:
                     raise
                 except ConstraintError as e:
                     raise VpplSemanticError(e, self.filename, line, col, self.source) from None
+                except NpuSimError as e:          # uninitialised reads in strict mode, bounds: say where
+                    e.add_note(f"{self.filename}:{line}:{col}: here\n{caret(self.source, line, col)}")
+                    raise
         return env
 
     # ---- helpers ----
