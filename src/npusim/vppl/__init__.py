@@ -17,7 +17,12 @@ from .semantics import ROWS, TABLE
 from .types import elem_type
 from .vector import Integer, Vector, alloc_vector, vList
 
+from .lang_part_two import install as _install_part_two, run_with  # noqa: E402  (part two)
+from .semantics_part_two import attach as _attach_part_two, info as _info_part_two  # noqa: E402  (part two)
+from .pointers import ByName, PointerVariable, dm_alloc, dm_put, dm_read, dm_write  # noqa: E402  (part two)
+_install_part_two()
 attach_methods()
+_attach_part_two()
 
 
 def run(source: str, images: dict | None = None, mode: str = "gen2", filename: str = "<vppl>",
@@ -33,8 +38,10 @@ def info() -> dict[str, dict[str, object]]:
         "clock (Hz)": spec.FREQ_HZ, "vector register (bits, estimate)": spec.REG_BITS,
         "cores": spec.CORES, "data memory (bytes, --EXM)": spec.DM_BYTES,
         "shift_up/down max bits": spec.SHIFT_MAX_BITS, "dot operators (rows)": len(ROWS),
-        "GEN.2 rows": sum(r.gen2 for r in ROWS)}}
+        "GEN.2 rows": sum(r.gen2 for r in ROWS),
+        **_info_part_two()}}
 
 
 __all__ = ["Vector", "vList", "Integer", "alloc_vector", "run", "info", "Machine", "machine", "reset", "mode",
-           "using", "Pointer", "Readings", "TABLE", "ROWS", "execute", "elem_type"]
+           "using", "Pointer", "Readings", "TABLE", "ROWS", "execute", "elem_type",
+           "PointerVariable", "ByName", "dm_alloc", "dm_put", "dm_read", "dm_write", "run_with"]  # part two

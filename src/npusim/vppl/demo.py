@@ -47,4 +47,6 @@ def run():
                         int(moving) == want,
                         f"{int(moving)} moving pixels (numpy {want}); "
                         f"{m2.timeline.now_ns * m2.freq_hz / 1e9:,.0f} cycles at 50 MHz (estimate)"))
+    from .demo_part_two import run as _part_two      # part two: GEMV, get_array + convolution
+    checks += _part_two()
     return checks

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..core.errors import ConstraintError
 from .machine import _current
-from .semantics import INT, VEC, WORK, OpRow
+from .semantics import INT, OUT, VEC, WORK, OpRow
 from .vector import Integer, Vector
 
 
@@ -42,7 +42,7 @@ def resolve(row: OpRow, args) -> list:
             else:
                 raise ConstraintError(row.name, row.params[i][0], "a scalar value or integer variable",
                                       type(a).__name__)
-        elif a.__class__ is not Integer:
+        elif kind is OUT and a.__class__ is not Integer:    # other kinds (part two's pointers): the op checks
             raise ConstraintError(row.name, row.params[i][0], "an integer variable (vppl.Integer) receives "
                                   "the result", type(a).__name__)
     return out

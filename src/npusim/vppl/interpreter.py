@@ -120,6 +120,8 @@ class Program:
         name_tok, vtype = t.children[0], t.children[1]
         init = t.children[2] if len(t.children) > 2 else None
         name = str(name_tok)
+        if vtype.data == "pointer_type":                # part two (lang_part_two.py)
+            return self._c_pointer_decl(t)
         if vtype.data == "integer_type":
             if init is not None and init.data == "vlist":
                 self._err(name_tok, "declaration", name, "an integer is initialised with a scalar expression",

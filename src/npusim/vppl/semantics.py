@@ -206,3 +206,5 @@ BY_PYNAME: dict[str, OpRow] = {r.pyname: r for r in ROWS}
 BASES: dict[str, list[OpRow]] = {}
 for _r in ROWS:
     BASES.setdefault(_r.base, []).append(_r)
+
+from . import semantics_part_two  # noqa: E402,F401  (part two: image, BLAS-like, DNN rows)
