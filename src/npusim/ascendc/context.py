@@ -66,7 +66,7 @@ class CoreContext:
         if v is None:
             if len(self._views) > 4096:
                 self._views.clear()
-            v = self._views[key] = _CachedView(mem, addr, shape, strides, dtype, api=api)
+            v = self._views[key] = TensorView(mem, addr, shape, strides, dtype, api=api)
         return v
 
     def drain_v(self) -> None:
@@ -108,31 +108,6 @@ def _pipe_v_check(self, name, reads, writes):
 
 
 CoreContext._check_pipe_v = _pipe_v_check
-
-
-class _CachedView(TensorView):
-    """A TensorView that keeps its init-map view too (it is rebuilt on every read/write otherwise), and
-    answers "is every byte written?" for a dense view with one count_nonzero over its init bytes (a
-    reduction like ``min`` costs several times more on small operands)."""
-    __slots__ = ("_iv", "_dense")
-
-    def uninitialized_mask(self):
-        try:
-            dense = self._dense
-        except AttributeError:
-            dense = self._dense = self.is_contiguous()
-        if dense:
-            n = self.nbytes
-            if np.count_nonzero(self.memory.init[self.offset:self.offset + n]) == n:
-                return None
-        return TensorView.uninitialized_mask(self)
-
-    def _init_view(self):
-        try:
-            return self._iv
-        except AttributeError:
-            self._iv = TensorView._init_view(self)
-            return self._iv
 
 
 _stack: list[CoreContext] = []

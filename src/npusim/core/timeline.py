@@ -135,6 +135,12 @@ class Timeline:
                 t.add_event(ev, self.engines[engine].freq_hz)
         return ev
 
+    def dependencies_end(self, reads, writes, engine: str) -> float:
+        """When the earlier accesses that data order would wait for (conflicting, on other engines) end:
+        the earliest an instruction with these footprints could start on ``engine`` (ns)."""
+        return self._dependencies_end([f for f in reads if f is not None],
+                                      [f for f in writes if f is not None], engine)
+
     def _dependencies_end(self, reads, writes, engine: str) -> float:
         t = 0.0
         for fps, is_write in ((reads, False), (writes, True)):

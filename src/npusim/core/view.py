@@ -59,7 +59,7 @@ class Footprint:
 
 
 class TensorView:
-    __slots__ = ("memory", "offset", "shape", "strides", "dtype", "footprint", "_array")
+    __slots__ = ("memory", "offset", "shape", "strides", "dtype", "footprint", "_array", "_iv", "_dense")
 
     def __init__(self, memory: Memory, offset: int, shape, strides=None, dtype="float32",
                  api: str | None = None):
@@ -82,6 +82,8 @@ class TensorView:
             raise ConstraintError(api or "TensorView", "shape", "sizes are >= 0", self.shape)
         self.footprint = self._footprint(api)
         self._array = None
+        self._iv = None          # the init-map view, built on first use
+        self._dense = None       # contiguous? (decides the fast "all written" test)
 
     # ---- bounds ----
 
@@ -137,18 +139,36 @@ class TensorView:
         return a
 
     def _init_view(self) -> tuple[np.ndarray, int]:
-        udt, full = _INIT_PATTERN[self.dtype.itemsize]
-        return np.ndarray(self.shape, udt, buffer=self.memory.init, offset=self.offset,
-                          strides=self.strides), full
+        iv = self._iv
+        if iv is None:
+            udt, full = _INIT_PATTERN[self.dtype.itemsize]
+            iv = self._iv = (np.ndarray(self.shape, udt, buffer=self.memory.init, offset=self.offset,
+                                        strides=self.strides), full)
+        return iv
 
     def uninitialized_mask(self) -> np.ndarray | None:
         """Elements with a never-written byte, or None when every byte was written."""
         if self.size == 0:
             return None
+        dense = self._dense
+        if dense is None:
+            dense = self._dense = self.is_contiguous()
+        if dense:    # one count over the init bytes: several times cheaper than a reduction on small views
+            n = self.nbytes
+            if np.count_nonzero(self.memory.init[self.offset:self.offset + n]) == n:
+                return None
         iv, full = self._init_view()
         if iv.min() == full:
             return None
         return iv != full
+
+    def mark_written(self, where=None) -> None:
+        """Record the view's bytes (or those ``where`` is true) as written, without storing values."""
+        iv, full = self._init_view()
+        if where is None:
+            iv[...] = full
+        else:
+            np.copyto(iv, full, where=where, casting="unsafe")
 
     def read(self, api: str | None = None) -> np.ndarray:
         """The operand's values (a view, not a copy). Never-written elements read as poison, or raise."""
@@ -171,14 +191,10 @@ class TensorView:
         a = self.array()
         if where is None:
             a[...] = values
-            if options().track_init:
-                iv, full = self._init_view()
-                iv[...] = full
         else:
             np.copyto(a, values, where=where, casting="unsafe")
-            if options().track_init:
-                iv, full = self._init_view()
-                np.copyto(iv, full, where=where, casting="unsafe")
+        if options().track_init:
+            self.mark_written(where)
 
     def poison(self):
         return np.nan if self.dtype.is_float else (self.memory.int_poison % (1 << self.dtype.bits)

@@ -150,10 +150,9 @@ class Run:
     def ready_ns(self, engine: str, reads=(), writes=()) -> float:
         """When an instruction on ``engine`` could start: its queue is free and its data is ready."""
         t = self.timeline.engines[engine].free_ns
-        deps = getattr(self.timeline, "_dependencies_end", None)    # core has no public query for this
-        if deps is not None:
-            t = max(t, deps([x.view.footprint for x in reads], [x.view.footprint for x in writes], engine))
-        return t
+        deps = self.timeline.dependencies_end([x.view.footprint for x in reads],
+                                              [x.view.footprint for x in writes], engine)
+        return max(t, deps)
 
     def dma_queue(self) -> str:
         engines = self.timeline.engines

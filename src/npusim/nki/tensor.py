@@ -128,8 +128,7 @@ class NkiTensor:
             return
         self._fresh_init(root)
         if options().track_init:
-            iv, full = self.view._init_view()     # core's init-map view of exactly these elements
-            iv[...] = full
+            self.view.mark_written()
 
     # ---- attributes of the vendor's NkiTensor ----
 
