@@ -173,10 +173,10 @@ def _sigmoid(api, dst_addr, src_addr, work_addr, shape, n) -> None:
     work.write(fp32.sub(F32(0.0), _f(src)))                         # MD_SCALAR: -x
     c.emit(cost.MD_SCALAR, cost.SCALAR_SIMPLE, [src], [work])
     _exp_chain(c, work, work, dst, n, frac=work, ints=dst)         # e^-x in work
-    dst.write(fp32.add(_f(work), F32(1.0)))                         # MD_SCALAR: 1 + e^-x
-    c.emit(cost.MD_SCALAR, cost.SCALAR_SIMPLE, [work], [dst])
-    dst.write(fp32.div_fnc(F32(1.0), np.array(dst.read())))        # MD_SCALAR div: 1 / (1 + e^-x)
-    c.emit(cost.MD_SCALAR, cost.SCALAR_DIV, [dst], [dst])
+    work.write(fp32.add(_f(work), F32(1.0)))                        # MD_SCALAR: 1 + e^-x (in work)
+    c.emit(cost.MD_SCALAR, cost.SCALAR_SIMPLE, [work], [work])
+    dst.write(fp32.div_fnc(F32(1.0), np.array(work.read())))       # MD_SCALAR div: 1 / (1 + e^-x)
+    c.emit(cost.MD_SCALAR, cost.SCALAR_DIV, [work], [dst])
 
 
 @_api
@@ -198,10 +198,10 @@ def _tanh(api, dst_addr, src_addr, work_addr, shape, n) -> None:
     c.emit(cost.MD_SCALAR, cost.SCALAR_DIV, [dst], [work])
     dst.write(fp32.add(_f(dst), _f(work)))                          # e + r
     c.emit(cost.MD_SCALAR, cost.SCALAR_SIMPLE, [dst, work], [dst])
-    dst.write(fp32.div_fnc(np.array(work.read()), np.array(dst.read())))   # q = r / (e + r)
-    c.emit(cost.MD_SCALAR, cost.SCALAR_DIV, [work, dst], [dst])
-    dst.write(fp32.add(fp32.mul(_f(dst), F32(-2.0)), F32(1.0)))     # MD_LINEAR: 1 - 2q
-    c.emit(cost.MD_LINEAR, cost.LINEAR, [dst], [dst])
+    work.write(fp32.div_fnc(np.array(work.read()), np.array(dst.read())))  # q = r / (e + r), in work
+    c.emit(cost.MD_SCALAR, cost.SCALAR_DIV, [work, dst], [work])
+    dst.write(fp32.add(fp32.mul(_f(work), F32(-2.0)), F32(1.0)))    # MD_LINEAR: 1 - 2q
+    c.emit(cost.MD_LINEAR, cost.LINEAR, [work], [dst])
 
 
 @_api
@@ -222,7 +222,9 @@ def _strided(api, dst_addr, src_addr, shape, dst_stride, src_stride):
     c = _Call(api, shape)
     dst, src = c.operands(4, strides={"dst_addr": dst_stride, "src_addr": src_stride},
                           dst_addr=dst_addr, src_addr=src_addr)
-    plain = dst_stride is None and src_stride is None
+    # The C-model emits the cheap MD_SCALAR form only for the 128-byte aligned layout: NULL strides and
+    # 128-byte aligned addresses; anything else is a TENSOR_ARITH instruction (checked on libbackend).
+    plain = dst_stride is None and src_stride is None and dst_addr % 128 == 0 and src_addr % 128 == 0
     return c, dst, src, plain
 
 
