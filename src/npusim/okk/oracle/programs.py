@@ -71,16 +71,6 @@ def npus_touched(q: int, c: int) -> list[int]:
     return list(range(NPU)) if q + c >= NPU else list(range(q, q + c))
 
 
-def local_elements(q: int, shape, strides, esize: int = 4):
-    """Flat byte offsets (into the 64 x 512 KiB local memory) of every element, in NCHW order."""
-    n, c, h, w = shape
-    ns, cs, hs, ws = strides
-    N, C, H, W = np.meshgrid(np.arange(n), np.arange(c), np.arange(h), np.arange(w), indexing="ij")
-    npu = (q + C) % NPU
-    off = esize * (N * ns + ((q + C) // NPU) * cs + H * hs + W * ws)
-    return (npu * LMEM + off).ravel()
-
-
 class Builder:
     """Accumulates program steps plus the labels of its reads."""
 
