@@ -280,3 +280,12 @@ def test_tiled_matmul_example_cycles_equal_the_formula_by_hand():
     assert sum(e.cycles for e in mm) == len(mm) * 512 * 4        # max(N_moving, 64) x 4 for fp32
     tensor = run.timeline.engines["tensor"]
     assert tensor.busy_ns == pytest.approx(len(mm) * 2048 / 2.4e9 * 1e9)   # trn2 TensorE at 2.4 GHz
+
+
+def test_matmul_dst_must_sit_inside_one_psum_bank_before_trn3(run):
+    a, b = tile(np.eye(4, dtype=np.float32)), tile(np.ones((4, 512), np.float32))
+    big = nl.ndarray((4, 1024), nl.float32, buffer=nl.psum)          # two banks
+    with pytest.raises(ConstraintError, match="inside one 2048-byte bank"):
+        nisa.nc_matmul(big[:, 256:768], a, b)
+    nisa.nc_matmul(big[:, 512:1024], a, b)                            # the second bank: fine
+    np.testing.assert_array_equal(big[:, 512:1024].numpy(), np.eye(4) @ np.ones((4, 512)))
