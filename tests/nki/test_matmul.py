@@ -289,3 +289,34 @@ def test_matmul_dst_must_sit_inside_one_psum_bank_before_trn3(run):
         nisa.nc_matmul(big[:, 256:768], a, b)
     nisa.nc_matmul(big[:, 512:1024], a, b)                            # the second bank: fine
     np.testing.assert_array_equal(big[:, 512:1024].numpy(), np.eye(4) @ np.ones((4, 512)))
+
+
+def test_accumulating_onto_memset_psum_warns_before_trn3():
+    import warnings
+    a, b = np.eye(4, dtype=np.float32), np.ones((4, 8), np.float32)
+    with run_context("trn2"):
+        dst = nl.ndarray((4, 8), nl.float32, buffer=nl.psum)
+        nisa.memset(dst, 1.0)
+        with pytest.warns(nisa.PsumAccumulateWarning, match="undefined on NeuronCore-v2/v3"):
+            nisa.nc_matmul(dst, tile(a), tile(b))
+        np.testing.assert_array_equal(dst.numpy(), 2.0)          # npusim adds anyway
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            nisa.nc_matmul(dst, tile(a), tile(b))                # onto matmul results: defined
+            fresh = nl.ndarray((4, 8), nl.float32, buffer=nl.psum)
+            nisa.nc_matmul(fresh, tile(a), tile(b))
+            nisa.nc_matmul(fresh, tile(a), tile(b))
+    with run_context("trn3"):
+        dst = nl.ndarray((4, 8), nl.float32, buffer=nl.psum)
+        nisa.memset(dst, 1.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            nisa.nc_matmul(dst, tile(a), tile(b))
+
+
+def test_accumulate_true_onto_never_written_psum_reads_poison(run):
+    from npusim.core.errors import UninitializedReadWarning
+    dst = nl.ndarray((4, 8), nl.float32, buffer=nl.psum)
+    with pytest.warns(UninitializedReadWarning):
+        nisa.nc_matmul(dst, tile(np.eye(4, dtype=np.float32)), tile(np.ones((4, 8), np.float32)), accumulate=True)
+    assert np.isnan(dst.numpy()).all()
