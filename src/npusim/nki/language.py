@@ -87,7 +87,7 @@ def ndarray(shape, dtype, buffer=sbuf, name="", address=None) -> NkiTensor:
     """A new tensor; on-chip ones take space from the per-partition allocator until dropped."""
     api = "nl.ndarray"
     if address is not None:
-        raise UnsupportedError(api, "address= (manual placement)", "npusim allocates first-fit")
+        raise UnsupportedError(api, "address= (manual placement)", "npusim places tensors itself (next-fit)")
     return current(api).allocate(shape, dtype, _region(buffer, api), name, api)
 
 
