@@ -84,14 +84,22 @@ def compute_tile(api: str, param: str, t: NkiTensor) -> None:
 
 def same_partitions(api: str, names: list[str], tiles: list[NkiTensor]) -> None:
     p0 = tiles[0].partitions
-    if any(t.partitions != p0 for t in tiles):
+    bad = False
+    for t in tiles:
+        if t.partitions != p0:
+            bad = True
+    if bad:
         raise NkiValidationError(api, names[0], "source and destination occupy the same number of partitions",
                                  dict(zip(names, (t.shape for t in tiles))))
 
 
 def same_free_size(api: str, names: list[str], tiles: list[NkiTensor]) -> None:
     n0 = tiles[0].free_size
-    if any(t.free_size != n0 for t in tiles):
+    bad = False
+    for t in tiles:
+        if t.free_size != n0:
+            bad = True
+    if bad:
         raise NkiValidationError(api, names[-1], "the same number of elements per partition (no broadcasting)",
                                  dict(zip(names, (t.shape for t in tiles))))
 

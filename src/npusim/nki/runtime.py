@@ -140,7 +140,7 @@ class Run:
         nbytes = 0
         for t in writes:
             wfp.append(t.view.footprint)
-            nbytes += t.view.nbytes
+            nbytes += t.nbytes
             if not t.on_chip:
                 t.view.memory.written = True
         ev = self.timeline.place(engine, api, cycles, reads=rfp, writes=wfp, nbytes=nbytes,
@@ -191,7 +191,10 @@ def activate(run: Run):
     global _current
     previous, _current = _current, run
     try:
-        yield run
+        # The engines raise no floating-point exceptions: overflow to inf, NaN from 0/0 and the like
+        # are results, not warnings. One errstate for the whole run keeps it off the per-op path.
+        with np.errstate(all="ignore"):
+            yield run
     finally:
         _current = previous
 
