@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from .tensor import SBUF, MemoryRegion
+from .tensor import SBUF
 
 MIN_II = 64                 # instruction initiation interval, engine cycles ([SDK@2.26] ISA docstrings)
 GPSIMD_START = 150          # GpSimd instruction start (iota 150+N, affine_select GPSIMD_START+N)

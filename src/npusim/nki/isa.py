@@ -17,7 +17,7 @@ from . import cost as _cost
 from . import rules as R
 from .alu import AluOp
 from .runtime import NkiInstruction, current
-from .tensor import MemoryRegion, NkiTensor
+from .tensor import NkiTensor
 
 NkiValidationError = R.NkiValidationError
 

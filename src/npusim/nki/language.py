@@ -12,7 +12,6 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.errors import ConstraintError, UnsupportedError
 from . import isa as _isa
-from . import spec as _spec
 from .alu import NOT_ALU, OPS, AluOp
 from .runtime import current
 from .tensor import DynSlice, MemoryRegion, NkiTensor
@@ -229,4 +228,3 @@ def sbuf_fmax_bytes() -> int:
 
 
 __all__ = [n for n in dir() if not n.startswith("_")]
-_ = _spec

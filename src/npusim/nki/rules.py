@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import ConstraintError
-from .tensor import SBUF, MemoryRegion, NkiTensor
+from .tensor import SBUF, NkiTensor
 
 MAX_FREE_SBUF = 64 * 1024       # elements per partition per instruction (trn1 arch guide)
 MAX_FREE_PSUM = 4 * 1024
