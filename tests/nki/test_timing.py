@@ -145,3 +145,30 @@ def test_trace_threads_are_engines():
     with run_context("trn2") as run:
         names = {e for (_, e) in run.trace.engines}
         assert {"tensor", "vector", "scalar", "gpsimd", "dma-q0", "dma-q15"} <= names
+
+
+def test_dma_engines_share_bandwidth_and_backfill():
+    with run_context("trn2") as run:
+        h = nl.ndarray((128, 1024), nl.float32, buffer=nl.hbm)
+        h.write(np.zeros((128, 1024), np.float32))
+        data_ns = 128 * 4096 / (23.0 * 16)
+        a = nisa.dma_copy(dst=nl.ndarray((128, 1024), nl.float32), src=h).event
+        b = nisa.dma_copy(dst=nl.ndarray((128, 1024), nl.float32), src=h).event
+        assert a.engine != b.engine                                   # two queues ...
+        assert b.start_ns == pytest.approx(a.end_ns - 1300)          # ... fixed latencies overlap,
+        assert b.end_ns == pytest.approx(a.end_ns + data_ns)         # data phases share the engines
+        # partitions 64..127 use DMA engines 8..15 only: a transfer on 0..63 runs beside it
+        lo = nisa.dma_copy(dst=nl.ndarray((64, 1024), nl.float32), src=h[0:64]).event
+        hi_t = nl.ndarray((128, 1024), nl.float32)
+        hi = nisa.dma_copy(dst=hi_t[64:128], src=h[64:128]).event
+        assert hi.start_ns < lo.end_ns
+    with run_context("trn2"):
+        # a store that waits on compute does not hold up a later, independent load
+        h = nl.ndarray((128, 1024), nl.float32, buffer=nl.hbm)
+        h.write(np.zeros((128, 1024), np.float32))
+        t = nl.ndarray((128, 16384), nl.float32)
+        m = nisa.memset(t, 1.0).event                                   # ~17 us on the Vector engine
+        out = nl.ndarray((128, 16384), nl.float32, buffer=nl.shared_hbm)
+        st = nisa.dma_copy(dst=out, src=t).event
+        ld = nisa.dma_copy(dst=nl.ndarray((128, 1024), nl.float32), src=h).event
+        assert st.start_ns >= m.end_ns and ld.start_ns == 0 and ld.end_ns < st.start_ns

@@ -28,6 +28,7 @@ from ..core.memory import Memory
 from ..core.timeline import Timeline
 from ..core.view import TensorView
 from . import spec as _spec
+from .dma import DmaEngines
 from .tensor import MemoryRegion, NkiTensor, _c_strides, dtype_of
 
 COMPUTE_ENGINES = ("tensor", "vector", "scalar", "gpsimd")
@@ -75,6 +76,7 @@ class Run:
         engines.update({f"dma-q{i}": DMA_CLOCK_HZ for i in range(chip.dma_queues)})
         self.timeline = Timeline(engines, core="nc0", trace=trace)
         self._dma_names = [f"dma-q{i}" for i in range(chip.dma_queues)]
+        self.dma_engines = DmaEngines(chip.dma_queues)     # the engines' data paths (busy intervals)
         self.shared: list[NkiTensor] = []      # shared_hbm tensors, in allocation order (one per grid)
         self._shared_next = 0
         self._hbm_count = 0
@@ -132,18 +134,26 @@ class Run:
     # ---- placing instructions ----
 
     def issue(self, api: str, engine: str, cycles: float, reads=(), writes=(), args: dict | None = None,
-              elements: int = 0) -> NkiInstruction:
+              elements: int = 0, not_before_ns: float = 0.0) -> NkiInstruction:
         rfp = [t.view.footprint for t in reads if isinstance(t, NkiTensor)]
         wfp = []
         nbytes = 0
         for t in writes:
             wfp.append(t.view.footprint)
-            nbytes += t.view.nbytes
+            nbytes += t.nbytes
             if not t.on_chip:
                 t.view.memory.written = True
         ev = self.timeline.place(engine, api, cycles, reads=rfp, writes=wfp, nbytes=nbytes,
-                                 elements=elements, args=args)
+                                 elements=elements, args=args, not_before_ns=not_before_ns)
         return NkiInstruction(ev)
+
+    def ready_ns(self, engine: str, reads=(), writes=()) -> float:
+        """When an instruction on ``engine`` could start: its queue is free and its data is ready."""
+        t = self.timeline.engines[engine].free_ns
+        deps = getattr(self.timeline, "_dependencies_end", None)    # core has no public query for this
+        if deps is not None:
+            t = max(t, deps([x.view.footprint for x in reads], [x.view.footprint for x in writes], engine))
+        return t
 
     def dma_queue(self) -> str:
         engines = self.timeline.engines
@@ -181,7 +191,10 @@ def activate(run: Run):
     global _current
     previous, _current = _current, run
     try:
-        yield run
+        # The engines raise no floating-point exceptions: overflow to inf, NaN from 0/0 and the like
+        # are results, not warnings. One errstate for the whole run keeps it off the per-op path.
+        with np.errstate(all="ignore"):
+            yield run
     finally:
         _current = previous
 

@@ -50,7 +50,7 @@ def _index_error(param, rule, value):
 class NkiTensor:
     """A tensor in SBUF, PSUM or HBM: a typed strided window (``view``) onto one memory."""
     __slots__ = ("view", "buffer", "name", "root", "run", "full", "stale", "checked", "on_chip", "in_psum", "free_size",
-                 "partitions",
+                 "partitions", "nbytes",
                  "__weakref__")
 
     def __init__(self, view: TensorView, buffer: MemoryRegion, name: str, root: "NkiTensor | None", run):
@@ -69,6 +69,7 @@ class NkiTensor:
             n *= d
         self.free_size = n      # elements per partition (the N of the cost formulas)
         self.partitions = view.shape[0] if view.shape else 1
+        self.nbytes = self.partitions * n * view.dtype.itemsize if view.shape else view.dtype.itemsize
 
     # ---- values (what instructions use: whole-array numpy, init tracking kept cheap) ----
 
