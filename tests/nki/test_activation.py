@@ -191,3 +191,13 @@ def test_property_scale_bias_function_cast(name, p, n, scalar_scale, seed, out_b
         np.testing.assert_allclose(got, want, rtol=2 ** -8, atol=1e-30)
     else:
         np.testing.assert_allclose(got, want, rtol=2e-6, atol=3e-7)
+
+
+def test_trn3_scalar_engine_streams_bf16_twice_as_fast():
+    x = rand((128, 512), 11)
+    for target, bf16_cycles in (("trn2", 512), ("trn3", 256)):
+        with run_context(target):
+            xb = tile(x, ml_dtypes.bfloat16)
+            assert nisa.activation(nl.ndarray((128, 512), nl.bfloat16), nl.exp, xb).event.cycles == bf16_cycles
+            assert nisa.activation(nl.ndarray((128, 512), nl.float32), nl.exp, xb).event.cycles == 512
+            assert nisa.activation(nl.ndarray((128, 512), nl.float32), nl.exp, tile(x)).event.cycles == 512
