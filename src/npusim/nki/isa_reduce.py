@@ -25,8 +25,8 @@ SCALAR_REDUCE_OPS = ("add", "subtract", "multiply", "maximum", "minimum")
 
 
 def _axes(api, axis, ndim) -> tuple[int, ...]:
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     try:
+        axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
         axes = tuple(sorted(int(a) + ndim if int(a) < 0 else int(a) for a in axes))
     except (TypeError, ValueError):
         raise NkiValidationError(api, "axis", "an int or a tuple of ints", axis) from None
