@@ -320,3 +320,19 @@ def test_accumulate_true_onto_never_written_psum_reads_poison(run):
     with pytest.warns(UninitializedReadWarning):
         nisa.nc_matmul(dst, tile(np.eye(4, dtype=np.float32)), tile(np.ones((4, 8), np.float32)), accumulate=True)
     assert np.isnan(dst.numpy()).all()
+
+
+@settings(max_examples=10, deadline=None)
+@given(splits=st.lists(st.integers(1, 64), min_size=1, max_size=5), m=st.integers(1, 64),
+       n=st.integers(1, 128), seed=st.integers(0, 50))
+def test_psum_accumulation_over_any_k_split_equals_one_big_contraction(splits, m, n, seed):
+    k = sum(splits)
+    a = np.random.default_rng(seed).integers(-4, 5, (k, m)).astype(BF16)     # exact in fp32
+    b = np.random.default_rng(seed + 1).integers(-4, 5, (k, n)).astype(BF16)
+    with run_context("trn2"):
+        acc = nl.ndarray((m, n), nl.float32, buffer=nl.psum)
+        lo = 0
+        for s in splits:
+            nisa.nc_matmul(acc, tile(a[lo:lo + s]), tile(b[lo:lo + s]))
+            lo += s
+        np.testing.assert_array_equal(acc.numpy(), a.astype(np.float64).T @ b.astype(np.float64))
