@@ -336,3 +336,16 @@ def test_psum_accumulation_over_any_k_split_equals_one_big_contraction(splits, m
             nisa.nc_matmul(acc, tile(a[lo:lo + s]), tile(b[lo:lo + s]))
             lo += s
         np.testing.assert_array_equal(acc.numpy(), a.astype(np.float64).T @ b.astype(np.float64))
+
+
+def test_load_stationary_runs_in_the_background(run):
+    f = 1e9 / 2.4e9                                               # ns per trn2 TensorE cycle
+    s1, s2 = tile(np.ones((128, 128), BF16)), tile(np.ones((128, 128), BF16))
+    mv = tile(np.ones((128, 512), BF16))
+    d1 = nl.ndarray((128, 512), nl.float32, buffer=nl.psum)
+    d2 = nl.ndarray((128, 512), nl.float32, buffer=nl.psum)
+    e1 = nisa.nc_matmul(d1, s1, mv).event
+    e2 = nisa.nc_matmul(d2, s2, mv).event
+    assert e1.start_ns == pytest.approx(32 * f)                   # idle engine: LS (128/4 cycles) exposed
+    assert e2.start_ns == pytest.approx(e1.end_ns)                # next LS hidden behind the 512-cycle MM
+    assert e1.cycles == e2.cycles == 512 and e1.args["load_stationary_cycles"] == 32

@@ -245,8 +245,27 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     if perf is matmul_perf_mode.double_row:
         factor = 0.5
     cycles = _cost2.matmul(n, fp32, factor)
-    return run.issue(api, "tensor", cycles, reads=[stationary, moving], writes=[dst], elements=dst.size,
-                     args={"K": k, "M": m, "N": n, "dtype": s_dt})
+    ls_cycles = _cost2.load_stationary(m, fp32)
+    ls_end = _load_stationary(run, stationary, ls_cycles)
+    ins = run.issue(api, "tensor", cycles, reads=[stationary, moving], writes=[dst], elements=dst.size,
+                    args={"K": k, "M": m, "N": n, "dtype": s_dt, "load_stationary_cycles": ls_cycles},
+                    not_before_ns=ls_end)
+    run._mm_last_start_ns = ins.event.start_ns
+    return ins
+
+
+def _load_stationary(run, stationary: NkiTensor, ls_cycles: float) -> float:
+    """When this matmul's LoadStationary ends. It runs in the background of the previous MultiplyMoving
+    (the PE array double-buffers its weights): it starts once the stationary data is ready, the previous
+    LoadStationary is done and the previous MultiplyMoving has started (freeing the other weight buffer).
+    So it is hidden behind back-to-back matmuls and exposed only after TensorE waited for data."""
+    tl = run.timeline
+    deps = getattr(tl, "_dependencies_end", None)      # core has no public query (runtime.ready_ns does this)
+    ready = deps([stationary.view.footprint], [], "tensor") if deps is not None else 0.0
+    start = max(ready, getattr(run, "_ls_end_ns", 0.0), getattr(run, "_mm_last_start_ns", 0.0))
+    end = start + tl.engines["tensor"].ns(ls_cycles)
+    run._ls_end_ns = end
+    return end
 
 
 # --------------------------------------------------------------------------------------------- transpose
