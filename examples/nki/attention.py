@@ -46,11 +46,15 @@ def attention(qT, kT, v):
                         reduce_cmd=nisa.reduce_cmd.reset_reduce)
         inv = nl.ndarray((128, 1), nl.float32, buffer=nl.sbuf)
         nisa.reciprocal(dst=inv, data=total)
+        if v.dtype != nl.float32:                  # bf16 kernels feed TensorE bf16 probabilities
+            p_mm = nl.ndarray((128, s), v.dtype, buffer=nl.sbuf)
+            nisa.tensor_copy(dst=p_mm, src=probs)
+            probs = p_mm
         acc = nl.ndarray((128, d), nl.float32, buffer=nl.psum)
         for j in nl.affine_range(s // 128):
-            pt_ps = nl.ndarray((128, 128), nl.float32, buffer=nl.psum)
+            pt_ps = nl.ndarray((128, 128), v.dtype, buffer=nl.psum)
             nisa.nc_transpose(dst=pt_ps, data=probs[:, j * 128:(j + 1) * 128], engine=nisa.engine.tensor)
-            pt = nl.ndarray((128, 128), nl.float32, buffer=nl.sbuf)          # [128 keys, 128 queries]
+            pt = nl.ndarray((128, 128), v.dtype, buffer=nl.sbuf)             # [128 keys, 128 queries]
             nisa.tensor_copy(dst=pt, src=pt_ps)
             nisa.nc_matmul(dst=acc, stationary=pt, moving=v_tiles[j])
         o = nl.ndarray((128, d), v.dtype, buffer=nl.sbuf)
@@ -67,15 +71,21 @@ def reference(q, k, v):
     return (p / p.sum(1, keepdims=True)) @ v.astype(np.float64)
 
 
-def main(target="trn2", s=256, d=128):
+def check(dtype, target="trn2", s=256, d=128):
     rng = np.random.default_rng(6)
-    q, k, v = (rng.standard_normal((s, d)).astype(np.float32) for _ in range(3))
+    q, k, v = (rng.standard_normal((s, d)).astype(dtype) for _ in range(3))
     y = nki.simulate(attention, target=target)(np.ascontiguousarray(q.T), np.ascontiguousarray(k.T), v)
     want = reference(q, k, v)
+    y = y.astype(np.float64)
     ok = np.allclose(y, want, atol=ATOL)
-    print(f"attention S={s} d={d} on {target}: max abs err {np.max(np.abs(y - want)):.3g} "
+    print(f"attention {np.dtype(dtype).name} S={s} d={d} on {target}: max abs err {np.max(np.abs(y - want)):.3g} "
           f"({'within' if ok else 'OUTSIDE'} atol={ATOL})")
     return ok
+
+
+def main(target="trn2", s=256, d=128):
+    import ml_dtypes
+    return check(np.float32, target, s, d) and check(ml_dtypes.bfloat16, target, s, d)
 
 
 if __name__ == "__main__":

@@ -167,3 +167,37 @@ def test_nl_activation_functions_return_new_tiles(run):
         assert out.shape == x.shape and out.buffer is nl.sbuf
         np.testing.assert_allclose(out.numpy(), ref(x.astype(np.float64)), rtol=2e-6, atol=3e-7)
     assert nl.exp(t, dtype=nl.bfloat16).dtype == ml_dtypes.bfloat16
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=20, deadline=None)
+@given(name=st.sampled_from(["exp", "tanh", "sigmoid", "silu", "gelu_apprx_tanh", "copy", "square"]),
+       p=st.integers(1, 128), n=st.integers(1, 300), scalar_scale=st.booleans(), seed=st.integers(0, 99),
+       out_bf16=st.booleans())
+def test_property_scale_bias_function_cast(name, p, n, scalar_scale, seed, out_bf16):
+    x = rand((p, n), seed)
+    scale = np.float32(0.75) if scalar_scale else rand((p, 1), seed + 1)
+    bias = rand((p, 1), seed + 2)
+    with run_context("trn2"):
+        dst = nl.ndarray((p, n), nl.bfloat16 if out_bf16 else nl.float32)
+        nisa.activation(dst, getattr(nl, name), tile(x), bias=tile(bias),
+                        scale=float(scale) if scalar_scale else tile(scale))
+        got = dst.numpy().astype(np.float64)
+    pre = ((x * scale).astype(np.float32) + bias).astype(np.float32)       # the fp32 affine step
+    want = REF[name](pre.astype(np.float64))
+    if out_bf16:
+        np.testing.assert_allclose(got, want, rtol=2 ** -8, atol=1e-30)
+    else:
+        np.testing.assert_allclose(got, want, rtol=2e-6, atol=3e-7)
+
+
+def test_trn3_scalar_engine_streams_bf16_twice_as_fast():
+    x = rand((128, 512), 11)
+    for target, bf16_cycles in (("trn2", 512), ("trn3", 256)):
+        with run_context(target):
+            xb = tile(x, ml_dtypes.bfloat16)
+            assert nisa.activation(nl.ndarray((128, 512), nl.bfloat16), nl.exp, xb).event.cycles == bf16_cycles
+            assert nisa.activation(nl.ndarray((128, 512), nl.float32), nl.exp, xb).event.cycles == 512
+            assert nisa.activation(nl.ndarray((128, 512), nl.float32), nl.exp, tile(x)).event.cycles == 512

@@ -91,3 +91,12 @@ def test_spmd_2d_grid_program_ids():
     run = nki.last_run()
     assert run.grid == (2, 3)
     assert sum(1 for e in run.trace.events if e.name == "nisa.activation") == 6
+
+
+def test_malformed_arguments_raise_constraint_errors(run):
+    t = tile(rand((4, 8)))
+    for call in (lambda: nl.sum(t, None), lambda: nl.softmax(t, "x"), lambda: nl.broadcast_to(t, None),
+                 lambda: nl.expand_dims(t, None), lambda: nl.where(nl.greater(t, 0.0), None, t),
+                 lambda: nisa.tensor_reduce(nl.ndarray((4, 1), nl.float32), nl.add, t, nl.add)):
+        with pytest.raises(ConstraintError):
+            call()

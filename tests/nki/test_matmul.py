@@ -280,3 +280,72 @@ def test_tiled_matmul_example_cycles_equal_the_formula_by_hand():
     assert sum(e.cycles for e in mm) == len(mm) * 512 * 4        # max(N_moving, 64) x 4 for fp32
     tensor = run.timeline.engines["tensor"]
     assert tensor.busy_ns == pytest.approx(len(mm) * 2048 / 2.4e9 * 1e9)   # trn2 TensorE at 2.4 GHz
+
+
+def test_matmul_dst_must_sit_inside_one_psum_bank_before_trn3(run):
+    a, b = tile(np.eye(4, dtype=np.float32)), tile(np.ones((4, 512), np.float32))
+    big = nl.ndarray((4, 1024), nl.float32, buffer=nl.psum)          # two banks
+    with pytest.raises(ConstraintError, match="inside one 2048-byte bank"):
+        nisa.nc_matmul(big[:, 256:768], a, b)
+    nisa.nc_matmul(big[:, 512:1024], a, b)                            # the second bank: fine
+    np.testing.assert_array_equal(big[:, 512:1024].numpy(), np.eye(4) @ np.ones((4, 512)))
+
+
+def test_accumulating_onto_memset_psum_warns_before_trn3():
+    import warnings
+    a, b = np.eye(4, dtype=np.float32), np.ones((4, 8), np.float32)
+    with run_context("trn2"):
+        dst = nl.ndarray((4, 8), nl.float32, buffer=nl.psum)
+        nisa.memset(dst, 1.0)
+        with pytest.warns(nisa.PsumAccumulateWarning, match="undefined on NeuronCore-v2/v3"):
+            nisa.nc_matmul(dst, tile(a), tile(b))
+        np.testing.assert_array_equal(dst.numpy(), 2.0)          # npusim adds anyway
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            nisa.nc_matmul(dst, tile(a), tile(b))                # onto matmul results: defined
+            fresh = nl.ndarray((4, 8), nl.float32, buffer=nl.psum)
+            nisa.nc_matmul(fresh, tile(a), tile(b))
+            nisa.nc_matmul(fresh, tile(a), tile(b))
+    with run_context("trn3"):
+        dst = nl.ndarray((4, 8), nl.float32, buffer=nl.psum)
+        nisa.memset(dst, 1.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            nisa.nc_matmul(dst, tile(a), tile(b))
+
+
+def test_accumulate_true_onto_never_written_psum_reads_poison(run):
+    from npusim.core.errors import UninitializedReadWarning
+    dst = nl.ndarray((4, 8), nl.float32, buffer=nl.psum)
+    with pytest.warns(UninitializedReadWarning):
+        nisa.nc_matmul(dst, tile(np.eye(4, dtype=np.float32)), tile(np.ones((4, 8), np.float32)), accumulate=True)
+    assert np.isnan(dst.numpy()).all()
+
+
+@settings(max_examples=10, deadline=None)
+@given(splits=st.lists(st.integers(1, 64), min_size=1, max_size=5), m=st.integers(1, 64),
+       n=st.integers(1, 128), seed=st.integers(0, 50))
+def test_psum_accumulation_over_any_k_split_equals_one_big_contraction(splits, m, n, seed):
+    k = sum(splits)
+    a = np.random.default_rng(seed).integers(-4, 5, (k, m)).astype(BF16)     # exact in fp32
+    b = np.random.default_rng(seed + 1).integers(-4, 5, (k, n)).astype(BF16)
+    with run_context("trn2"):
+        acc = nl.ndarray((m, n), nl.float32, buffer=nl.psum)
+        lo = 0
+        for s in splits:
+            nisa.nc_matmul(acc, tile(a[lo:lo + s]), tile(b[lo:lo + s]))
+            lo += s
+        np.testing.assert_array_equal(acc.numpy(), a.astype(np.float64).T @ b.astype(np.float64))
+
+
+def test_load_stationary_runs_in_the_background(run):
+    f = 1e9 / 2.4e9                                               # ns per trn2 TensorE cycle
+    s1, s2 = tile(np.ones((128, 128), BF16)), tile(np.ones((128, 128), BF16))
+    mv = tile(np.ones((128, 512), BF16))
+    d1 = nl.ndarray((128, 512), nl.float32, buffer=nl.psum)
+    d2 = nl.ndarray((128, 512), nl.float32, buffer=nl.psum)
+    e1 = nisa.nc_matmul(d1, s1, mv).event
+    e2 = nisa.nc_matmul(d2, s2, mv).event
+    assert e1.start_ns == pytest.approx(32 * f)                   # idle engine: LS (128/4 cycles) exposed
+    assert e2.start_ns == pytest.approx(e1.end_ns)                # next LS hidden behind the 512-cycle MM
+    assert e1.cycles == e2.cycles == 512 and e1.args["load_stationary_cycles"] == 32

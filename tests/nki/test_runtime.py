@@ -166,3 +166,15 @@ def test_next_fit_rotates_loop_tiles_and_wraps():
         assert big.view.offset == 0
         with pytest.raises(ConstraintError, match="holds at most 212984 bytes"):
             nl.ndarray((128, 4096), nl.float32)
+
+
+def test_inputs_and_tensors_use_nki_dtypes_only():
+    @nki.jit
+    def k(a):
+        return None
+
+    with pytest.raises(ConstraintError, match="an NKI dtype"):
+        nki.simulate(k)(np.zeros((2, 2), np.float64))
+    with run_context("trn2"):
+        with pytest.raises(ConstraintError, match="an NKI dtype"):
+            nl.ndarray((2, 2), np.int64)

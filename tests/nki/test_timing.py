@@ -172,3 +172,19 @@ def test_dma_engines_share_bandwidth_and_backfill():
         st = nisa.dma_copy(dst=out, src=t).event
         ld = nisa.dma_copy(dst=nl.ndarray((128, 1024), nl.float32), src=h).event
         assert st.start_ns >= m.end_ns and ld.start_ns == 0 and ld.end_ns < st.start_ns
+
+
+@pytest.mark.parametrize("target,serial", [("trn1", True), ("trn2", False)])
+def test_nc_v2_vector_and_gpsimd_share_the_sbuf_port(target, serial):
+    with run_context(target):
+        a, b = filled((128, 2048)), filled((128, 2048))
+        v = nisa.tensor_scalar(nl.ndarray((128, 2048), nl.float32), a, nl.add, 1.0,
+                               engine=nisa.engine.vector).event
+        g = nisa.tensor_scalar(nl.ndarray((128, 2048), nl.float32), b, nl.rsqrt, None,
+                               engine=nisa.engine.gpsimd).event
+        assert (g.start_ns >= v.end_ns) == serial            # independent data: only the port orders them
+        p = filled((128, 512), buffer=nl.psum)
+        s_ev = nisa.tensor_copy(nl.ndarray((128, 512), nl.float32), p,
+                                engine=nisa.engine.scalar).event if target != "trn1" else None
+        if s_ev is not None:
+            assert s_ev.start_ns < max(v.end_ns, g.end_ns)    # trn2: Scalar reads PSUM beside the others

@@ -1,8 +1,9 @@
 """The ScalarE activation function table: ``nl.exp``, ``nl.tanh``, ``nl.gelu`` ... as values.
 
 Each ``ActFunc`` is the ``op`` of ``nisa.activation`` and, called on a tile, the language function
-(``nl.exp(x)``: a new SBUF tile through one activation). Functions are evaluated in float32 (float64
-where numpy has no float32 form), the exact function rounded once.
+(``nl.exp(x)``: a new SBUF tile through one activation). Functions are numpy's float32 ufuncs (exp, log,
+tanh, sqrt, sin ...: within about 1 ulp) or float64 formulas rounded to float32 (sigmoid, gelu, silu,
+softplus, mish, erf).
 
 Documented input ranges ([SDK] nki.api.shared.rst, activation table): log [2^-64, 2^64], sin [-pi, pi],
 rsqrt [2^-87, 2^97], reciprocal +-[2^-42, 2^42]. The hardware evaluates piecewise polynomials that are

@@ -25,9 +25,8 @@ class AluOp:
     reduce: bool = False           # legal as a reduce op
     min_nc: int = 2                # first NeuronCore version that has it (abs_max... are v4)
 
-    @property
-    def is_bitvec(self) -> bool:
-        return self.cls == BITVEC
+    def __post_init__(self):
+        object.__setattr__(self, "is_bitvec", self.cls == BITVEC)   # a plain attribute: read per call
 
     def __call__(self, x, y=None, *, dtype=None, **kw):
         from . import language
@@ -68,18 +67,15 @@ def _shift_right(a, s):
 
 
 def _recip(a):
-    with np.errstate(divide="ignore"):
-        return np.reciprocal(a)
+    return np.reciprocal(a)         # 1/0 -> inf: ops run under the kernel run's np.errstate
 
 
 def _rsqrt(a):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.float32(1.0) / np.sqrt(a)
+    return np.float32(1.0) / np.sqrt(a)
 
 
 def _power(a, b):
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return np.power(a, b)
+    return np.power(a, b)
 
 
 _VSG = frozenset({V, S, G})

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from .tensor import SBUF, MemoryRegion
+from .tensor import SBUF
 
 MIN_II = 64                 # instruction initiation interval, engine cycles ([SDK@2.26] ISA docstrings)
 GPSIMD_START = 150          # GpSimd instruction start (iota 150+N, affine_select GPSIMD_START+N)
@@ -57,8 +57,8 @@ _ONE_INPUT_CACHE: dict = {}
 def one_input(chip, engine: str, src, dst, slowdown: int = 1) -> float:
     """tensor_scalar, tensor_copy, activation-like ops: max(MIN_II, N) (one op or two cost the same)."""
     sv, dv = src.view, dst.view
-    key = (chip.nc_version, engine, slowdown, sv.shape, sv.strides, sv.dtype, src.in_psum,
-           dv.shape, dv.strides, dv.dtype, dst.in_psum)
+    key = (chip.nc_version, engine, slowdown, sv.shape, sv.strides, sv.dtype.name, src.in_psum,
+           dv.shape, dv.strides, dv.dtype.name, dst.in_psum)
     c = _ONE_INPUT_CACHE.get(key)
     if c is None:
         if len(_ONE_INPUT_CACHE) > 4096:

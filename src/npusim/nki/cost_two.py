@@ -17,10 +17,17 @@ RECIPROCAL_PER_ELEM = 8     # VectorE reciprocal: max(MIN_II, 8N)
 
 
 def matmul(n_moving: int, fp32: bool, factor: float = 1.0) -> float:
-    """MultiplyMoving: max(N_moving, 64) TensorE cycles, x4 for fp32 operands. LoadStationary (M/4
-    cycles) runs in the background of the previous MultiplyMoving, so it adds nothing here."""
+    """MultiplyMoving: max(N_moving, 64) TensorE cycles, x4 for fp32 operands (the event's cost;
+    LoadStationary is placed separately, in the background)."""
     c = max(n_moving, MM_INIT_LATENCY) * (FP32_MATMUL_FACTOR if fp32 else 1)
     return float(c * factor)
+
+
+def load_stationary(m: int, fp32: bool) -> float:
+    """LoadStationary of a [K, M] stationary: M/4 cycles ("up to 4x faster" than an MM of the same free
+    size; nki_perf_guide: LS_II ~= 128/4 = 32), x4 for fp32 like the MM. Overlapped with the previous
+    MultiplyMoving (see isa_matmul._load_stationary)."""
+    return float(math.ceil(m / LS_SPEEDUP) * (FP32_MATMUL_FACTOR if fp32 else 1))
 
 
 def tensor_transpose(p: int, f: int) -> float:
@@ -31,6 +38,18 @@ def tensor_transpose(p: int, f: int) -> float:
 def one_pass(n: int, *tiles) -> float:
     """A Vector/Scalar pass over N elements per partition: max(MIN_II, N) (stride penalty included)."""
     return float(max(MIN_II, n * _stride_factor(*tiles)))
+
+
+_NARROW = ("bfloat16", "float16", "float8_e4m3", "float8_e4m3fn", "float8_e5m2")
+
+
+def scalar_pass(chip, n: int, src, dst) -> float:
+    """ScalarE one pass: max(MIN_II, N); trn3's ScalarE streams 256 bf16/fp16/fp8 elements per cycle
+    against 128 for other types (§4.1 engine table), so N/2 there when input and output are narrow."""
+    n = n * _stride_factor(src, dst)
+    if chip.nc_version >= 4 and src.view.dtype.name in _NARROW and dst.view.dtype.name in _NARROW:
+        n = math.ceil(n / 2)
+    return float(max(MIN_II, n))
 
 
 def with_readout(n: int, *tiles) -> float:

@@ -17,7 +17,7 @@ from . import cost as _cost
 from . import rules as R
 from .alu import AluOp
 from .runtime import NkiInstruction, current
-from .tensor import MemoryRegion, NkiTensor
+from .tensor import NkiTensor
 
 NkiValidationError = R.NkiValidationError
 
@@ -237,17 +237,16 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
     else:
         # float32 dst of data's shape: compute straight into dst's bytes (one pass, no temporaries)
         out = dst.view.array() if (dst.view.dtype.name == "float32" and dst.shape == data.shape) else None
-        with np.errstate(all="ignore"):
-            r = _apply(a0, _f32(x), v0, reverse0, out)
-            if a1 is not None:
-                r = _apply(a1, _f32(r), v1, reverse1, out)
+        r = _apply(a0, _f32(x), v0, reverse0, out)     # (the run's errstate silences FP warnings)
+        if a1 is not None:
+            r = _apply(a1, _f32(r), v1, reverse1, out)
         if out is None:
             store_result(dst, _f32(np.asarray(r)))
         else:
             dst.mark_written()
     slow = _cost.GPSIMD_RSQRT_SLOWDOWN if eng == "gpsimd" else 1
     cycles = _cost.one_input(chip, eng, data, dst, slowdown=slow)
-    return run.issue(api, eng, cycles, reads=reads, writes=[dst], elements=dst.size,
+    return run.issue(api, eng, cycles, reads=reads, writes=[dst], elements=dst.partitions * dst.free_size,
                      args={"op0": a0.name, "op1": a1.name if a1 else None})
 
 
@@ -303,14 +302,13 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
     else:
         out = dst.view.array() if (dst.view.dtype.name == "float32" and dst.shape == data1.shape
                                    and isinstance(a.fn, np.ufunc)) else None
-        with np.errstate(all="ignore"):
-            if out is not None:
-                a.fn(_f32(x1), _f32(x2), out=out)
-                dst.mark_written()
-            else:
-                store_result(dst, _f32(np.asarray(a.fn(_f32(x1), _f32(x2)))))
+        if out is not None:
+            a.fn(_f32(x1), _f32(x2), out=out)
+            dst.mark_written()
+        else:
+            store_result(dst, _f32(np.asarray(a.fn(_f32(x1), _f32(x2)))))
     cycles = _cost.two_input(chip, eng, data1, data2, dst)
-    return run.issue(api, eng, cycles, reads=[data1, data2], writes=[dst], elements=dst.size,
+    return run.issue(api, eng, cycles, reads=[data1, data2], writes=[dst], elements=dst.partitions * dst.free_size,
                      args={"op": a.name})
 
 
@@ -339,7 +337,7 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None, dtype=None) -> NkiIn
     else:
         store_result(dst, _f32(x))
     cycles = _cost.one_input(chip, eng, src, dst)
-    return run.issue(api, eng, cycles, reads=[src], writes=[dst], elements=dst.size)
+    return run.issue(api, eng, cycles, reads=[src], writes=[dst], elements=dst.partitions * dst.free_size)
 
 
 # ----------------------------------------------------------------------------------------------- memset
@@ -365,7 +363,7 @@ def memset(dst, value, engine=engine.unknown, name=None) -> NkiInstruction:
     eng = choose_engine(api, run, engine, why, order=("vector", "gpsimd"))
     dst.write(fill)
     cycles = _cost.memset(run.chip, dst, value == 0)
-    return run.issue(api, eng, cycles, writes=[dst], elements=dst.size)
+    return run.issue(api, eng, cycles, writes=[dst], elements=dst.partitions * dst.free_size)
 
 
 # --------------------------------------------------------------------------------------------- dma_copy
@@ -410,7 +408,7 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     data_ns = ns - chip.dma_fixed_ns
     ready = run.ready_ns(q, reads=[src], writes=[dst])
     data_start = run.dma_engines.earliest(groups, ready + chip.dma_fixed_ns, data_ns)
-    ins = run.issue(api, q, ns, reads=[src], writes=[dst], elements=dst.size,
+    ins = run.issue(api, q, ns, reads=[src], writes=[dst], elements=dst.partitions * dst.free_size,
                     not_before_ns=data_start - chip.dma_fixed_ns)
     ev = ins.event
     run.dma_engines.reserve(groups, ev.end_ns - data_ns, data_ns)

@@ -123,7 +123,9 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
         _store(reduce_res, res.reshape(reduce_res.shape))
         writes.append(reduce_res)
     n = data.free_size
-    cycles = _cost2.with_readout(n, data, dst) if reduce_res is not None else _cost2.one_pass(n, data, dst)
+    cycles = (_cost2.scalar_pass(chip, n, data, dst) if eng == "scalar" else _cost2.one_pass(n, data, dst))
+    if reduce_res is not None:
+        cycles += _cost2.ACT_READ_ACCUMULATOR
     return run.issue(api, eng, cycles, reads=reads, writes=writes, elements=dst.size,
                      args={"op": act.name, "reduce_cmd": cmd.value})
 

@@ -15,6 +15,7 @@ new accumulation group. ``accumulate=True`` always adds, ``False`` always overwr
 from __future__ import annotations
 
 import enum
+import warnings
 import numpy as np
 
 from ..core.errors import UnsupportedError
@@ -100,13 +101,29 @@ def _input_values(t: NkiTensor, api: str, rows: int, cols: int) -> np.ndarray:
     return np.ascontiguousarray(x, dtype=np.float32).reshape(rows, cols)
 
 
-def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str) -> None:
+class PsumAccumulateWarning(UserWarning):
+    """nc_matmul accumulates onto PSUM values no matmul wrote (a memset or copy): undefined on
+    NeuronCore-v2/v3 (nc_matmul docstring)."""
+
+
+def _matmul_written(run, dst: NkiTensor) -> np.ndarray:
+    """A uint32 view over dst's elements of the run's "last written by nc_matmul" map (fp32 dst)."""
+    m = getattr(run, "_psum_mm_map", None)
+    if m is None:
+        m = run._psum_mm_map = np.zeros(run.psum.size, np.uint8)
+    v = dst.view
+    return np.ndarray(v.shape, np.uint32, buffer=m, offset=v.offset, strides=v.strides)
+
+
+def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, run) -> None:
     """PSUM read-accumulate-write in fp32: overwrite where this is the first write (see module doc)."""
     root = dst.root or dst
     if accumulate is False:
         acc_mask = False
     elif accumulate is True or root.full:
         acc_mask = True
+        if not root.full:
+            dst.read(api)          # never-written PSUM: warns (poison mode) or raises (strict)
     elif options().track_init:
         fresh = dst.view.uninitialized_mask()
         acc_mask = True if fresh is None else ~fresh.reshape(result.shape)
@@ -114,6 +131,19 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str) -
         acc_mask = False        # without init tracking, a view not yet fully written starts a group
     result = result.reshape(dst.shape)
     if dst.view.dtype.name == "float32":
+        if run.chip.nc_version < 4:
+            mm = _matmul_written(run, dst)
+            if acc_mask is not False:
+                foreign = (mm == 0) if acc_mask is True else ((mm == 0) & acc_mask.reshape(dst.shape))
+                if foreign.any() and not root.full and options().track_init:
+                    never = dst.view.uninitialized_mask()      # reported as uninitialized reads instead
+                    if never is not None:
+                        foreign &= ~never
+                if foreign.any():
+                    warnings.warn(f"{api}: accumulating onto {int(np.count_nonzero(foreign))} PSUM element(s) "
+                                  "no nc_matmul wrote (memset / copy): undefined on NeuronCore-v2/v3",
+                                  PsumAccumulateWarning, stacklevel=3)
+            mm[...] = 0xFFFFFFFF
         out = dst.view.array()
         if acc_mask is True:
             np.add(out, result, out=out)
@@ -206,7 +236,7 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
                                  "other values")
     with np.errstate(all="ignore"):
         result = _blas.matmul(a.T, b)         # fp32 products and sums (PSUM accumulates in fp32)
-    _accumulate_into(dst, result, accumulate, api)
+    _accumulate_into(dst, result, accumulate, api, run)
 
     fp32 = "float32" in (s_dt, m_dt)           # tf32 x tf32 runs at the 16-bit rate
     factor = 1.0
@@ -215,8 +245,27 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     if perf is matmul_perf_mode.double_row:
         factor = 0.5
     cycles = _cost2.matmul(n, fp32, factor)
-    return run.issue(api, "tensor", cycles, reads=[stationary, moving], writes=[dst], elements=dst.size,
-                     args={"K": k, "M": m, "N": n, "dtype": s_dt})
+    ls_cycles = _cost2.load_stationary(m, fp32)
+    ls_end = _load_stationary(run, stationary, ls_cycles)
+    ins = run.issue(api, "tensor", cycles, reads=[stationary, moving], writes=[dst], elements=dst.size,
+                    args={"K": k, "M": m, "N": n, "dtype": s_dt, "load_stationary_cycles": ls_cycles},
+                    not_before_ns=ls_end)
+    run._mm_last_start_ns = ins.event.start_ns
+    return ins
+
+
+def _load_stationary(run, stationary: NkiTensor, ls_cycles: float) -> float:
+    """When this matmul's LoadStationary ends. It runs in the background of the previous MultiplyMoving
+    (the PE array double-buffers its weights): it starts once the stationary data is ready, the previous
+    LoadStationary is done and the previous MultiplyMoving has started (freeing the other weight buffer).
+    So it is hidden behind back-to-back matmuls and exposed only after TensorE waited for data."""
+    tl = run.timeline
+    deps = getattr(tl, "_dependencies_end", None)      # core has no public query (runtime.ready_ns does this)
+    ready = deps([stationary.view.footprint], [], "tensor") if deps is not None else 0.0
+    start = max(ready, getattr(run, "_ls_end_ns", 0.0), getattr(run, "_mm_last_start_ns", 0.0))
+    end = start + tl.engines["tensor"].ns(ls_cycles)
+    run._ls_end_ns = end
+    return end
 
 
 # --------------------------------------------------------------------------------------------- transpose
@@ -276,4 +325,4 @@ def nc_transpose(dst, data, engine=engine.unknown, name=None) -> NkiInstruction:
     return run.issue(api, eng, cycles, reads=[data], writes=[dst], elements=dst.size)
 
 
-__all__ = ["nc_matmul", "nc_transpose", "matmul_perf_mode"]
+__all__ = ["nc_matmul", "nc_transpose", "matmul_perf_mode", "PsumAccumulateWarning"]

@@ -15,9 +15,8 @@ from . import rules as R
 from .accum import reduce_cmd
 from .alu import OPS
 from .cost import GPSIMD_START
-from .isa import _bits_unsigned, _op, _operand, engine, store_result as _store
+from .isa import _bits_unsigned, _op, _operand, store_result as _store
 from .runtime import NkiInstruction, current
-from .tensor import MemoryRegion
 
 NkiValidationError = R.NkiValidationError
 
@@ -26,8 +25,8 @@ SCALAR_REDUCE_OPS = ("add", "subtract", "multiply", "maximum", "minimum")
 
 
 def _axes(api, axis, ndim) -> tuple[int, ...]:
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     try:
+        axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
         axes = tuple(sorted(int(a) + ndim if int(a) < 0 else int(a) for a in axes))
     except (TypeError, ValueError):
         raise NkiValidationError(api, "axis", "an int or a tuple of ints", axis) from None
@@ -185,4 +184,3 @@ def tensor_scalar_reduce(dst, data, op0, operand0, reduce_op, reduce_res=None, r
 
 
 __all__ = ["tensor_reduce", "tensor_partition_reduce", "tensor_scalar_reduce"]
-_ = (MemoryRegion, engine)

@@ -13,15 +13,17 @@ from . import cost as _cost
 from . import cost_two as _cost2
 from . import rules as R
 from .accum import reduce_cmd
+from .alu import OPS
 from .isa import _op, _operand, engine, store_result as _store
 from .runtime import NkiInstruction, current
-from .tensor import MemoryRegion, NkiTensor
+from .tensor import MemoryRegion
 
 NkiValidationError = R.NkiValidationError
 
 BN_STATS_FMAX = 512             # nl.tile_size.bn_stats_fmax
 BN_STATS_WIDTH = 6              # [count, mean, var*count] for the even and the odd elements
 FP32_MIN = float(np.finfo(np.float32).min)   # range_select's on_false_value
+OPS_MAX = OPS["maximum"]
 _SCAN_OPS = ("add", "subtract", "multiply", "maximum", "minimum")
 
 
@@ -323,9 +325,5 @@ def range_select(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_c
     return run.issue(api, "vector", cycles, reads=reads, writes=writes, elements=dst.size)
 
 
-from .alu import OPS as _OPS  # noqa: E402
-OPS_MAX = _OPS["maximum"]
-
 __all__ = ["scalar_tensor_tensor", "tensor_tensor_scan", "reciprocal", "bn_stats", "bn_aggr",
            "tensor_copy_predicated", "select_reduce", "range_select"]
-_ = NkiTensor

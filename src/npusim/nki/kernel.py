@@ -11,11 +11,10 @@ import inspect
 
 import numpy as np
 
-from ..core import dtypes as _dt
 from ..core.errors import ConstraintError
 from . import spec as _spec
 from .runtime import Run, activate
-from .tensor import MemoryRegion, NkiTensor
+from .tensor import MemoryRegion, NkiTensor, dtype_of
 
 _last: Run | None = None
 
@@ -71,10 +70,7 @@ def simulate(kernel, target: str | None = None):
 def _to_tensor(run: Run, value, name: str):
     if isinstance(value, NkiTensor) or not isinstance(value, np.ndarray):
         return value
-    try:
-        dt = _dt.dtype(value.dtype)
-    except KeyError:
-        raise ConstraintError("nki.simulate", name, "an array of an NKI dtype", str(value.dtype)) from None
+    dt = dtype_of(value.dtype, "nki.simulate", name)
     t = run.hbm_tensor(value.shape if value.ndim else (1,), dt, MemoryRegion.private_hbm, name)
     if value.flags.c_contiguous and value.flags.writeable and value.size and dt.name != "bool":
         # Zero-copy: the HBM tensor is the caller's array (so kernel writes land in it, in place).

@@ -12,7 +12,6 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.errors import ConstraintError, UnsupportedError
 from . import isa as _isa
-from . import spec as _spec
 from .alu import NOT_ALU, OPS, AluOp
 from .runtime import current
 from .tensor import DynSlice, MemoryRegion, NkiTensor
@@ -87,7 +86,7 @@ def ndarray(shape, dtype, buffer=sbuf, name="", address=None) -> NkiTensor:
     """A new tensor; on-chip ones take space from the per-partition allocator until dropped."""
     api = "nl.ndarray"
     if address is not None:
-        raise UnsupportedError(api, "address= (manual placement)", "npusim allocates first-fit")
+        raise UnsupportedError(api, "address= (manual placement)", "npusim places tensors itself (next-fit)")
     return current(api).allocate(shape, dtype, _region(buffer, api), name, api)
 
 
@@ -229,7 +228,6 @@ def sbuf_fmax_bytes() -> int:
 
 
 __all__ = [n for n in dir() if not n.startswith("_")]
-_ = _spec
 
 # ---- part two (matmul, transpose, activations, reductions ...): see language_two.py ----
 from .language_two import *  # noqa: E402,F401,F403

@@ -89,11 +89,21 @@ sqrt, erf, arctan, sign = ACT["sqrt"], ACT["erf"], ACT["arctan"], ACT["sign"]
 
 # ---- reductions over the last free axes (nisa.tensor_reduce) ----
 
+def _axes_of(api, x, axis) -> tuple:
+    nd = len(x.shape)
+    try:
+        axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+        axes = tuple(sorted(int(a) % nd for a in axes))
+    except (TypeError, ValueError):
+        raise ConstraintError(api, "axis", "an int or a tuple of ints", axis) from None
+    if not axes:
+        raise ConstraintError(api, "axis", "at least one axis", axis)
+    return axes
+
+
 def _reduce(api, op, x, axis, dtype, keepdims, negate=False) -> NkiTensor:
     _tile(api, "x", x)
-    nd = len(x.shape)
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    axes = tuple(sorted(int(a) % nd for a in axes))
+    axes = _axes_of(api, x, axis)
     kept = [d for i, d in enumerate(x.shape) if i not in axes]
     if keepdims:
         shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
@@ -123,8 +133,7 @@ def prod(x, axis, dtype=None, keepdims=False) -> NkiTensor:
 def mean(x, axis, dtype=None, keepdims=False) -> NkiTensor:
     """Sum in fp32, then one multiply by 1/n (the hardware has no divide)."""
     s = _reduce("nl.mean", _alu.OPS["add"], x, axis, "float32", keepdims)
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    n = int(np.prod([x.shape[int(a)] for a in axes]))
+    n = int(np.prod([x.shape[a] for a in _axes_of("nl.mean", x, axis)]))
     out = _alloc(s.shape, dtype or x.dtype, MemoryRegion.sbuf, "nl.mean")
     _isa.tensor_scalar(out, s, _alu.OPS["multiply"], 1.0 / n)
     return out
@@ -140,9 +149,7 @@ for _f, _n in ((sum, "add"), (max, "maximum"), (min, "minimum"), (prod, "multipl
 # ---- composites real kernels use ----
 
 def _last_axes(api, x, axis):
-    nd = len(x.shape)
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    return tuple(sorted(int(a) % nd for a in axes))
+    return _axes_of(api, x, axis)
 
 
 def softmax(x, axis=-1, dtype=None, compute_dtype=None) -> NkiTensor:
@@ -196,7 +203,10 @@ def broadcast_to(src, shape) -> NkiTensor:
     one tensor_scalar adding the column to zeros."""
     api = "nl.broadcast_to"
     _tile(api, "src", src)
-    shape = tuple(int(d) for d in shape)
+    try:
+        shape = tuple(int(d) for d in shape)
+    except (TypeError, ValueError):
+        raise ConstraintError(api, "shape", "a tuple of ints", shape) from None
     if tuple(src.shape) == shape:
         return src
     if len(shape) != 2 or len(src.shape) != 2:
@@ -238,6 +248,8 @@ def expand_dims(data, axis) -> NkiTensor:
     api = "nl.expand_dims"
     _tile(api, "data", data)
     nd = len(data.shape)
+    if not isinstance(axis, (int, np.integer)):
+        raise ConstraintError(api, "axis", "an int", axis)
     a = int(axis) + nd + 1 if int(axis) < 0 else int(axis)
     if not 1 <= a <= nd:
         raise ConstraintError(api, "axis", f"a free axis position in [1, {nd}]", axis)
@@ -251,6 +263,9 @@ def where(condition, x, y, dtype=None) -> NkiTensor:
     the result, then x copied over it through tensor_copy_predicated."""
     api = "nl.where"
     _tile(api, "condition", condition)
+    for p, v in (("x", x), ("y", y)):
+        if not isinstance(v, NkiTensor) and not isinstance(v, (int, float, np.integer, np.floating)):
+            raise ConstraintError(api, p, "a tile or a scalar", type(v).__name__)
     shape = condition.shape
     ref = x if isinstance(x, NkiTensor) else y if isinstance(y, NkiTensor) else None
     out_dt = dtype or (ref.dtype if ref is not None else "float32")

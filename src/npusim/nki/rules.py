@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import ConstraintError
-from .tensor import SBUF, MemoryRegion, NkiTensor
+from .tensor import SBUF, NkiTensor
 
 MAX_FREE_SBUF = 64 * 1024       # elements per partition per instruction (trn1 arch guide)
 MAX_FREE_PSUM = 4 * 1024
@@ -84,14 +84,22 @@ def compute_tile(api: str, param: str, t: NkiTensor) -> None:
 
 def same_partitions(api: str, names: list[str], tiles: list[NkiTensor]) -> None:
     p0 = tiles[0].partitions
-    if any(t.partitions != p0 for t in tiles):
+    bad = False
+    for t in tiles:
+        if t.partitions != p0:
+            bad = True
+    if bad:
         raise NkiValidationError(api, names[0], "source and destination occupy the same number of partitions",
                                  dict(zip(names, (t.shape for t in tiles))))
 
 
 def same_free_size(api: str, names: list[str], tiles: list[NkiTensor]) -> None:
     n0 = tiles[0].free_size
-    if any(t.free_size != n0 for t in tiles):
+    bad = False
+    for t in tiles:
+        if t.free_size != n0:
+            bad = True
+    if bad:
         raise NkiValidationError(api, names[-1], "the same number of elements per partition (no broadcasting)",
                                  dict(zip(names, (t.shape for t in tiles))))
 

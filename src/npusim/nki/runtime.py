@@ -37,6 +37,10 @@ SBUF_ALIGN = 4              # sbuf_min_align is unpublished (reference "Open que
 
 _current: "Run | None" = None
 
+#: NC-v2 port sharing: engine -> {memory: the engine it cannot access that memory in parallel with}.
+_SHARED_PORTS = {"vector": {"sbuf": "gpsimd", "psum": "scalar"}, "gpsimd": {"sbuf": "vector"},
+                 "scalar": {"psum": "vector"}}
+
 
 class NkiInstruction:
     """What an ISA call returns: its timeline event. ``depends_on`` exists for API compatibility;
@@ -140,12 +144,27 @@ class Run:
         nbytes = 0
         for t in writes:
             wfp.append(t.view.footprint)
-            nbytes += t.view.nbytes
+            nbytes += t.nbytes
             if not t.on_chip:
                 t.view.memory.written = True
+        if self.chip.nc_version == 2 and engine in _SHARED_PORTS:
+            not_before_ns = max(not_before_ns, self._shared_port_free(engine, reads, writes))
         ev = self.timeline.place(engine, api, cycles, reads=rfp, writes=wfp, nbytes=nbytes,
                                  elements=elements, args=args, not_before_ns=not_before_ns)
         return NkiInstruction(ev)
+
+    def _shared_port_free(self, engine: str, reads, writes) -> float:
+        """NC-v2 only: VectorE and GpSimd cannot access SBUF in parallel, VectorE and ScalarE cannot
+        access PSUM in parallel (§4.1; lifted on NC-v3): wait for the engine sharing the port."""
+        t = 0.0
+        engines = self.timeline.engines
+        for x in (*reads, *writes):
+            if not isinstance(x, NkiTensor) or not x.on_chip:
+                continue
+            other = _SHARED_PORTS[engine].get("psum" if x.in_psum else "sbuf")
+            if other is not None:
+                t = max(t, engines[other].free_ns)
+        return t
 
     def ready_ns(self, engine: str, reads=(), writes=()) -> float:
         """When an instruction on ``engine`` could start: its queue is free and its data is ready."""
@@ -190,7 +209,10 @@ def activate(run: Run):
     global _current
     previous, _current = _current, run
     try:
-        yield run
+        # The engines raise no floating-point exceptions: overflow to inf, NaN from 0/0 and the like
+        # are results, not warnings. One errstate for the whole run keeps it off the per-op path.
+        with np.errstate(all="ignore"):
+            yield run
     finally:
         _current = previous
 

@@ -50,7 +50,7 @@ def _index_error(param, rule, value):
 class NkiTensor:
     """A tensor in SBUF, PSUM or HBM: a typed strided window (``view``) onto one memory."""
     __slots__ = ("view", "buffer", "name", "root", "run", "full", "stale", "checked", "on_chip", "in_psum", "free_size",
-                 "partitions",
+                 "partitions", "nbytes",
                  "__weakref__")
 
     def __init__(self, view: TensorView, buffer: MemoryRegion, name: str, root: "NkiTensor | None", run):
@@ -69,6 +69,7 @@ class NkiTensor:
             n *= d
         self.free_size = n      # elements per partition (the N of the cost formulas)
         self.partitions = view.shape[0] if view.shape else 1
+        self.nbytes = self.partitions * n * view.dtype.itemsize if view.shape else view.dtype.itemsize
 
     # ---- values (what instructions use: whole-array numpy, init tracking kept cheap) ----
 
@@ -280,9 +281,17 @@ def _c_strides(shape, item: int) -> list[int]:
     return out[::-1]
 
 
+#: The dtypes NKI has (reference §1.3; float8_e8m0fnu and the packed x4 types are not modelled).
+NKI_DTYPES = ("float32", "bfloat16", "float16", "tfloat32", "float8_e4m3", "float8_e4m3fn", "float8_e5m2",
+              "int8", "int16", "int32", "uint8", "uint16", "uint32", "bool")
+
+
 def dtype_of(d, api: str = "nl.ndarray", param: str = "dtype") -> _dt.DType:
-    """npusim's DType for a dtype argument (numpy dtypes, ml_dtypes, names, DType)."""
+    """npusim's DType for a dtype argument (numpy dtypes, ml_dtypes, names, DType); NKI dtypes only."""
     try:
-        return _dt.dtype(d)
+        dt = _dt.dtype(d)
     except (KeyError, TypeError):
-        raise ConstraintError(api, param, "a supported NKI dtype", d) from None
+        dt = None
+    if dt is None or dt.name not in NKI_DTYPES:
+        raise ConstraintError(api, param, "an NKI dtype (" + ", ".join(NKI_DTYPES) + ")", str(d))
+    return dt
