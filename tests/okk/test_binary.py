@@ -258,3 +258,35 @@ def test_int8_to_fp32_layouts(signed, aligned):
         np.testing.assert_array_equal(got, want.astype(np.float32))
         with pytest.raises(ConstraintError, match="work_addr"):
             okk.okk_bdc_int8_to_fp32(0x10000, 0, 0x10000, okk.dim4(n, c, h, w), signed, aligned)
+
+
+def test_fixed_point_packed_add_rounding_saturation_and_rules():
+    from npusim.core.errors import UnsupportedError
+    from npusim.okk.bdc_fixed_point import Packed
+    S8_OP_S8_TO_S8, S16_OP_S16_TO_S16, U8_OP_U8_TO_S8 = 31, 22, 25
+    sh = okk.dim4(5, 3, 1, 4)
+    r = np.random.default_rng(8)
+    a = r.integers(-128, 128, (5, 3, 1, 4))
+    b = r.integers(-128, 128, (5, 3, 1, 4))
+    with okk.Device() as dev:
+        for addr, v in ((0x0, a), (0x1000, b), (0x2000, np.zeros_like(a))):
+            dev.write_local(0, addr, np.zeros(4096, np.uint8))
+            for q in (1, 2):
+                dev.write_local(q, addr, np.zeros(4096, np.uint8))
+            Packed(dev, "t", "x", addr, sh, None, 8, True).write(v)
+        okk.okk_bdc_fixed_point_packed_add(0x2000, 0x0, 0x1000, sh, None, None, None, S8_OP_S8_TO_S8, 1)
+        got = Packed(dev, "t", "x", 0x2000, sh, None, 8, True).read()
+        np.testing.assert_array_equal(got, np.clip((a + b + 1) >> 1, -128, 127))   # docs: (a + b + 2^(r-1)) >> r
+        okk.okk_bdc_fixed_point_packed_add(0x2000, 0x0, 0x1000, sh, None, None, None, S8_OP_S8_TO_S8, 0)
+        np.testing.assert_array_equal(Packed(dev, "t", "x", 0x2000, sh, None, 8, True).read(), np.clip(a + b, -128, 127))
+        assert dev.events[-1].args["cycles"] == 2 * 1 * 1 * 2        # ceil(5/4) blocks x 2
+        with pytest.raises(ConstraintError, match="documented choices"):
+            okk.okk_bdc_fixed_point_packed_add(0x2000, 0x0, 0x1000, sh, None, None, None, U8_OP_U8_TO_S8, 0)
+        with pytest.raises(ConstraintError, match="rshift"):
+            okk.okk_bdc_fixed_point_packed_add(0x2000, 0x0, 0x1000, sh, None, None, None, S8_OP_S8_TO_S8, 32)
+        with pytest.raises(ConstraintError, match="8-bit"):
+            okk.okk_bdc_fixed_point_packed_mul(0x2000, 0x0, 0x1000, sh, None, None, None, S16_OP_S16_TO_S16, 0)
+        with pytest.raises(UnsupportedError):
+            okk.okk_bdc_fixed_point_packed_max(0x2000, 0x0, 0x1000, sh, None, None, None, 23)
+        with pytest.raises(ConstraintError, match="op_type_t"):
+            okk.okk_bdc_fixed_point_packed_sub(0x2000, 0x0, 0x1000, sh, None, None, None, 99, 0)

@@ -1,0 +1,219 @@
+"""Fixed-point packed BDC functions (OKKernel docs, refined/fixed_point_{binary,unary}): 8-bit data in
+4N mode, 16-bit data in 2N mode (reference §2.5), ``op_type_t`` naming the widths and signs.
+
+``op_type`` bits (okk.h): 0 src 8-bit, 1 src0 signed, 2 src1 signed, 3 dst 8-bit, 4 dst signed.
+A packed tensor of shape (N, C, H, W) is the 32-bit tensor (ceil(N/k), C, H, W), k = 4 (8-bit) or
+2 (16-bit), strides in those 32-bit units (NULL: 128-byte aligned); element n is lane n % k of word
+n // k. The dummies of a partial last word are never written.
+
+Numerics (docs' formulas, checked against the C-model): the exact integer result of the operation,
+then, when rshift > 0, ``(v + 2^(rshift-1)) >> rshift`` (arithmetic), then saturation to the
+destination type.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.errors import ConstraintError, UnsupportedError
+from . import cost, rules
+from .device import BDC, current
+from .layout import LANE, LocalTensor
+from .types import as_dim4, dim4
+
+_LANES = {8: 4, 16: 2}
+_NP = {(8, True): np.int8, (8, False): np.uint8, (16, True): np.int16, (16, False): np.uint16}
+VALID_OP_TYPES = {31, 23, 27, 19, 29, 21, 25, 17, 9, 1, 30, 22, 26, 18, 28, 20, 24, 16, 8, 0}
+
+
+# the docs' valid op types for add/sub/mul (C forms too): the destination is signed iff a source is
+DOC_OP_TYPES = {31, 23, 27, 19, 29, 21, 9, 1, 30, 22, 26, 18, 28, 20, 8, 0}
+
+
+def decode_op_type(api: str, op_type) -> tuple:
+    """((src bits, src0 signed), (src bits, src1 signed), (dst bits, dst signed))."""
+    if not isinstance(op_type, (int, np.integer)) or int(op_type) not in VALID_OP_TYPES:
+        raise ConstraintError(api, "op_type", "an op_type_t value (S8_OP_S8_TO_S8 ... U16_OP_U16_TO_U16)", op_type)
+    t = int(op_type)
+    sb = 8 if t & 1 else 16
+    db = 8 if t & 8 else 16
+    return (sb, bool(t & 2)), (sb, bool(t & 4)), (db, bool(t & 16))
+
+
+class Packed:
+    """One packed operand: read as int64 (N, C, H, W), write with saturation, never touching dummies."""
+
+    def __init__(self, dev, api, param, addr, shape: dim4, stride, bits: int, signed: bool):
+        self.bits, self.signed = bits, signed
+        self.k = _LANES[bits]
+        self.n = shape.n
+        self.words = dim4(-(-shape.n // self.k), shape.c, shape.h, shape.w)
+        self.t = LocalTensor(dev.local, api, param, addr, self.words, stride, np.uint32, 4)
+        self.footprints = self.t.footprints
+
+    def _raw(self) -> np.ndarray:
+        t = self.t
+        n, c, h, w = t.shape
+        parts = [v.array().reshape(n, hi - lo, h, w) for lo, hi, v in t.pieces]
+        return np.ascontiguousarray(parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1))
+
+    def read(self) -> np.ndarray:
+        raw = self.t.read() if self.n % self.k == 0 else self._raw()
+        wn, c, h, w = self.words.tuple()
+        lanes = np.ascontiguousarray(raw).view(_NP[(self.bits, self.signed)]).reshape(wn, c, h, w, self.k)
+        return lanes.transpose(0, 4, 1, 2, 3).reshape(wn * self.k, c, h, w)[:self.n].astype(np.int64)
+
+    def write(self, v: np.ndarray, wrap: bool = False) -> None:
+        """Saturate (or, with wrap, keep the low bits of) the int64 results and store them."""
+        dt = _NP[(self.bits, self.signed)]
+        info = np.iinfo(dt)
+        v = v.astype(dt) if wrap else np.clip(v, info.min, info.max).astype(dt)
+        wn, c, h, w = self.words.tuple()
+        full = self._raw().view(dt).reshape(wn, c, h, w, self.k).transpose(0, 4, 1, 2, 3).reshape(wn * self.k, c, h, w)
+        full = full.copy()
+        full[:self.n] = v
+        words = full.reshape(wn, self.k, c, h, w).transpose(0, 2, 3, 4, 1).copy().view(np.uint32).reshape(wn, c, h, w)
+        self.t.write(words)
+
+
+FIX8B = "TENSARITH_FIX8B"
+
+
+# per-block factor by (operation, source bits, destination bits), fit on the backend library's records
+FIX8B_FACTOR = {
+    ("add", 8, 8): 2, ("add", 8, 16): 2, ("add", 16, 16): 3, ("add", 16, 8): 4,
+    ("sub", 8, 8): 2, ("sub", 8, 16): 2, ("sub", 16, 16): 3, ("sub", 16, 8): 3,
+    ("mul", 8, 8): 3, ("mul", 8, 16): 2,
+    ("max", 8, 8): 1, ("max", 16, 16): 3, ("min", 8, 8): 1, ("min", 16, 16): 2,
+}
+
+
+def fix8b_cycles(op: str, q: int, s: dim4, src_bits: int, dst_bits: int) -> int:
+    """Sophgo's fixed-point tensor-arith cost: ceil(N/4) * ceil((q + C)/64) * ceil(H*W/16) * factor."""
+    return cost.bdc_blocks(q, -(-s.n // 4), s.c, s.h, s.w) * FIX8B_FACTOR[(op, src_bits, dst_bits)]
+
+
+def round_shift(v: np.ndarray, rshift: int) -> np.ndarray:
+    if rshift > 0:
+        return (v + (1 << (rshift - 1))) >> rshift
+    return v
+
+
+def _rshift(api, r):
+    if not (isinstance(r, (int, np.integer)) and 0 <= r <= 31):
+        raise ConstraintError(api, "rshift", "rshift is in [0, 31]", r)
+    return int(r)
+
+
+def _narrow_c(k: int, spec) -> int:
+    """C as the C-model uses it: narrowed (wrapping) to the type of the operand it stands for."""
+    bits, signed = spec
+    return int(np.array([k], np.int64).astype(_NP[(bits, signed)])[0])
+
+
+def _int_c(api, C):
+    """The int C as a 32-bit int (the C-model does not narrow it to the source type)."""
+    if not isinstance(C, (int, np.integer)) or isinstance(C, bool):
+        raise ConstraintError(api, "C", "an int", C)
+    return int(np.array([int(C) & 0xFFFFFFFF], np.uint32).view(np.int32)[0])
+
+
+def _check_kind(api, kind, a, b, d, op_type):
+    if kind == "arith" and int(op_type) not in DOC_OP_TYPES:
+        raise ConstraintError(api, "op_type", "op_type is one of the documented choices (the destination is "
+                              "signed exactly when a source is)", op_type)
+    if kind == "sub" and int(op_type) not in DOC_OP_TYPES:
+        raise ConstraintError(api, "op_type", "op_type is one of the documented choices (the destination is "
+                              "signed exactly when a source is)", op_type)
+    if kind == "mul" and int(op_type) not in DOC_OP_TYPES:
+        raise ConstraintError(api, "op_type", "op_type is one of the documented choices (the destination is "
+                              "signed exactly when a source is)", op_type)
+    if kind == "mul" and a[0] != 8:
+        raise ConstraintError(api, "op_type", "the sources are 8-bit (C-model assertion Int8[0]==1 && "
+                              "Int8[1]==1)", op_type)
+    if kind == "minmax" and a[1] != b[1]:
+        raise ConstraintError(api, "op_type", "both sources have the same signedness (C-model assertion "
+                              "Sign[0]==Sign[1])", op_type)
+    if kind == "minmax" and (a[0] != d[0] or a[1] != d[1]):
+        raise UnsupportedError(api, f"op_type {int(op_type)} (a destination type other than the sources')",
+                               "the C-model's output for it is not modelled yet; see docs/okk_part_two.md")
+
+
+def _call(api, shape, operands, dst_spec, compute, strides, wrap=False):
+    """operands: list of (param, addr, (bits, signed)); dst_spec: (param, addr, (bits, signed))."""
+    dev = current()
+    s = as_dim4(api, "shape", shape)
+    rules.shape_bdc(api, s)
+    addrs = {dst_spec[0]: dst_spec[1], **{p: a for p, a, _ in operands}}
+    for name, a in addrs.items():
+        rules.local_addr(api, name, a)
+        rules.aligned(api, name, a, 4, f"{name} is divisible by 4 (and preferred by 128)")
+    rules.same_npu(api, **addrs)
+    ins = [Packed(dev, api, p, a, s, strides.get(p), b, sg) for p, a, (b, sg) in operands]
+    out = Packed(dev, api, dst_spec[0], dst_spec[1], s, strides.get(dst_spec[0]), *dst_spec[2])
+    out.write(compute(*[t.read() for t in ins]), wrap)
+    q = int(dst_spec[1]) // LANE
+    op = api.split("packed_")[1].replace("C_sub", "sub").replace("_C", "")
+    dev.issue(BDC, api, FIX8B, fix8b_cycles(op, q, s, ins[0].bits, out.bits),
+              reads=[f for t in ins for f in t.footprints], writes=out.footprints, elements=s.n * s.c * s.h * s.w)
+
+
+def _binary(name, op, with_rshift=True, kind="arith"):
+    api = f"okk_bdc_fixed_point_packed_{name}"
+
+    def f(dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride, op_type, rshift=0):
+        a, b, d = decode_op_type(api, op_type)
+        _check_kind(api, kind, a, b, d, op_type)
+        if kind == "minmax":
+            d = a               # max/min write the sources' width and sign, wrapping (C-model)
+        if kind == "sub":
+            d = (d[0], True)    # a difference saturates to the signed range even for unsigned types
+        r = _rshift(api, rshift) if with_rshift else 0
+        _call(api, shape, [("src0_addr", src0_addr, a), ("src1_addr", src1_addr, b)], ("dst_addr", dst_addr, d),
+              lambda x, y: round_shift(op(x, y), r),
+              {"dst_addr": dst_stride, "src0_addr": src0_stride, "src1_addr": src1_stride}, wrap=kind == "minmax")
+    if not with_rshift:
+        def g(dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride, op_type):
+            return f(dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride, op_type)
+        g.__name__ = g.__qualname__ = api
+        return g
+    f.__name__ = f.__qualname__ = api
+    return f
+
+
+def _with_c(name, op, swap=False, with_rshift=True, kind="arith"):
+    api = f"okk_bdc_fixed_point_packed_{name}"
+
+    def f(dst_addr, src_addr, C, shape, dst_stride, src_stride, op_type, rshift=0):
+        a, b, d = decode_op_type(api, op_type)
+        _check_kind(api, kind, a, b, d, op_type)
+        if kind == "minmax":
+            d = a
+        if kind == "sub":
+            d = (d[0], True)
+        k = _narrow_c(_int_c(api, C), (a if swap else b))
+        r = _rshift(api, rshift) if with_rshift else 0
+        _call(api, shape, [("src_addr", src_addr, b if swap else a)], ("dst_addr", dst_addr, d),
+              (lambda x: round_shift(op(np.int64(k), x), r)) if swap else (lambda x: round_shift(op(x, np.int64(k)), r)),
+              {"dst_addr": dst_stride, "src_addr": src_stride}, wrap=kind == "minmax")
+    if not with_rshift:
+        def g(dst_addr, src_addr, C, shape, dst_stride, src_stride, op_type):
+            return f(dst_addr, src_addr, C, shape, dst_stride, src_stride, op_type)
+        g.__name__ = g.__qualname__ = api
+        return g
+    f.__name__ = f.__qualname__ = api
+    return f
+
+
+okk_bdc_fixed_point_packed_add = _binary("add", np.add)
+okk_bdc_fixed_point_packed_sub = _binary("sub", np.subtract, kind="sub")
+okk_bdc_fixed_point_packed_mul = _binary("mul", np.multiply, kind="mul")
+okk_bdc_fixed_point_packed_max = _binary("max", np.maximum, with_rshift=False, kind="minmax")
+okk_bdc_fixed_point_packed_min = _binary("min", np.minimum, with_rshift=False, kind="minmax")
+okk_bdc_fixed_point_packed_add_C = _with_c("add_C", np.add)
+okk_bdc_fixed_point_packed_sub_C = _with_c("sub_C", np.subtract, kind="sub")
+okk_bdc_fixed_point_packed_C_sub = _with_c("C_sub", np.subtract, swap=True, kind="sub")
+okk_bdc_fixed_point_packed_mul_C = _with_c("mul_C", np.multiply, kind="mul")
+okk_bdc_fixed_point_packed_max_C = _with_c("max_C", np.maximum, with_rshift=False, kind="minmax")
+okk_bdc_fixed_point_packed_min_C = _with_c("min_C", np.minimum, with_rshift=False, kind="minmax")
+
+__all__ = [n for n in dir() if n.startswith("okk_")]
