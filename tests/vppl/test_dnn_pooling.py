@@ -5,6 +5,7 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from npusim import ConstraintError
 from npusim.vppl import dm_read
@@ -78,3 +79,14 @@ def test_work_vectors_must_be_allocated():
     with pytest.raises(ConstraintError) as e:
         vppl.Vector("i16", 16).DNN_poolingLayer(3, 1, 8, 8, 8, 8, work(), p, out_block(128))
     assert e.value.param == "target"
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([2, 3, 5, 7]), st.sampled_from([1, 2]), st.integers(2, 24), st.integers(2, 24),
+       st.integers(0, 10 ** 6))
+def test_property_matches_reference(k, s, h, w, seed):
+    from npusim import vppl
+    vppl.reset()
+    x_real = np.random.default_rng(seed).uniform(-8, 8, (h, w))
+    x, y, _ = run_pool(x_real, k, s)
+    np.testing.assert_array_equal(y / 4096.0, pool_ref(x.astype(np.float64) / 4096, k, s))
