@@ -69,3 +69,45 @@ def test_unaligned_plain_calls_are_tensor_arith():
             fn(0x40000, 0x40, sh, None, None)
             got = [(e.args["instruction"], e.args["cycles"]) for e in dev.events]
         assert got == [("MD_SCALAR", plain), ("TENSOR_ARITH", other), ("TENSOR_ARITH", other)]
+
+
+def test_set_c_local_null_stride_uses_32_element_channels_for_every_width():
+    """16/8-bit set_C_local with NULL stride: C and N strides ALIGN(h*w, 32) elements (not 64/128)."""
+    with okk.Device(global_mem_bytes=1 << 20) as dev:
+        okk.okk_gdma_8bit_set_C_local(0x1000, 0xEE, okk.dim4(1, 1, 1, 256), None)
+        okk.okk_gdma_8bit_set_C_local(0x1000, 0x12, okk.dim4(2, 7, 3, 5), None)
+        row = dev.read_local(0, 0x1000, 128)
+        assert row[:15].tolist() == [0x12] * 15 and row[32:47].tolist() == [0x12] * 15
+        assert row[15:32].tolist() == [0xEE] * 17 and row[47:].tolist() == [0xEE] * 81
+        okk.okk_gdma_16bit_set_C_local(0x2000, okk.x16(u16=0x1234), okk.dim4(2, 7, 3, 5), None)
+        h = dev.read_local(3, 0x2000, 128).view(np.uint16)
+        assert (h[:15] == 0x1234).all() and (h[32:47] == 0x1234).all()
+
+
+def test_matrix_n_stride_ignores_the_start_npu():
+    """matrix S2L at start NPU 60 with C = 70 channels: N stride ceil(70/64)*32 = 64, not ceil(130/64)*32."""
+    rows, cols, cpc = 3, 140, 2
+    m = np.arange(1, rows * cols + 1, dtype=np.uint32).reshape(rows, cols)
+    with okk.Device(global_mem_bytes=1 << 20) as dev:
+        dev.write_system(G, m)
+        okk.okk_gdma_32bit_matrix_S2L(60 * 0x80000 + 0x1000, G, rows, cols, cpc, cols)
+        npu60 = dev.read_local(60, 0x1000, 4 * 200).view(np.uint32)
+        assert npu60[64:66].tolist() == m[1, 0:2].tolist()           # row 1, channel 0
+        npu53 = dev.read_local(53, 0x1000, 4 * 200).view(np.uint32)
+        assert npu53[96:98].tolist() == m[1, 114:116].tolist()       # channel 57: NPU 53, row 1
+        okk.okk_gdma_32bit_matrix_L2S(G + 65536, 60 * 0x80000 + 0x1000, rows, cols, cpc, cols)
+        np.testing.assert_array_equal(dev.read_system(G + 65536, (rows, cols), np.uint32), m)
+
+
+def test_overlapping_copy_moves_one_batch_after_another():
+    """L2L whose destination channels wrap onto its source: batch 1 reads what batch 0 wrote."""
+    sh = okk.dim4(2, 7, 3, 5)
+    with okk.Device(global_mem_bytes=1 << 20) as dev:
+        for npu in range(64):
+            dev.write_local(npu, 0x1000, np.arange(64, dtype=np.uint32) + 1000 * npu)
+        okk.okk_gdma_32bit_cpy_L2L(62 * 0x80000 + 0x1000, 0x1000, sh, None, None)
+        # dst channel 2, n=0 went to NPU 0 row 1 (element 32), over src channel 0, n=1 (src N stride 32)
+        npu0 = dev.read_local(0, 0x1000, 4 * 64).view(np.uint32)
+        npu62 = dev.read_local(62, 0x1000, 4 * 128).view(np.uint32)
+        assert npu0[32] == 2000                                      # src channel 2 (NPU 2), n=0
+        assert npu62[64] == 2000                                     # dst n=1 channel 0 read it afterwards
