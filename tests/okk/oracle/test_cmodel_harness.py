@@ -123,8 +123,8 @@ def test_cmodel_library_runs_commands_at_poll():
 
 
 def _backend():
-    from npusim.okk.oracle.differential import _session_oracle
-    return _session_oracle()
+    from npusim.okk.oracle.differential import shared_oracle
+    return shared_oracle()
 
 
 def test_parse_dump_rows():
