@@ -96,15 +96,22 @@ def cases():
         def cm_tiny():
             for _ in range(TINY_CALLS):
                 lib.okk_bdc_neg(0x60080, 0x60000, ctypes.byref(t), None, None)
+        def polled(f):
+            # libcmodel may defer commands to okk_poll: time the call and the poll together
+            def run():
+                f()
+                lib.okk_poll()
+                lib.okk_initialize()
+            return run
         out += [
-            Case("C-model okk_bdc_exp (8,64,64,64)", lambda: lib.okk_bdc_exp(DST, SRC, WORK, ctypes.byref(d)),
-                 repeats=3),
+            Case("C-model okk_bdc_exp (8,64,64,64)",
+                 polled(lambda: lib.okk_bdc_exp(DST, SRC, WORK, ctypes.byref(d))), repeats=3),
             Case("C-model okk_bdc_sigmoid (8,64,64,64)",
-                 lambda: lib.okk_bdc_sigmoid(DST, SRC, WORK, ctypes.byref(d)), repeats=3),
+                 polled(lambda: lib.okk_bdc_sigmoid(DST, SRC, WORK, ctypes.byref(d))), repeats=3),
             Case("C-model okk_gdma_32bit_cpy_S2L (8,64,64,64)",
-                 lambda: lib.okk_gdma_32bit_cpy_S2L(DST, G, ctypes.byref(d), None, None)),
+                 polled(lambda: lib.okk_gdma_32bit_cpy_S2L(DST, G, ctypes.byref(d), None, None))),
             Case("C-model okk_gdma_32bit_cpy_L2S (8,64,64,64)",
-                 lambda: lib.okk_gdma_32bit_cpy_L2S(G + (16 << 20), SRC, ctypes.byref(d), None, None)),
-            Case("C-model okk_bdc_neg (1,1,1,1) per call", cm_tiny, per=TINY_CALLS),
+                 polled(lambda: lib.okk_gdma_32bit_cpy_L2S(G + (16 << 20), SRC, ctypes.byref(d), None, None))),
+            Case("C-model okk_bdc_neg (1,1,1,1) per call", polled(cm_tiny), per=TINY_CALLS),
         ]
     return out

@@ -111,3 +111,24 @@ def test_overlapping_copy_moves_one_batch_after_another():
         npu62 = dev.read_local(62, 0x1000, 4 * 128).view(np.uint32)
         assert npu0[32] == 2000                                      # src channel 2 (NPU 2), n=0
         assert npu62[64] == 2000                                     # dst n=1 channel 0 read it afterwards
+
+
+def test_fill_merges_h_only_when_the_h_stride_is_w():
+    """set_C with h == 1 and an h-stride != W keeps a W-element run (copies merge H there)."""
+    from npusim.okk import cost
+    with okk.Device(global_mem_bytes=1 << 22) as dev:
+        okk.okk_gdma_32bit_set_C_system(G + (1 << 20), 7, okk.dim4(2, 30, 1, 4), okk.dim4(300, 4, 5, 1))
+        okk.okk_gdma_32bit_cpy_S2S(G + (2 << 20), G, okk.dim4(2, 30, 1, 4), okk.dim4(300, 4, 5, 1), None)
+        fill, copy = (e.args["cycles"] for e in dev.events)
+    assert fill == cost.gdma_cycles("set_C_system", 2 * 30 * 4 * 4, 16)        # run = W only
+    assert copy == cost.gdma_cycles("S2S", 2 * 30 * 4 * 4, 30 * 4 * 4)         # H (=1) and C merge
+
+
+def test_matrix_l2s_costs_the_padded_columns():
+    from npusim.okk import cost
+    with okk.Device(global_mem_bytes=1 << 22) as dev:
+        okk.okk_gdma_32bit_matrix_S2L(0, G, 5, 20, 7, 23)
+        okk.okk_gdma_32bit_matrix_L2S(G + 65536, 0, 5, 20, 7, 23)
+        s2l, l2s = (e.args["cycles"] for e in dev.events)
+    assert s2l == cost.gdma_cycles("S2L", 5 * 20 * 4, 28) == 145
+    assert l2s == cost.gdma_cycles("L2S", 5 * 21 * 4, 28) == 53

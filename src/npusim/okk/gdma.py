@@ -77,7 +77,7 @@ def _set_c(api: str, kind: str, esize: int, dst_addr, value, shape, dst_stride) 
     dst.write(np.asarray(bits, _UINT[esize]))
     nbytes = shape.n * shape.c * shape.h * shape.w * esize
     st = _strides_of(dst, shape)
-    run = cost.gdma_run_bytes(esize, shape.tuple(), st, st, local, local)
+    run = cost.gdma_run_bytes(esize, shape.tuple(), st, st, local, local, fill=True)
     dev.issue(GDMA, api, cost.TENSOR_GDMA, cost.gdma_cycles(kind, nbytes, run), writes=dst.footprints,
               nbytes=nbytes, elements=nbytes // esize, direction=cost.GDMA_DIRECTION[kind])
 
@@ -169,7 +169,8 @@ def _matrix(api: str, kind: str, local_addr, sys_addr, rows, cols, cols_per_chan
             st.write(lt.read())
             reads += lt.footprints
             writes += st.footprints
-    nbytes = rows * cols * 4
+    # the C-model costs matrix_L2S over the padded columns ceil(cols/cpc)*cpc, matrix_S2L over cols
+    nbytes = rows * (nch * cpc if kind == "L2S" else cols) * 4
     run = min(cpc, cols) * 4
     dev.issue(GDMA, api, cost.TENSOR_GDMA, cost.gdma_cycles(kind, nbytes, run), reads=reads, writes=writes,
               nbytes=nbytes, elements=rows * cols, direction=cost.GDMA_DIRECTION[kind])
