@@ -22,31 +22,10 @@ from npusim.okk.oracle.programs import Builder  # noqa: E402
 
 # Mismatches of npusim.okk found by this suite (reproducers in docs/okk_oracle.md): each marks its
 # test xfail(strict=True), so a fix turns it into an XPASS failure until the entry is removed.
-_ROOT_NEG = ("negative inputs (-0, negative subnormals, x < 0): the C-model gives rsqrt(-1) = +inf and "
-             "rsqrt(-0) = -1.31e-19 (sqrt: +inf, -7.63e18); npusim gives the opposite signs")
-_INPLACE_EXP = ("in place (dst == src) with x = +NaN (0x7fc00000, 0x7f800001, 0x7fa00000) the C-model's "
-                "first instruction, fp32 -> int32, writes an int whose low byte is -1 (exp gives "
-                "EXP[-1] = 0.36787945, tanh -0.7615943); npusim converts +NaN to 0 (exp 1.0, tanh 1.79e-7)")
-_SIG_WORK = ("work buffer after the call: the C-model leaves exp(-x) + 1 (2.0 at x = 0), npusim exp(-x) "
-             "(1.0)")
-_TANH_WORK = ("work buffer after the call: the C-model leaves q = r/(e + r) (0.4999999 at x = 0), npusim "
-              "0.9999999")
-_STRIDED = ("NULL strides with an address not divisible by 128: the C-model emits TENSOR_ARITH "
-            "(neg: factor 2, twice npusim's cycles; reciprocal: DIV, same cycles), npusim MD_SCALAR")
-KNOWN: dict[tuple[str, str, str], str] = {
-    ("okk_bdc_rsqrt", "negative", "values"): _ROOT_NEG,
-    ("okk_bdc_sqrt", "negative", "values"): _ROOT_NEG,
-    ("okk_bdc_reciprocal", "strided", "cycles"): _STRIDED,
-    ("okk_bdc_neg", "strided", "cycles"): _STRIDED,
-}
-for _f in ("okk_bdc_exp", "okk_bdc_exp_tunable", "okk_bdc_tanh", "okk_bdc_tanh_tunable"):
-    KNOWN[(_f, "inplace", "values")] = _INPLACE_EXP
-for _f in ("okk_bdc_sigmoid", "okk_bdc_sigmoid_tunable"):
-    for _v in ("domain", "inplace"):
-        KNOWN[(_f, _v, "work")] = _SIG_WORK
-for _f in ("okk_bdc_tanh", "okk_bdc_tanh_tunable"):
-    for _v in ("domain", "inplace"):
-        KNOWN[(_f, _v, "work")] = _TANH_WORK
+# All FP32 unary mismatches this suite found (roots of negative inputs, in-place +NaN exp/tanh,
+# sigmoid/tanh work contents, TENSOR_ARITH for unaligned NULL-stride reciprocal/neg) were fixed in
+# npusim.okk (okk f6927b8); docs/okk_oracle.md keeps their reproducers.
+KNOWN: dict[tuple[str, str, str], str] = {}
 
 CASES_PER_BATCH = 250
 BATCHES = {"domain": 4, "inplace": 1, "negative": 1, "strided": 2}   # x 250 cases

@@ -123,8 +123,8 @@ def test_cmodel_library_runs_commands_at_poll():
 
 
 def _backend():
-    from npusim.okk.oracle.differential import _session_oracle
-    return _session_oracle()
+    from npusim.okk.oracle.differential import shared_oracle
+    return shared_oracle()
 
 
 def test_parse_dump_rows():
@@ -134,3 +134,19 @@ def test_parse_dump_rows():
     assert [(r.engine, r.name, r.cycles) for r in rows] == [("BD", "MD_SFU", 64), ("GDMA", "TENSOR_GDMA", 4957)]
     assert rows[1].direction == "L2S" and rows[1].size == 262144 and rows[1].end == 10005
     assert totals == [16697]
+
+
+def test_several_poll_sections_attach_to_their_calls(oracle):
+    """Sections with one engine only, and an empty section, keep their instructions apart."""
+    sh = (1, 64, 1, 32)
+    prog = [("call", "okk_initialize", ()), ("call", "okk_gdma_32bit_cpy_S2L", (0, G, sh, None, None)),
+            ("call", "okk_poll", ()),
+            ("call", "okk_initialize", ()), ("call", "okk_poll", ()),
+            ("call", "okk_initialize", ()), ("call", "okk_bdc_neg", (0x8000, 0, sh, None, None)),
+            ("call", "okk_bdc_rsqrt", (0x9000, 0, sh)), ("call", "okk_poll", ())]
+    r = oracle.run(prog)
+    got = {c.name: [(i.engine, i.name, i.cycles) for i in c.instructions] for c in r.calls if c.instructions}
+    assert got == {"okk_gdma_32bit_cpy_S2L": [("GDMA", "TENSOR_GDMA", 290)],
+                   "okk_bdc_neg": [("BD", "MD_SCALAR", 2)],
+                   "okk_bdc_rsqrt": [("BD", "MD_SFU", 54)]}
+    assert r.totals == [290, 0, 56]

@@ -24,19 +24,13 @@ BATCHES = 2
 
 # Mismatches of npusim.okk found by this suite (reproducers in docs/okk_oracle.md): each marks its
 # test xfail(strict=True), so a fix turns it into an XPASS failure until the entry is removed.
-_SET_LOCAL = ("the C-model lays out a NULL-stride 16/8-bit set_C_local with the 32-bit helper's "
-              "strides (C stride ALIGN(h*w, 32) elements), not the 16/8-bit 128-byte aligned layout")
 _RUN_H1 = ("the C-model's set_C merges H into the GDMA run only when the h-stride equals W, even "
            "when h == 1 (copies do merge there)")
-_MATRIX_NS = ("the C-model's matrix layout uses N stride ceil(C/64)*ALIGN(cpc,32), without the start "
-              "NPU, where the reference's 4D tensor has ceil((Q+C)/64)*ALIGN(cpc,32)")
 _MATRIX_L2S_CYCLES = ("the C-model costs matrix_L2S with the padded column count ceil(cols/cpc)*cpc "
                       "(matrix_S2L with cols)")
+# Fixed in npusim.okk (okk 221a63c): the 16/8-bit set_C_local NULL-stride layout and the matrix N
+# stride (docs/okk_oracle.md keeps the reproducers).
 KNOWN: dict[tuple[str, str], str] = {
-    ("set_C_local16", "values"): _SET_LOCAL,
-    ("set_C_local8", "values"): _SET_LOCAL,
-    ("matrix_S2L", "values"): _MATRIX_NS,
-    ("matrix_L2S", "values"): _MATRIX_NS,
     ("matrix_L2S", "cycles"): _MATRIX_L2S_CYCLES,
     ("matrix_L2S_fits", "cycles"): _MATRIX_L2S_CYCLES,
 }

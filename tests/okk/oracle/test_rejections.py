@@ -14,7 +14,7 @@ if not available():
 from npusim.core.errors import ConstraintError  # noqa: E402
 from npusim.okk.oracle import npusim_runner  # noqa: E402
 from npusim.okk.oracle.cmodel import GLOBAL_START as G  # noqa: E402
-from npusim.okk.oracle.differential import _session_oracle  # noqa: E402
+from npusim.okk.oracle.differential import shared_oracle  # noqa: E402
 
 SH = (1, 64, 1, 32)
 WIDE = (1, 64, 1, 64)
@@ -59,7 +59,7 @@ def _npusim_raises(steps):
 def test_cmodel_aborts_and_npusim_raises(name):
     body, message = BOTH_REJECT[name]
     steps = _steps(body)
-    ref = _session_oracle().run(steps)
+    ref = shared_oracle().run(steps)
     assert ref.error is not None and message in ref.error
     _npusim_raises(steps)
 
@@ -67,6 +67,6 @@ def test_cmodel_aborts_and_npusim_raises(name):
 @pytest.mark.parametrize("name", list(ONLY_NPUSIM_REJECTS))
 def test_documented_rule_the_cmodel_does_not_check(name):
     steps = _steps(ONLY_NPUSIM_REJECTS[name])
-    ref = _session_oracle().run(steps)
+    ref = shared_oracle().run(steps)
     assert ref.error is None
     _npusim_raises(steps)

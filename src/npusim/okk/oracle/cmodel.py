@@ -236,35 +236,29 @@ class CModel:
                 calls.append(CallRecord(step[1], (bd0, bd1), (g0, g1), cyc))
             else:
                 raise ValueError(f"unknown program step {op!r}")
-        rows, totals = parse_dump(self.new_dump_text())
-        _attach(calls, rows)
-        return Result(reads, calls, totals, seconds)
+        text = self.new_dump_text()
+        _attach(calls, text)
+        return Result(reads, calls, parse_dump(text)[1], seconds)
 
 
-def _attach(calls: list[CallRecord], rows: list[Instruction]) -> None:
-    """Give each call the instructions whose command ids it issued (ids restart at okk_initialize)."""
-    bd = {}
-    gd = {}
-    section = 0
-    for r in rows:  # split into poll sections by id resets
-        key = (r.engine, r.bd_id if r.engine == "BD" else r.gdma_id)
-        table = bd if r.engine == "BD" else gd
-        if key in table.get(section, {}):
-            section += 1
-        table.setdefault(section, {})[key] = r
-    sec = -1
+def _sections(text: str) -> list[list[Instruction]]:
+    """The rows of each okk_poll section (each section ends with its API_END line)."""
+    parts = re.split(r"API_END total_cycle:\d+[^\n]*\n?", text)
+    return [parse_dump(p)[0] for p in parts[:-1]] if len(parts) > 1 else []
+
+
+def _attach(calls: list[CallRecord], text: str) -> None:
+    """Give each call the instructions whose command ids it issued. Ids restart at okk_initialize;
+    the j-th okk_poll writes section j, which holds the calls issued since the previous poll."""
+    maps = [({r.bd_id: r for r in rows if r.engine == "BD"}, {r.gdma_id: r for r in rows if r.engine == "GDMA"})
+            for rows in _sections(text)]
+    sec = 0
     for c in calls:
-        if c.name == "okk_initialize":
+        bd, gd = maps[sec] if sec < len(maps) else ({}, {})
+        c.instructions.extend(bd[i] for i in range(c.bd_ids[0] + 1, c.bd_ids[1] + 1) if i in bd)
+        c.instructions.extend(gd[i] for i in range(c.gdma_ids[0] + 1, c.gdma_ids[1] + 1) if i in gd)
+        if c.name == "okk_poll":
             sec += 1
-        s = max(sec, 0)
-        for i in range(c.bd_ids[0] + 1, c.bd_ids[1] + 1):
-            r = bd.get(s, {}).get(("BD", i))
-            if r is not None:
-                c.instructions.append(r)
-        for i in range(c.gdma_ids[0] + 1, c.gdma_ids[1] + 1):
-            r = gd.get(s, {}).get(("GDMA", i))
-            if r is not None:
-                c.instructions.append(r)
 
 
 # ---- worker process ----------------------------------------------------------------------------

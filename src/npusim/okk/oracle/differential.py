@@ -14,14 +14,15 @@ from .programs import Builder
 
 
 @functools.lru_cache(maxsize=None)
-def _session_oracle():
+def shared_oracle():
+    """The one backend C-model worker of this process (tests, fixtures and benchmarks share it)."""
     from .cmodel import Oracle
     return Oracle("backend")
 
 
 def run_both(steps) -> tuple[Result, Result | None, str | None]:
     """(C-model result, npusim result or None, npusim error text or None)."""
-    oracle = _session_oracle()
+    oracle = shared_oracle()
     oracle.submit(steps)
     got, err = None, None
     try:

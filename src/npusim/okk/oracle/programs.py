@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 NPU = 64
-LMEM = 0x80000
 G = 0x1_0000_0000
 
 # fp32 bit patterns every value mix includes (reference §4 edge rows and IEEE specials)
