@@ -290,3 +290,17 @@ def test_fixed_point_packed_add_rounding_saturation_and_rules():
             okk.okk_bdc_fixed_point_packed_max(0x2000, 0x0, 0x1000, sh, None, None, None, 23)
         with pytest.raises(ConstraintError, match="op_type_t"):
             okk.okk_bdc_fixed_point_packed_sub(0x2000, 0x0, 0x1000, sh, None, None, None, 99, 0)
+
+
+def test_fixed_point_16bit_shift_amount_is_low_byte():
+    from npusim.okk.bdc_fixed_point import Packed, shift16
+    x = np.array([-1000, 1000, -1, 12345], np.int64)
+    s = np.array([4, -3, 300, -272], np.int64)       # 300 -> int8 44 (left: 0); -272 -> int8 -16 (right 16)
+    np.testing.assert_array_equal(shift16(x, s, False), [-16000, 125, 0, 0])
+    np.testing.assert_array_equal(shift16(np.array([-1000]), np.array([-12]), True), [15])
+    sh = okk.dim4(2, 1, 1, 8)
+    with okk.Device() as dev:
+        Packed(dev, "t", "x", 0x0, sh, None, 16, True).write(np.full((2, 1, 1, 8), -7))
+        okk.okk_bdc_fixed_point_packed_16bit_arithmetic_shift_C(0x1000, 0x0, -1, sh)
+        assert np.all(Packed(dev, "t", "x", 0x1000, sh, None, 16, True).read() == -4)
+        assert dev.events[-1].args["cycles"] == 3
