@@ -304,3 +304,18 @@ def test_fixed_point_16bit_shift_amount_is_low_byte():
         okk.okk_bdc_fixed_point_packed_16bit_arithmetic_shift_C(0x1000, 0x0, -1, sh)
         assert np.all(Packed(dev, "t", "x", 0x1000, sh, None, 16, True).read() == -4)
         assert dev.events[-1].args["cycles"] == 3
+
+
+def test_fixed_point_mac_keeps_a_16bit_accumulator():
+    from npusim.okk.bdc_fixed_point import Packed
+    sh = okk.dim4(4, 1, 1, 8)
+    with okk.Device() as dev:
+        Packed(dev, "t", "x", 0x0, sh, None, 8, True).write(np.full((4, 1, 1, 8), 3))
+        Packed(dev, "t", "x", 0x400, sh, None, 8, True).write(np.full((4, 1, 1, 8), -5))
+        Packed(dev, "t", "x", 0x1000, sh, None, 16, True).write(np.full((4, 1, 1, 8), 1000))
+        okk.okk_bdc_fixed_point_packed_mac(0x1000, 0x0, 0x400, sh, None, None, None, True, 31, 1, 2)
+        # ((1000 << 1) + 3 * -5 + 2) >> 2 = 496: not saturated to int8, the accumulator is 16-bit
+        assert np.all(Packed(dev, "t", "x", 0x1000, sh, None, 16, True).read() == 496)
+        assert dev.events[-1].args["cycles"] == 4
+        with pytest.raises(ConstraintError, match="lshift"):
+            okk.okk_bdc_fixed_point_packed_mac(0x1000, 0x0, 0x400, sh, None, None, None, True, 31, 32, 0)
