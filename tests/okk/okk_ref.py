@@ -77,8 +77,9 @@ def i8(i32) -> np.ndarray:
 
 def trunc_sat(x) -> np.ndarray:
     x = np.asarray(x, np.float64)
+    x = np.where(np.isnan(x), np.where(np.signbit(x), -np.inf, np.inf), x)     # NaN saturates by sign
     with np.errstate(all="ignore"):
-        t = np.trunc(np.nan_to_num(x, nan=0.0, posinf=3e9, neginf=-3e9))
+        t = np.trunc(np.nan_to_num(x, posinf=3e9, neginf=-3e9))
     return np.clip(t, -2 ** 31, 2 ** 31 - 1).astype(np.int64)
 
 
@@ -95,7 +96,7 @@ def exp_chain(x, n):
 
 def rsqrt_nr(x):
     x = np.asarray(x, np.float32)
-    bits = x.view(np.uint32).astype(np.int64)
+    bits = x.view(np.int32).astype(np.int64)          # signed: an arithmetic shift below
     y = fl(((0x5F3759DF - (bits >> 1)) & 0xFFFFFFFF).astype(np.uint32).view(np.float32))
     y = d(y)
     x2 = d(fl(0.5 * d(x)))

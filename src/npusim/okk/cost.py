@@ -54,12 +54,14 @@ def gdma_cycles(kind: str, nbytes: int, run_bytes: int) -> int:
 
 
 def gdma_run_bytes(esize: int, shape: tuple, dst_st: tuple, src_st: tuple, dst_local: bool,
-                   src_local: bool) -> int:
+                   src_local: bool, fill: bool = False) -> int:
     """Innermost run contiguous in both layouts: W, times H if both h-strides == W, times C if both
-    c-strides == H*W and neither side is local (local channels live on different NPUs), N never."""
+    c-strides == H*W and neither side is local (local channels live on different NPUs), N never.
+    Copies merge H when h == 1 whatever its stride; fills (set_C) only when the h-stride is W
+    (found against libbackend)."""
     n, c, h, w = shape
     run = w
-    if h == 1 or (dst_st[2] == w and src_st[2] == w):
+    if (h == 1 and not fill) or (dst_st[2] == w and src_st[2] == w):
         run *= h
         if not (dst_local or src_local) and (c == 1 or (dst_st[1] == h * w and src_st[1] == h * w)):
             run *= c

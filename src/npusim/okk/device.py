@@ -34,6 +34,7 @@ class Device:
         self.bdc_instructions = 0
         self.gdma_instructions = 0
         self._tensors: dict = {}     # operand cache: kernels loop over the same few buffers
+        self._calls: dict = {}       # validated BDC call signatures -> (operands, blocks, elements)
 
     # ---- operands (validated once per distinct address/shape/stride, then reused) ----
 
@@ -137,8 +138,15 @@ class Device:
         args = {"cycles": cycles, "instruction": instr, "start_cycle": start}
         if extra:
             args.update(extra)
-        return self.timeline.place(engine, api, cycles, reads=reads, writes=writes, order=order,
-                                   not_before_ns=not_before, nbytes=nbytes, elements=elements, args=args)
+        ev = self.timeline.place(engine, api, cycles, reads=reads, writes=writes, order=order,
+                                 not_before_ns=not_before, nbytes=nbytes, elements=elements, args=args)
+        if not self.parallel:
+            # Serial: nothing starts before this ends, on either engine (lets the timeline forget
+            # accesses that can no longer matter).
+            for e in self.timeline.engines.values():
+                if e.free_ns < ev.end_ns:
+                    e.free_ns = ev.end_ns
+        return ev
 
     def begin_parallel(self, api: str) -> None:
         if self.parallel:

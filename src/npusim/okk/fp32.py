@@ -106,12 +106,15 @@ def lookup_int8(i32: np.ndarray) -> np.ndarray:
 
 
 def fp32_to_int32(x: np.ndarray) -> np.ndarray:
-    """Truncate toward zero, saturating (3e9 -> INT32_MAX, §4.3). NaN -> 0 (not probed)."""
+    """Truncate toward zero, saturating (3e9 -> INT32_MAX, §4.3). A NaN saturates by its sign bit like
+    an infinity (+NaN -> INT32_MAX, -NaN -> INT32_MIN), as the C-model's in-place exp shows."""
     x = np.asarray(x, F32)
     with np.errstate(all="ignore"):
         r = np.clip(x, F32(-2.0 ** 31), F32(2147483520.0)).astype(np.int32)
     r[x >= F32(2.0 ** 31)] = np.iinfo(np.int32).max
-    r[np.isnan(x)] = 0
+    nan = np.isnan(x)
+    if nan.any():
+        r[nan] = np.where(np.signbit(x[nan]), np.iinfo(np.int32).min, np.iinfo(np.int32).max)
     return r
 
 
@@ -121,9 +124,10 @@ _MAGIC = np.uint32(0x5F3759DF)
 
 
 def rsqrt_nr(x: np.ndarray) -> np.ndarray:
-    """Quake's magic constant on the raw bits (no DAZ there), then three Newton steps in fl()."""
+    """Quake's magic constant on the raw bits read as int32 (arithmetic shift, so a negative input
+    flips the sign of the first guess and of the result; no DAZ there), then three Newton steps."""
     x = np.asarray(x, F32)
-    y = ftz_((_MAGIC - (x.view(np.uint32) >> np.uint32(1))).astype(np.uint32).view(F32))
+    y = ftz_((_MAGIC.astype(np.int32) - (x.view(np.int32) >> np.int32(1))).view(F32))
     x2 = mul(F32(0.5), daz(x))
     for _ in range(3):
         t = mul(x2, y)

@@ -39,7 +39,10 @@ def _copy(api: str, kind: str, esize: int, dst_addr, src_addr, shape, dst_stride
     dst_local, src_local = kind in ("S2L", "L2L"), kind in ("L2S", "L2L")
     src = _tensor(dev, api, "src_addr", src_local, src_addr, shape, src_stride, esize)
     dst = _tensor(dev, api, "dst_addr", dst_local, dst_addr, shape, dst_stride, esize)
-    dst.write(src.read())
+    if shape.n > 1 and any(a.overlaps(b) for a in dst.footprints for b in src.footprints):
+        _copy_batches(dev, api, esize, dst_local, src_local, dst_addr, src_addr, shape, dst, src)
+    else:
+        dst.write(src.read())
     nbytes = shape.n * shape.c * shape.h * shape.w * esize
     run = cost.gdma_run_bytes(esize, shape.tuple(), _strides_of(dst, shape), _strides_of(src, shape),
                               dst_local, src_local)
@@ -48,17 +51,33 @@ def _copy(api: str, kind: str, esize: int, dst_addr, src_addr, shape, dst_stride
               direction=cost.GDMA_DIRECTION[kind])
 
 
+def _copy_batches(dev, api, esize, dst_local, src_local, dst_addr, src_addr, shape, dst, src) -> None:
+    """Source and destination overlap: the C-model moves one n after the other, so batch n reads what
+    batch n-1 wrote (found against libbackend with an L2L whose channels wrap onto its source)."""
+    dst_st, src_st = dim4(*_strides_of(dst, shape)), dim4(*_strides_of(src, shape))
+    one = dim4(1, shape.c, shape.h, shape.w)
+    for n in range(shape.n):
+        s = _tensor(dev, api, "src_addr", src_local, src_addr + n * src_st.n * esize, one, src_st, esize)
+        d = _tensor(dev, api, "dst_addr", dst_local, dst_addr + n * dst_st.n * esize, one, dst_st, esize)
+        d.write(s.read())
+
+
 def _set_c(api: str, kind: str, esize: int, dst_addr, value, shape, dst_stride) -> None:
     dev = current()
     shape = as_dim4(api, "shape", shape)
     rules.shape_gdma(api, shape)
     bits = union_bits(value, esize * 8)
     local = kind == "set_C_local"
+    if local and dst_stride is None:
+        # NULL means the 32-bit aligned strides (C = ALIGN(h*w, 32) elements) for every width in the
+        # C-model's set_C_local, not the 16/8-bit helpers (found against libbackend).
+        rules.local_addr(api, "dst_addr", dst_addr)
+        dst_stride = aligned_stride(None, int(dst_addr) // LANE, shape, 4)
     dst = _tensor(dev, api, "dst_addr", local, dst_addr, shape, dst_stride, esize)
     dst.write(np.asarray(bits, _UINT[esize]))
     nbytes = shape.n * shape.c * shape.h * shape.w * esize
     st = _strides_of(dst, shape)
-    run = cost.gdma_run_bytes(esize, shape.tuple(), st, st, local, local)
+    run = cost.gdma_run_bytes(esize, shape.tuple(), st, st, local, local, fill=True)
     dev.issue(GDMA, api, cost.TENSOR_GDMA, cost.gdma_cycles(kind, nbytes, run), writes=dst.footprints,
               nbytes=nbytes, elements=nbytes // esize, direction=cost.GDMA_DIRECTION[kind])
 
@@ -122,7 +141,9 @@ def _matrix(api: str, kind: str, local_addr, sys_addr, rows, cols, cols_per_chan
     nch = -(-cols // cpc)
     q, r = divmod(int(local_addr), LANE)
     full = dim4(rows, nch, 1, cpc)
-    lst = aligned_stride(None, q, full, 4)
+    # The C-model lays the matrix out with the N stride of start NPU 0, ceil(C/64) * Cs, whatever the
+    # start NPU (found against libbackend); channels still scatter from NPU q.
+    lst = aligned_stride(None, 0, full, 4)
     pairs = []
     full_ch, rem = divmod(cols, cpc)
     if full_ch:
@@ -148,7 +169,8 @@ def _matrix(api: str, kind: str, local_addr, sys_addr, rows, cols, cols_per_chan
             st.write(lt.read())
             reads += lt.footprints
             writes += st.footprints
-    nbytes = rows * cols * 4
+    # the C-model costs matrix_L2S over the padded columns ceil(cols/cpc)*cpc, matrix_S2L over cols
+    nbytes = rows * (nch * cpc if kind == "L2S" else cols) * 4
     run = min(cpc, cols) * 4
     dev.issue(GDMA, api, cost.TENSOR_GDMA, cost.gdma_cycles(kind, nbytes, run), reads=reads, writes=writes,
               nbytes=nbytes, elements=rows * cols, direction=cost.GDMA_DIRECTION[kind])

@@ -108,8 +108,12 @@ class LocalTensor:
         return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
 
     def write(self, values: np.ndarray) -> None:
-        n, c, h, w = self.shape
-        values = np.broadcast_to(values, self.shape)
+        if getattr(values, "shape", None) != self.shape:
+            values = np.broadcast_to(values, self.shape)
+        if len(self.pieces) == 1:
+            v = self.pieces[0][2]
+            v.write(values.reshape(v.shape))
+            return
         for lo, hi, v in self.pieces:
             v.write(values[:, lo:hi].reshape(v.shape))
 
