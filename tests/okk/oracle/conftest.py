@@ -1,4 +1,4 @@
-"""Shared fixture of the differential suite: one C-model worker per test session (per xdist worker)."""
+"""Shared fixture of the differential suite: the one C-model worker of this test process."""
 
 import pytest
 
@@ -9,7 +9,7 @@ from npusim.okk.oracle.fetch import available
 def oracle():
     if not available():
         pytest.skip("C-model libraries absent (run: python -m npusim.okk.oracle.fetch)")
-    from npusim.okk.oracle.cmodel import Oracle
-    o = Oracle("backend")
+    from npusim.okk.oracle.differential import shared_oracle
+    o = shared_oracle()
     yield o
     o.close()

@@ -38,21 +38,23 @@ def random_shape(rng) -> tuple[int, int, int, int]:
 
 
 def random_strides(rng, q: int, shape, src: bool):
-    """None (the default aligned layout), or explicit strides with w == 1: gaps, compact, broadcast."""
+    """None (the default aligned layout), or explicit strides: gaps, w-strides 0-3, broadcast."""
     n, c, h, w = shape
     rows = -(-(q + c) // 64)
     k = rng.random()
     if k < 0.3:
         return None
-    hs = w + int(rng.integers(0, 3)) if h > 1 else int(rng.integers(0, 50))
-    cs = h * hs + int(rng.integers(0, 40))
+    # BDC strides have no w == 1 rule (seed 000 only says NULL means the aligned layout)
+    ws = int(rng.choice([1, 1, 1, 2, 3] + ([0] if src else [])))
+    hs = w * max(ws, 1) + int(rng.integers(0, 3)) if h > 1 else int(rng.integers(0, 50))
+    cs = h * max(hs, w * max(ws, 1)) + int(rng.integers(0, 40))
     if src and k > 0.85:             # broadcasting through zero strides (reads only)
         hs = 0 if rng.random() < 0.5 else hs
         cs = 0 if rng.random() < 0.5 else cs
-    ns = rows * max(cs, h * hs + w) + int(rng.integers(0, 40))
+    ns = rows * max(cs, h * hs + w * max(ws, 1)) + int(rng.integers(0, 40))
     if src and k > 0.95:
         ns = 0
-    return (ns, cs, hs, 1)
+    return (ns, cs, hs, ws)
 
 
 def _effective(q, shape, st):

@@ -11,6 +11,8 @@ of steps sent in one message (batched, so thousands of cases cost a few pipe rou
 
 * ``("ws", system_addr, bytes)`` / ``("wl", local_addr, bytes)``: host writes;
 * ``("rs", system_addr, nbytes)`` / ``("rl", local_addr, nbytes)``: host reads, returned in order;
+* ``("wls", offset, npus, bytes)`` / ``("rls", offset, npus, span)``: the same offset of several NPUs
+  (``bytes`` holds ``len(npus)`` equal spans back to back; the read returns them likewise);
 * ``("call", "okk_name", args)``: one okk call, arguments in C order as :mod:`signatures` types them.
 
 With ``libbackend_bm1684.so`` (the default; the C-model built with statistics, numerically identical
@@ -37,7 +39,8 @@ from .signatures import SIGNATURES
 
 GLOBAL_START = 0x1_0000_0000
 GLOBAL_BYTES = 1 << 28          # what the worker asks cmodel_init for (256 MiB is plenty for tests)
-LOCAL_BYTES = 64 * 0x80000
+LANE_BYTES = 0x80000
+LOCAL_BYTES = 64 * LANE_BYTES
 NODE_BYTES = 0x84               # CMD_ID_NODE under BM_STAS_GEN (okkernel_cycles.md §1)
 LIBRARIES = {"backend": "libbackend_bm1684.so", "cmodel": "libcmodel_bm1684.so"}
 
@@ -213,6 +216,13 @@ class CModel:
                 self.write(step[1], step[2], False)
             elif op == "wl":
                 self.write(step[1], step[2], True)
+            elif op == "wls":          # same offset on several NPUs: (op, offset, npus, bytes)
+                data, npus = step[3], step[2]
+                span = len(data) // max(len(npus), 1)
+                for k, p in enumerate(npus):
+                    self.write(p * LANE_BYTES + step[1], data[k * span:(k + 1) * span], True)
+            elif op == "rls":          # (op, offset, npus, span): one read of len(npus)*span bytes
+                reads.append(b"".join(self.read(p * LANE_BYTES + step[1], step[3], True) for p in step[2]))
             elif op == "rs":
                 reads.append(self.read(step[1], step[2], False))
             elif op == "rl":
@@ -226,35 +236,29 @@ class CModel:
                 calls.append(CallRecord(step[1], (bd0, bd1), (g0, g1), cyc))
             else:
                 raise ValueError(f"unknown program step {op!r}")
-        rows, totals = parse_dump(self.new_dump_text())
-        _attach(calls, rows)
-        return Result(reads, calls, totals, seconds)
+        text = self.new_dump_text()
+        _attach(calls, text)
+        return Result(reads, calls, parse_dump(text)[1], seconds)
 
 
-def _attach(calls: list[CallRecord], rows: list[Instruction]) -> None:
-    """Give each call the instructions whose command ids it issued (ids restart at okk_initialize)."""
-    bd = {}
-    gd = {}
-    section = 0
-    for r in rows:  # split into poll sections by id resets
-        key = (r.engine, r.bd_id if r.engine == "BD" else r.gdma_id)
-        table = bd if r.engine == "BD" else gd
-        if key in table.get(section, {}):
-            section += 1
-        table.setdefault(section, {})[key] = r
-    sec = -1
+def _sections(text: str) -> list[list[Instruction]]:
+    """The rows of each okk_poll section (each section ends with its API_END line)."""
+    parts = re.split(r"API_END total_cycle:\d+[^\n]*\n?", text)
+    return [parse_dump(p)[0] for p in parts[:-1]] if len(parts) > 1 else []
+
+
+def _attach(calls: list[CallRecord], text: str) -> None:
+    """Give each call the instructions whose command ids it issued. Ids restart at okk_initialize;
+    the j-th okk_poll writes section j, which holds the calls issued since the previous poll."""
+    maps = [({r.bd_id: r for r in rows if r.engine == "BD"}, {r.gdma_id: r for r in rows if r.engine == "GDMA"})
+            for rows in _sections(text)]
+    sec = 0
     for c in calls:
-        if c.name == "okk_initialize":
+        bd, gd = maps[sec] if sec < len(maps) else ({}, {})
+        c.instructions.extend(bd[i] for i in range(c.bd_ids[0] + 1, c.bd_ids[1] + 1) if i in bd)
+        c.instructions.extend(gd[i] for i in range(c.gdma_ids[0] + 1, c.gdma_ids[1] + 1) if i in gd)
+        if c.name == "okk_poll":
             sec += 1
-        s = max(sec, 0)
-        for i in range(c.bd_ids[0] + 1, c.bd_ids[1] + 1):
-            r = bd.get(s, {}).get(("BD", i))
-            if r is not None:
-                c.instructions.append(r)
-        for i in range(c.gdma_ids[0] + 1, c.gdma_ids[1] + 1):
-            r = gd.get(s, {}).get(("GDMA", i))
-            if r is not None:
-                c.instructions.append(r)
 
 
 # ---- worker process ----------------------------------------------------------------------------

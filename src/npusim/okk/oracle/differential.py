@@ -14,14 +14,15 @@ from .programs import Builder
 
 
 @functools.lru_cache(maxsize=None)
-def _session_oracle():
+def shared_oracle():
+    """The one backend C-model worker of this process (tests, fixtures and benchmarks share it)."""
     from .cmodel import Oracle
     return Oracle("backend")
 
 
 def run_both(steps) -> tuple[Result, Result | None, str | None]:
     """(C-model result, npusim result or None, npusim error text or None)."""
-    oracle = _session_oracle()
+    oracle = shared_oracle()
     oracle.submit(steps)
     got, err = None, None
     try:
@@ -61,12 +62,17 @@ def run_batches(build_batch, batches: int) -> Outcome:
             continue
         for lab, a, g in zip(b.labels, ref.reads, got.reads):
             if a != g:
-                aspect = lab.rsplit(" NPU ", 1)[0].rsplit(" ", 1)[1]
+                aspect = lab.rsplit(" NPUs ", 1)[0].rsplit(" ", 1)[1]
                 out.add(aspect, f"{lab}: {compare.first_byte_diff(a, g)}")
-        out.by_aspect.setdefault("cycles", []).extend(compare.diff(ref, got, cycles=True)
-                                                      if ref.reads == got.reads else
-                                                      compare.diff(Result([], ref.calls, ref.totals, 0),
-                                                                   Result([], got.calls, got.totals, 0)))
+        calls = [st for st in b.steps if st[0] == "call"]
+        for st, rc, gc in zip(calls, ref.calls, got.calls):
+            ri = [(i.engine, i.name, i.cycles) for i in rc.instructions]
+            gi = [(i.engine, i.name, i.cycles) for i in gc.instructions]
+            if ri != gi:
+                out.add("cycles", f"batch {k}: {st[1]}{st[2]}: cmodel {ri} vs npusim {gi}")
+        if not out.problems("cycles"):
+            out.by_aspect.setdefault("cycles", []).extend(
+                compare.diff(Result([], ref.calls, ref.totals, 0), Result([], got.calls, got.totals, 0)))
     if not out.by_aspect.get("cycles"):
         out.by_aspect.pop("cycles", None)
     return out

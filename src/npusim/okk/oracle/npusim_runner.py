@@ -37,6 +37,19 @@ def run(program, device=None) -> Result:
                 dev.write_system(step[1], np.frombuffer(step[2], np.uint8))
             elif op == "wl":
                 dev.write_local(0, step[1], np.frombuffer(step[2], np.uint8))
+            elif op == "wls":          # host upload into several NPUs at once (test set-up)
+                npus = np.asarray(step[2], np.intp)
+                span = len(step[3]) // max(len(npus), 1)
+                lanes = dev.local.data.reshape(dev.local.lanes, dev.local.lane_bytes)
+                init = dev.local.init.reshape(dev.local.lanes, dev.local.lane_bytes)
+                if step[1] < 0 or step[1] + span > dev.local.lane_bytes:
+                    raise ValueError("wls outside one NPU's local memory")
+                lanes[npus, step[1]:step[1] + span] = np.frombuffer(step[3], np.uint8).reshape(len(npus), span)
+                init[npus, step[1]:step[1] + span] = 1
+            elif op == "rls":
+                npus = np.asarray(step[2], np.intp)
+                lanes = dev.local.data.reshape(dev.local.lanes, dev.local.lane_bytes)
+                reads.append(lanes[npus, step[1]:step[1] + step[3]].tobytes())
             elif op == "rs":
                 reads.append(dev.read_system(step[1], step[2], np.uint8).tobytes())
             elif op == "rl":

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 NPU = 64
-LMEM = 0x80000
 G = 0x1_0000_0000
 
 # fp32 bit patterns every value mix includes (reference §4 edge rows and IEEE specials)
@@ -71,16 +70,6 @@ def npus_touched(q: int, c: int) -> list[int]:
     return list(range(NPU)) if q + c >= NPU else list(range(q, q + c))
 
 
-def local_elements(q: int, shape, strides, esize: int = 4):
-    """Flat byte offsets (into the 64 x 512 KiB local memory) of every element, in NCHW order."""
-    n, c, h, w = shape
-    ns, cs, hs, ws = strides
-    N, C, H, W = np.meshgrid(np.arange(n), np.arange(c), np.arange(h), np.arange(w), indexing="ij")
-    npu = (q + C) % NPU
-    off = esize * (N * ns + ((q + C) // NPU) * cs + H * hs + W * ws)
-    return (npu * LMEM + off).ravel()
-
-
 class Builder:
     """Accumulates program steps plus the labels of its reads."""
 
@@ -93,13 +82,12 @@ class Builder:
 
     def write_local_span(self, q: int, r: int, span: int, npus, data: np.ndarray) -> None:
         """``data``: (len(npus), span) bytes, written at offset r of each NPU."""
-        for k, p in enumerate(npus):
-            self.steps.append(("wl", p * LMEM + r, data[k].tobytes()))
+        self.steps.append(("wls", r, tuple(npus), np.ascontiguousarray(data).tobytes()))
 
     def read_local_span(self, r: int, span: int, npus, label: str) -> None:
-        for p in npus:
-            self.steps.append(("rl", p * LMEM + r, span))
-            self.labels.append(f"{label} NPU {p}")
+        """One read of the span on every NPU in ``npus`` (returned back to back, NPU by NPU)."""
+        self.steps.append(("rls", r, tuple(npus), span))
+        self.labels.append(f"{label} NPUs {npus[0]}..{npus[-1]} x {span} B")
 
     def write_system(self, addr: int, data) -> None:
         self.steps.append(("ws", addr, np.ascontiguousarray(data).tobytes()))
