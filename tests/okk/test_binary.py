@@ -290,3 +290,32 @@ def test_fixed_point_packed_add_rounding_saturation_and_rules():
             okk.okk_bdc_fixed_point_packed_max(0x2000, 0x0, 0x1000, sh, None, None, None, 23)
         with pytest.raises(ConstraintError, match="op_type_t"):
             okk.okk_bdc_fixed_point_packed_sub(0x2000, 0x0, 0x1000, sh, None, None, None, 99, 0)
+
+
+def test_fixed_point_16bit_shift_amount_is_low_byte():
+    from npusim.okk.bdc_fixed_point import Packed, shift16
+    x = np.array([-1000, 1000, -1, 12345], np.int64)
+    s = np.array([4, -3, 300, -272], np.int64)       # 300 -> int8 44 (left: 0); -272 -> int8 -16 (right 16)
+    np.testing.assert_array_equal(shift16(x, s, False), [-16000, 125, 0, 0])
+    np.testing.assert_array_equal(shift16(np.array([-1000]), np.array([-12]), True), [15])
+    sh = okk.dim4(2, 1, 1, 8)
+    with okk.Device() as dev:
+        Packed(dev, "t", "x", 0x0, sh, None, 16, True).write(np.full((2, 1, 1, 8), -7))
+        okk.okk_bdc_fixed_point_packed_16bit_arithmetic_shift_C(0x1000, 0x0, -1, sh)
+        assert np.all(Packed(dev, "t", "x", 0x1000, sh, None, 16, True).read() == -4)
+        assert dev.events[-1].args["cycles"] == 3
+
+
+def test_fixed_point_mac_keeps_a_16bit_accumulator():
+    from npusim.okk.bdc_fixed_point import Packed
+    sh = okk.dim4(4, 1, 1, 8)
+    with okk.Device() as dev:
+        Packed(dev, "t", "x", 0x0, sh, None, 8, True).write(np.full((4, 1, 1, 8), 3))
+        Packed(dev, "t", "x", 0x400, sh, None, 8, True).write(np.full((4, 1, 1, 8), -5))
+        Packed(dev, "t", "x", 0x1000, sh, None, 16, True).write(np.full((4, 1, 1, 8), 1000))
+        okk.okk_bdc_fixed_point_packed_mac(0x1000, 0x0, 0x400, sh, None, None, None, True, 31, 1, 2)
+        # ((1000 << 1) + 3 * -5 + 2) >> 2 = 496: not saturated to int8, the accumulator is 16-bit
+        assert np.all(Packed(dev, "t", "x", 0x1000, sh, None, 16, True).read() == 496)
+        assert dev.events[-1].args["cycles"] == 4
+        with pytest.raises(ConstraintError, match="lshift"):
+            okk.okk_bdc_fixed_point_packed_mac(0x1000, 0x0, 0x400, sh, None, None, None, True, 31, 32, 0)

@@ -170,3 +170,22 @@ def test_nn_limits(call, match):
     with okk.Device():
         with pytest.raises(ConstraintError, match=match):
             call()
+
+
+def test_fastsum_path_is_bit_identical_to_the_ftz_path():
+    from npusim.okk import bdc_matmul, fastsum
+    r = np.random.default_rng(9)
+    L = r.uniform(-1, 1, (7, 33)).astype(np.float32)
+    R = r.uniform(-1, 1, (33, 20)).astype(np.float32)
+    R[0, 0] = 1e-30             # tiny but the products stay >= 2^-102 only if |L| is not tiny either
+    assert fastsum.products_stay_normal(L, R) == (fastsum.smallest_nonzero(L) * 1e-30 >= fastsum.LIMIT)
+    Rn = R.copy()
+    Rn[0, 0] = 0.5
+    assert fastsum.products_stay_normal(L, Rn)
+    fast = bdc_matmul._even_odd_dot_fast(L, Rn)
+    # force the FTZ path with one row whose products can be subnormal; the other rows must agree bit for bit
+    Lt = L.copy()
+    Lt[0, 0] = 1e-38 * 4
+    assert not fastsum.products_stay_normal(Lt, Rn)
+    slow = bdc_matmul.even_odd_dot(Lt, Rn)
+    np.testing.assert_array_equal(slow[1:], fast[1:])

@@ -152,7 +152,7 @@ def _call(api, shape, operands, dst_spec, compute, strides, wrap=False):
     out = Packed(dev, api, dst_spec[0], dst_spec[1], s, strides.get(dst_spec[0]), *dst_spec[2])
     out.write(compute(*[t.read() for t in ins]), wrap)
     q = int(dst_spec[1]) // LANE
-    op = api.split("packed_")[1].replace("C_sub", "sub").replace("_C", "")
+    op = api.split("packed_")[1].replace("C_sub", "sub").replace("_C_", "_").replace("_C", "")
     dev.issue(BDC, api, FIX8B, fix8b_cycles(op, q, s, ins[0].bits, out.bits),
               reads=[f for t in ins for f in t.footprints], writes=out.footprints, elements=s.n * s.c * s.h * s.w)
 
@@ -215,5 +215,113 @@ okk_bdc_fixed_point_packed_C_sub = _with_c("C_sub", np.subtract, swap=True, kind
 okk_bdc_fixed_point_packed_mul_C = _with_c("mul_C", np.multiply, kind="mul")
 okk_bdc_fixed_point_packed_max_C = _with_c("max_C", np.maximum, with_rshift=False, kind="minmax")
 okk_bdc_fixed_point_packed_min_C = _with_c("min_C", np.minimum, with_rshift=False, kind="minmax")
+
+
+
+
+# ---- mac ----
+
+def _mac(name, with_c):
+    """dst (a 16-bit 2N accumulator even for 8-bit op types) = ((dst << lshift) + src0*src1 + round) >> rshift,
+    saturated to 16 bits; the accumulator is read and written with op_type's destination sign."""
+    api = f"okk_bdc_fixed_point_packed_{name}"
+
+    def body(dst_addr, src_addr, other, shape, dst_stride, src_stride, other_stride, is_origin_dst_signed,
+             op_type, lshift, rshift):
+        a, b, d = decode_op_type(api, op_type)
+        _check_kind(api, "mul", a, b, d, op_type)
+        r = _rshift(api, rshift)
+        if not (isinstance(lshift, (int, np.integer)) and 0 <= lshift <= 31):
+            raise ConstraintError(api, "lshift", "lshift is in [0, 31]", lshift)
+        if not isinstance(is_origin_dst_signed, (bool, int, np.integer)):
+            raise ConstraintError(api, "is_origin_dst_signed", "a bool", is_origin_dst_signed)
+        dev = current()
+        s = as_dim4(api, "shape", shape)
+        # the C-model reads the accumulator with op_type's destination sign; is_origin_dst_signed changes
+        # nothing there (differential probes)
+        acc = Packed(dev, api, "dst_addr", dst_addr, s, dst_stride, 16, d[1]).read()
+        ops = [("src0_addr" if not with_c else "src_addr", src_addr, a)]
+        if not with_c:
+            ops.append(("src1_addr", other, b))
+            comp = (lambda x, y: round_shift((acc << int(lshift)) + x * y, r))
+        else:
+            k = _narrow_c(_int_c(api, other), b)
+            comp = (lambda x: round_shift((acc << int(lshift)) + x * np.int64(k), r))
+        strides = {"dst_addr": dst_stride, ops[0][0]: src_stride}
+        if not with_c:
+            strides["src1_addr"] = other_stride
+        _call(api, shape, ops, ("dst_addr", dst_addr, (16, d[1])), comp, strides)
+
+    if with_c:
+        def f(dst_addr, src_addr, C, shape, dst_stride, src_stride, is_origin_dst_signed, op_type, lshift, rshift):
+            body(dst_addr, src_addr, C, shape, dst_stride, src_stride, None, is_origin_dst_signed, op_type, lshift, rshift)
+    else:
+        def f(dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride, is_origin_dst_signed,
+              op_type, lshift, rshift):
+            body(dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride, is_origin_dst_signed,
+                 op_type, lshift, rshift)
+    f.__name__ = f.__qualname__ = api
+    return f
+
+
+okk_bdc_fixed_point_packed_mac = _mac("mac", False)
+okk_bdc_fixed_point_packed_mac_C = _mac("mac_C", True)
+FIX8B_FACTOR.update({("mac", 8, 16): 4, ("mac", 8, 8): 4})
+
+
+# ---- 16-bit shifts (2N mode) ----
+
+def shift16(x: np.ndarray, s: np.ndarray, logical: bool) -> np.ndarray:
+    """int16 values x (int64 array) shifted by n = the amount's low byte read as int8: n >= 0 left
+    (low 16 bits kept, so n >= 16 gives 0), n < 0 right by -n (sign- or zero-filling)."""
+    n = ((np.asarray(s, np.int64) & 0xFF) ^ 0x80) - 0x80
+    xi = np.asarray(x, np.int64)
+    base = (xi & 0xFFFF) if logical else xi
+    left = xi << np.clip(n, 0, 40)
+    right = base >> np.clip(-n, 0, 40)
+    out = np.where(n >= 0, left, right)
+    return ((out + 32768) & 0xFFFF) - 32768          # keep the low 16 bits, as int16
+
+
+def _c_form_quirk(api: str) -> None:
+    """The C-model asserts (opd0_is_constant == 0) on every C_ shift; strict mode says so."""
+    from ..core.options import options
+    if options().strict:
+        raise ConstraintError(api, "C", "a constant first operand (the C-model asserts opd0_is_constant == 0 "
+                              "and exits)", "C_ form")
+
+
+def _shift16(name, logical, form):
+    api = f"okk_bdc_fixed_point_packed_16bit_{name}"
+    s16 = (16, True)
+
+    if form == "tensor":
+        def f(dst_addr, src0_addr, src1_addr, shape, dst_stride=None, src0_stride=None, src1_stride=None):
+            _call(api, shape, [("src0_addr", src0_addr, s16), ("src1_addr", src1_addr, s16)], ("dst_addr", dst_addr, s16),
+                  lambda x, y: shift16(x, y, logical),
+                  {"dst_addr": dst_stride, "src0_addr": src0_stride, "src1_addr": src1_stride}, wrap=True)
+    else:
+        def f(dst_addr, src_addr, C, shape, dst_stride=None, src_stride=None):
+            k = _narrow_c(_int_c(api, C), (16, not (logical and form == "C_")))
+            if form == "C_":
+                _c_form_quirk(api)
+            if form == "_C":
+                comp = (lambda x: shift16(x, np.int64(k), logical))
+            else:
+                comp = (lambda x: shift16(np.full(x.shape, k, np.int64), x, logical))
+            _call(api, shape, [("src_addr", src_addr, s16)], ("dst_addr", dst_addr, s16), comp,
+                  {"dst_addr": dst_stride, "src_addr": src_stride}, wrap=True)
+    f.__name__ = f.__qualname__ = api
+    return f
+
+
+okk_bdc_fixed_point_packed_16bit_arithmetic_shift = _shift16("arithmetic_shift", False, "tensor")
+okk_bdc_fixed_point_packed_16bit_logical_shift = _shift16("logical_shift", True, "tensor")
+okk_bdc_fixed_point_packed_16bit_arithmetic_shift_C = _shift16("arithmetic_shift_C", False, "_C")
+okk_bdc_fixed_point_packed_16bit_logical_shift_C = _shift16("logical_shift_C", True, "_C")
+okk_bdc_fixed_point_packed_16bit_C_arithmetic_shift = _shift16("C_arithmetic_shift", False, "C_")
+okk_bdc_fixed_point_packed_16bit_C_logical_shift = _shift16("C_logical_shift", True, "C_")
+FIX8B_FACTOR.update({(k, 16, 16): 3 for k in ("16bit_arithmetic_shift", "16bit_logical_shift",
+                                               "16bit_C_arithmetic_shift", "16bit_C_logical_shift")})
 
 __all__ = [n for n in dir() if n.startswith("okk_")]

@@ -178,3 +178,38 @@ def test_fixed_point_packed(oracle, name):
         check(oracle, setup, [(fn, args)], reads(0x10000, 0x8000))
         ran += 1
     assert ran >= 4
+
+
+@pytest.mark.parametrize("name", ["arithmetic_shift", "logical_shift", "arithmetic_shift_C", "logical_shift_C"])
+def test_fixed_point_16bit_shifts(oracle, name):
+    rng = np.random.default_rng(600 + len(name))
+    for k in range(3):
+        q = int(rng.integers(0, 64))
+        sh = (int(rng.integers(1, 10)), int(rng.integers(1, 100)), int(rng.integers(1, 4)), int(rng.integers(1, 20)))
+        b = q * 0x80000
+        setup = [("wl", p * 0x80000, rng.integers(0, 256, 0x8000).astype(np.uint8).tobytes()) for p in range(64)]
+        setup += [("wl", p * 0x80000 + 0x8000, rng.integers(-300, 300, 0x4000).astype(np.int16).tobytes())
+                  for p in range(64)]
+        setup += [("wl", p * 0x80000 + 0x10000, bytes(0x8000)) for p in range(64)]
+        fn = "okk_bdc_fixed_point_packed_16bit_" + name
+        if name.endswith("_C"):
+            args = (b + 0x10000, b, int(rng.integers(-300, 300)), sh, None, None)
+        else:
+            args = (b + 0x10000, b, b + 0x8000, sh, None, None, None)
+        check(oracle, setup, [(fn, args)], reads(0x10000, 0x8000))
+
+
+@pytest.mark.parametrize("name", ["mac", "mac_C"])
+def test_fixed_point_mac(oracle, name):
+    rng = np.random.default_rng(700 + len(name))
+    for ot in [31, 23, 27, 19, 29, 21, 9, 1]:
+        q = int(rng.integers(0, 64))
+        sh = (int(rng.integers(1, 10)), int(rng.integers(1, 100)), int(rng.integers(1, 4)), int(rng.integers(1, 20)))
+        b, r, lsh, sg = q * 0x80000, int(rng.integers(0, 9)), int(rng.integers(0, 5)), int(rng.integers(0, 2))
+        setup = [("wl", p * 0x80000, rng.integers(0, 256, 0x18000).astype(np.uint8).tobytes()) for p in range(64)]
+        fn = "okk_bdc_fixed_point_packed_" + name
+        if name == "mac":
+            args = (b + 0x10000, b, b + 0x8000, sh, None, None, None, sg, ot, lsh, r)
+        else:
+            args = (b + 0x10000, b, int(rng.integers(-300, 300)), sh, None, None, sg, ot, lsh, r)
+        check(oracle, setup, [(fn, args)], reads(0x10000, 0x8000))
