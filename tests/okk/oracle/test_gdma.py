@@ -22,18 +22,12 @@ from npusim.okk.oracle.programs import Builder  # noqa: E402
 CASES_PER_BATCH = 150
 BATCHES = 2
 
-# Mismatches of npusim.okk found by this suite (reproducers in docs/okk_oracle.md): each marks its
-# test xfail(strict=True), so a fix turns it into an XPASS failure until the entry is removed.
-_RUN_H1 = ("the C-model's set_C merges H into the GDMA run only when the h-stride equals W, even "
-           "when h == 1 (copies do merge there)")
-_MATRIX_L2S_CYCLES = ("the C-model costs matrix_L2S with the padded column count ceil(cols/cpc)*cpc "
-                      "(matrix_S2L with cols)")
-# Fixed in npusim.okk (okk 221a63c): the 16/8-bit set_C_local NULL-stride layout and the matrix N
-# stride (docs/okk_oracle.md keeps the reproducers).
-KNOWN: dict[tuple[str, str], str] = {
-    ("matrix_L2S", "cycles"): _MATRIX_L2S_CYCLES,
-    ("matrix_L2S_fits", "cycles"): _MATRIX_L2S_CYCLES,
-}
+# Mismatches of npusim.okk found by this suite would be listed here, (group, "values"|"cycles") ->
+# reason, marking the test xfail(strict=True); a fix then turns it into an XPASS failure.
+# All GDMA mismatches this suite found were fixed in npusim.okk: the 16/8-bit set_C_local
+# NULL-stride layout and the matrix N stride (okk 221a63c), the fills' run length at h == 1 and the
+# matrix_L2S cost over padded columns (okk 6c1e42e). docs/okk_oracle.md keeps the reproducers.
+KNOWN: dict[tuple[str, str], str] = {}
 
 GROUPS = {}
 for _bits in (32, 16, 8):
@@ -89,14 +83,15 @@ def _single(call, args, setup=()):
     return ref, got
 
 
-@pytest.mark.xfail(strict=True, reason=_RUN_H1)
 @pytest.mark.parametrize("call,args", [
     ("okk_gdma_16bit_set_C_system", (0x1_0400_0000, 0, (3, 66, 1, 8), (536, 8, 11, 1))),
     ("okk_gdma_32bit_set_C_system", (0x1_0400_0000, 7, (2, 30, 1, 4), (300, 4, 5, 1))),
     ("okk_gdma_8bit_set_C_system", (0x1_0400_0000, 7, (3, 43, 1, 3), (133, 3, 4, 1))),
 ])
 def test_gdma_run_with_h1_and_unequal_h_stride(call, args):
-    """h == 1 but h-stride != W: the C-model's fills do not merge H (then C) into the run."""
+    """h == 1 but h-stride != W: the C-model's fills merge H (then C) into the GDMA run only when the
+    h-stride equals W, even at h == 1 (a mismatch until okk 6c1e42e). Pinned here by cases whose
+    run length decides the cost."""
     ref, got = _single(call, args)
     assert [i.cycles for c in got.calls for i in c.instructions] == \
         [i.cycles for c in ref.calls for i in c.instructions]

@@ -16,9 +16,6 @@ from .programs import G, Builder, NPU, aligned_strides, continuous_strides, loca
 SRC_BASE = G + 0x0100000       # system sources
 DST_BASE = G + 0x4000000       # system destinations (64 MiB higher: never overlapping the sources)
 MARGIN = 64
-# H1 quirk: the C-model's fills merge H into the GDMA run only when the h-stride equals W, even when
-# h == 1 (where the h-stride never matters for addresses; copies do merge there). Random fills keep
-# h-stride == W when h == 1 so they test everything else; test_gdma.py probes the quirk on its own.
 KINDS = ("S2L", "L2S", "L2L", "S2S")
 
 
@@ -32,11 +29,11 @@ def random_shape(rng):
     return (1, int(rng.integers(1, 200)), int(rng.integers(1, 4)), int(rng.integers(40, 300)))
 
 
-def _system_strides(rng, shape, src: bool, fill: bool = False):
+def _system_strides(rng, shape, src: bool):
     n, c, h, w = shape
     if rng.random() < 0.4:
         return None
-    hs = w + (int(rng.integers(0, 4)) if h > 1 or not fill else 0)   # fills: see the H1 quirk above
+    hs = w + int(rng.integers(0, 4))
     cs = (h - 1) * hs + w + int(rng.integers(0, 8))
     ns = (c - 1) * cs + (h - 1) * hs + w + int(rng.integers(0, 16))
     if src and rng.random() < 0.2:       # broadcast reads
@@ -137,7 +134,7 @@ def add_set_case(b: Builder, rng, bits: int, where: str, tag: str) -> dict:
         b.call(name, *args)
         b.read_local_span(dst.r, dst.span, dst.npus, f"{tag} {name}{args} dst")
     else:
-        st = _system_strides(rng, shape, False, fill=True)
+        st = _system_strides(rng, shape, False)
         span = _system_span(shape, st or continuous_strides(shape), esize)
         addr = DST_BASE + esize * int(rng.integers(0, 64))
         b.write_system(addr - MARGIN, _random_bytes(rng, span + 2 * MARGIN))

@@ -27,9 +27,7 @@ def _fits(q, shape):
 
 
 def _bdc(b: Builder, rng) -> None:
-    # rsqrt/sqrt of the negative inputs here differ (a known mismatch, test_bdc_unary): left out
-    func = str(rng.choice([f for f, v in FUNCTIONS.items() if v[0] in ("plain", "work", "strided")
-                           and f not in ("okk_bdc_rsqrt", "okk_bdc_sqrt")]))
+    func = str(rng.choice([f for f, v in FUNCTIONS.items() if v[0] in ("plain", "work", "strided")]))
     form, _, tunable = FUNCTIONS[func]
     while True:
         q, shape = int(rng.integers(0, NPU)), _shape(rng)
