@@ -5,9 +5,9 @@ IEEE binary32 round-to-nearest-even with DAZ inputs and FTZ results; mac is unfu
 div is the C-model's div_fnc (rsqrt with three Newton steps). max (MD_CMP) returns the DAZ'd
 ``a > b ? a : b`` (so ties and NaNs pick b); min (TENSOR_ARITH) returns the raw ``a <= b ? a : b``.
 
-Cost (okkernel_cycles.md §3): with every stride pointer NULL the call is one MD_SCALAR (MD_CMP for
-max/relu) at 1 cycle per block; with any stride pointer it is one TENSOR_ARITH at 2 (mac 5); min is
-always TENSOR_ARITH x2; div is x30 either way.
+Cost (okkernel_cycles.md §3): with every stride pointer NULL and every address divisible by 128 the
+call is one MD_SCALAR (MD_CMP for max/relu) at 1 cycle per block; otherwise it is one TENSOR_ARITH at 2
+(mac 5); min is always TENSOR_ARITH x2; div is x30 either way.
 """
 from __future__ import annotations
 
@@ -43,8 +43,15 @@ def elementwise(api, shape, dst, srcs: dict, strides: dict, compute, plain: tupl
         vals.append(out.read())
     with np.errstate(all="ignore"):
         out.write(compute(*vals))
-    instr, factor = strided if any(s is not None for s in strides.values()) else plain
+    instr, factor = plain if is_plain(strides, addrs) else strided
     c.emit(instr, factor, ins + ([out] if reads_dst else []), [out])
+
+
+def is_plain(strides: dict, addrs: dict) -> bool:
+    """The C-model emits the cheap MD_* form only for the 128-byte aligned layout: every stride pointer
+    NULL and every address divisible by 128 (part one's finding, checked on libbackend); anything else
+    is a TENSOR_ARITH instruction."""
+    return all(s is None for s in strides.values()) and all(int(a) % 128 == 0 for a in addrs.values())
 
 
 _D = fp32.daz

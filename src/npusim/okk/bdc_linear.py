@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import cost, fp32
-from .bdc_binary import elementwise
+from .bdc_binary import elementwise, is_plain
 from .fp32 import F32
 from .layout import LANE, LocalTensor, compact_stride
 from .rules import aligned, local_addr, same_npu
@@ -50,7 +50,7 @@ def okk_bdc_scale(dst_addr, src_addr, scale_addr, shape, dst_stride=None, src_st
     api = "okk_bdc_scale"
     s = _per_channel(api, "scale_addr", scale_addr, dst_addr, shape)
     sv = fp32.daz(s.read())
-    strided = dst_stride is not None or src_stride is not None
+    strided = not is_plain({"d": dst_stride, "s": src_stride}, {"d": dst_addr, "s": src_addr})
     # MD_LINEAR adds a zero bias (so -0 becomes +0); the strided TENSOR_ARITH MUL does not
     elementwise(api, shape, dst_addr, {"src_addr": src_addr}, {"dst_addr": dst_stride, "src_addr": src_stride},
                 (lambda x: fp32.mul(fp32.daz(x), sv)) if strided else
@@ -63,7 +63,7 @@ def okk_bdc_scale_bias(dst_addr, src_addr, scale_addr, bias_addr, shape, dst_str
     s = _per_channel(api, "scale_addr", scale_addr, dst_addr, shape)
     b = _per_channel(api, "bias_addr", bias_addr, dst_addr, shape)
     sv, bv = fp32.daz(s.read()), fp32.daz(b.read())
-    if dst_stride is None and src_stride is None:
+    if is_plain({"d": dst_stride, "s": src_stride}, {"d": dst_addr, "s": src_addr}):
         elementwise(api, shape, dst_addr, {"src_addr": src_addr}, {"dst_addr": None, "src_addr": None},
                     lambda x: fp32.add(fp32.mul(fp32.daz(x), sv), bv), _LIN, _STRIDED)
         return
