@@ -384,3 +384,28 @@ def test_property_vector_operands_any_dtypes(op0, op1, in_dt, out_dt, tile0, r0,
             t = (f1(np.float64(s1), t64) if r1 else f1(t64, np.float64(s1))).astype(np.float32)
         want = _to_dst(t, out.view.dtype.np).reshape(p, 15)
         np.testing.assert_array_equal(out.numpy(), want)
+
+
+def test_validation_cache_does_not_hide_a_rule():
+    """A repeat of a passing geometry skips the geometry rules; anything that differs still raises."""
+    import npusim.nki.isa as nisa_
+    import npusim.nki.language as nl_
+    from npusim.core.errors import ConstraintError as CE
+    from npusim.nki import run_context as rc
+    with rc("trn2"):
+        x, y = nl_.ndarray((128, 8), nl_.float32), nl_.ndarray((128, 8), nl_.float32)
+        x.write(np.full((128, 8), 3.0, np.float32))
+        for _ in range(2):
+            nisa_.tensor_scalar(y, x, nl_.multiply, 2.0, op1=nl_.add, operand1=1.0, engine=nisa_.engine.vector)
+            assert (y.numpy() == 7.0).all()
+        with pytest.raises(CE, match="raw ints"):          # 5 == engine.vector, but raw ints are rejected
+            nisa_.tensor_scalar(y, x, nl_.multiply, 2.0, op1=nl_.add, operand1=1.0, engine=5)
+        nisa_.tensor_scalar(y, x, nl_.abs, None)
+        with pytest.raises(CE, match="None or 0"):          # same ops, a different constant
+            nisa_.tensor_scalar(y, x, nl_.abs, 1.0)
+        z = nl_.ndarray((128, 4), nl_.float32)
+        with pytest.raises(CE, match="same number of elements"):
+            nisa_.tensor_scalar(z, x, nl_.multiply, 2.0, op1=nl_.add, operand1=1.0)
+        w = nl_.ndarray((128, 8), nl_.float32)[16:48]       # a view: its own start-partition check
+        with pytest.raises(CE, match="partition"):
+            nisa_.tensor_scalar(w, x[0:32], nl_.multiply, 2.0)

@@ -82,4 +82,6 @@ def run() -> list[Check]:
     except ConstraintError as e:
         ok, detail = "180224" in str(e), str(e.rule)[:90] + "..."
     checks.append(Check("nki", "SBUF capacity: 4 x 64 KiB/partition tiles do not fit trn1", ok, detail))
+    from . import demo_two           # part two: TensorE matmul (cycles vs the formula), causal attention
+    checks += demo_two.run()
     return checks

@@ -1,5 +1,4 @@
-"""Part two's showcase for ``npusim demo`` (the lead hooks it in with ``checks += demo_two.run()`` in
-demo.py): a tiled fp32 matmul accumulating over K in PSUM, with its TensorE cycles against the formula
+"""Part two's showcase for ``npusim demo`` (``demo.run()`` appends these checks): a tiled fp32 matmul accumulating over K in PSUM, with its TensorE cycles against the formula
 by hand, and a causal single-head attention (affine_select mask, softmax, TensorE transposes)."""
 from __future__ import annotations
 

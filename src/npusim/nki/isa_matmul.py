@@ -199,7 +199,9 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     allowed_out = ("float32", "bfloat16") if chip.nc_version >= 4 else ("float32",)
     if dname not in allowed_out:
         raise NkiValidationError(api, "dst", "a float32 PSUM result" + (" (or bfloat16 on trn3)"
-                                 if chip.nc_version >= 4 else " (bfloat16 results exist on trn3 only)"), dname)
+                                 if chip.nc_version >= 4 else " (bfloat16 results exist on trn3 only)"), dname,
+                                 None if chip.nc_version >= 4 else     # the official simulator's wording
+                                 f"nc_matmul dst dtype must be float32 on gen{chip.nc_version}")
     s_dt, m_dt = stationary.view.dtype.name, moving.view.dtype.name
     for p, d in (("stationary", s_dt), ("moving", m_dt)):
         if d not in MATMUL_INPUT_DTYPES:
@@ -260,8 +262,7 @@ def _load_stationary(run, stationary: NkiTensor, ls_cycles: float) -> float:
     LoadStationary is done and the previous MultiplyMoving has started (freeing the other weight buffer).
     So it is hidden behind back-to-back matmuls and exposed only after TensorE waited for data."""
     tl = run.timeline
-    deps = getattr(tl, "_dependencies_end", None)      # core has no public query (runtime.ready_ns does this)
-    ready = deps([stationary.view.footprint], [], "tensor") if deps is not None else 0.0
+    ready = tl.dependencies_end([stationary.view.footprint], [], "tensor")
     start = max(ready, getattr(run, "_ls_end_ns", 0.0), getattr(run, "_mm_last_start_ns", 0.0))
     end = start + tl.engines["tensor"].ns(ls_cycles)
     run._ls_end_ns = end

@@ -106,13 +106,16 @@ def launch(kernel: Kernel, args, kwargs, target=None):
     targs = [_to_tensor(run, a, params[i] if i < len(params) else f"arg{i}") for i, a in enumerate(args)]
     tkwargs = {k: _to_tensor(run, v, k) for k, v in kwargs.items()}
     result = None
-    with activate(run):
-        for program in np.ndindex(*run.grid):
-            run.program = tuple(int(i) for i in program)
-            run._shared_next = 0
-            out = kernel.fn(*targs, **tkwargs)
-            if result is None:
-                result = out
+    try:
+        with activate(run):
+            for program in np.ndindex(*run.grid):
+                run.program = tuple(int(i) for i in program)
+                run._shared_next = 0
+                out = kernel.fn(*targs, **tkwargs)
+                if result is None:
+                    result = out
+    finally:
+        run.release()           # SBUF/PSUM serve the next launch on this chip (runtime._POOL)
     # Inputs the kernel wrote come back in place.
     for a, t in list(zip(args, targs)) + [(kwargs[k], tkwargs[k]) for k in kwargs]:
         if (isinstance(t, NkiTensor) and isinstance(a, np.ndarray) and t.view.memory.written and a.flags.writeable

@@ -12,6 +12,7 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.errors import ConstraintError, UnsupportedError
 from . import isa as _isa
+from .actfuncs import ACT
 from .alu import NOT_ALU, OPS, AluOp
 from .runtime import current
 from .tensor import DynSlice, MemoryRegion, NkiTensor
@@ -149,6 +150,9 @@ def copy(x, dtype=None) -> NkiTensor:
 
 # ---- elementwise ops (called through AluOp.__call__) ----
 
+#: unary ALU ops that nl.* runs as a ScalarE activation function (all targets), not as tensor_scalar
+ACTIVATION_LOWERED = ("relu", "square")
+
 def _result_dtype(x, y, dtype):
     if dtype is not None:
         return dtype
@@ -167,7 +171,12 @@ def elementwise(op: AluOp, x, y=None, dtype=None, **kw) -> NkiTensor:
     if op.unary:
         if y is not None:
             raise ConstraintError(api, "y", f"{op.name} takes one operand", y)
-        _isa.tensor_scalar(out, x, op, None)
+        if op.name in ACTIVATION_LOWERED:
+            # The compiler lowers nl.relu / nl.square to one ScalarE activation on every target (their
+            # tensor_scalar ALU forms exist on NeuronCore-v4 only).
+            _isa.activation(out, ACT[op.name], x)
+        else:
+            _isa.tensor_scalar(out, x, op, None)
     elif isinstance(x, NkiTensor) and isinstance(y, NkiTensor):
         _isa.tensor_tensor(out, x, y, op)
     elif isinstance(x, NkiTensor):

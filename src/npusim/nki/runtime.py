@@ -65,9 +65,7 @@ class Run:
         self.chip = chip
         self.grid = tuple(grid)
         self.program = (0,) * len(self.grid)
-        p = chip.partitions
-        self.sbuf = Memory("SBUF", chip.sbuf_usable, p)
-        self.psum = Memory("PSUM", chip.psum_bytes, p)
+        self.sbuf, self.psum = _take_memories(chip)
         self.alloc = {
             MemoryRegion.sbuf: Allocator(f"SBUF ({chip.name}: usable bytes per partition)", chip.sbuf_usable,
                                          align=SBUF_ALIGN),
@@ -84,6 +82,20 @@ class Run:
         self.shared: list[NkiTensor] = []      # shared_hbm tensors, in allocation order (one per grid)
         self._shared_next = 0
         self._hbm_count = 0
+        self.released = False   # release() gave SBUF/PSUM to a later launch: on-chip tensors are gone
+
+    def release(self) -> None:
+        """The launch is over: hand SBUF/PSUM back for the next launch on this chip. Only the bytes up
+        to the allocators' high-water marks were touched; their init map is cleared so nothing of this
+        launch reads as written in the next one (stale data bytes read as poison there)."""
+        if self.sbuf is None:
+            return
+        for mem, region in ((self.sbuf, MemoryRegion.sbuf), (self.psum, MemoryRegion.psum)):
+            used = self.peak[region]
+            if used:
+                mem.init.reshape(mem.lanes, mem.lane_bytes)[:, :used] = 0
+        _POOL.setdefault(self.chip.name, []).append((self.sbuf, self.psum))
+        self.released = True
 
     # ---- allocation ----
 
@@ -183,6 +195,19 @@ class Run:
 
     def allocations(self) -> str:
         return "\n".join(f"{k.value}:\n{a.describe()}" for k, a in self.alloc.items())
+
+
+#: chip name -> idle (SBUF, PSUM) pairs. Fresh memories cost ~27 MB of np.zeros and their page faults on
+#: first touch in every launch; a launch takes an idle pair and gives it back when it ends.
+_POOL: dict[str, list] = {}
+
+
+def _take_memories(chip: _spec.Chip):
+    idle = _POOL.get(chip.name)
+    if idle:
+        return idle.pop()
+    p = chip.partitions
+    return Memory("SBUF", chip.sbuf_usable, p), Memory("PSUM", chip.psum_bytes, p)
 
 
 def _shape(shape, api) -> tuple:
