@@ -48,6 +48,7 @@ def _one_repeat_calls():
     cm.__enter__()
     pipe = asc.TPipe(); buf = asc.TBuf(); pipe.InitBuffer(buf, 1024)
     s0 = buf.GetWithOffset(asc.half, 128, 0).load(np.ones(128))
+    s1 = buf.GetWithOffset(asc.half, 128, 256).load(np.full(128, 0.5))
     d = buf.GetWithOffset(asc.int8_t, 128, 512)
     ctx = asc.context.current()
     cm.__exit__(None, None, None)
@@ -57,7 +58,7 @@ def _one_repeat_calls():
         asc.context.push(ctx)
         try:
             for _ in range(N_CALLS):
-                asc.AddReluCast(d, s0, s0, 128, 1, p)
+                asc.AddReluCast(d, s0, s1, 128, 1, p)
         finally:
             asc.context.pop()
             ctx.timeline.reset()
@@ -66,10 +67,11 @@ def _one_repeat_calls():
 
 def _numpy_small():
     a = np.ones(128, np.float16)
+    b = np.full(128, 0.5, np.float16)
 
     def run():
         for _ in range(N_CALLS):
-            _numpy_add_relu_cast(a, a)
+            _numpy_add_relu_cast(a, b)
     return run
 
 

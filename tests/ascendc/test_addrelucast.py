@@ -363,3 +363,29 @@ def test_float_to_half_matches_float64_reference(seed, mode):
         d = buf.GetWithOffset(asc.half, 256, 2048)
         asc.AddReluCast(d, s0, s1, 256)
         np.testing.assert_array_equal(d.numpy(), want)
+
+
+def test_fast_half_round_equals_core_cast():
+    """vector_binary.to's float32 -> half shortcut (inf overflow mode) equals core.cast bit for bit."""
+    from types import SimpleNamespace
+    from npusim.ascendc.vector_binary import to
+    from npusim.core.dtypes import cast
+    rng = np.random.default_rng(11)
+    special = np.array([65504.0, 65519.99, 65520.0, 1e9, -1e9, np.inf, -np.inf, np.nan, 0.0, -0.0, 2.0 ** -25,
+                        2.0 ** -24 * 1.5, 1.0 + 2.0 ** -11, 1.0 + 3 * 2.0 ** -11], np.float32)
+    x = np.concatenate([special, (rng.standard_normal(4000) * rng.choice([1e-6, 1.0, 1e3, 1e5], 4000))
+                        .astype(np.float32)])
+    got = to(SimpleNamespace(float_overflow="inf"), x, asc.half)
+    want = cast(x, asc.half, saturate=True, overflow="inf")
+    np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+
+
+@pytest.mark.parametrize("dst", ["int8", "uint8", "int16"])
+def test_half_relu_table_equals_relu_to_int(dst):
+    """The lookup table AddReluCast uses for half sources equals the whole-array relu + cast on all 65536
+    half bit patterns (and relu_to_int is checked against core.cast above)."""
+    from npusim.ascendc.vector_binary import half_relu_table, relu_to_int
+    from npusim.core.dtypes import DTYPES
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    d = DTYPES[dst]
+    np.testing.assert_array_equal(half_relu_table(d), relu_to_int(every.astype(np.float32), d))

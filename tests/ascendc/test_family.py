@@ -100,6 +100,11 @@ def test_unary_transcendental_within_one_ulp(core, name, ref, pos, dt):
     getattr(asc, name)(d, s, 256)
     want = ref(x.astype(np.float64))
     got = d.numpy().astype(np.float64)
+    # beyond the format's range (and its rounding boundary) the result is inf (the float overflow mode)
+    fi = np.finfo(dt)
+    over = want >= float(fi.max) + 2.0 ** (fi.maxexp - 1 - fi.nmant) / 2
+    assert np.all(got[over] == np.inf)
+    want, got = want[~over], got[~over]
     spacing = np.abs(np.spacing(want.astype(dt))).astype(np.float64)
     assert np.max(np.abs(got - want) / spacing) <= 1.0
 

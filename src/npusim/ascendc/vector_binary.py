@@ -6,6 +6,7 @@ repeatTime, BinaryRepeatParams)`` with ``mask`` an int (continuous) or ``[low, h
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable
 
@@ -24,8 +25,14 @@ F16, F32 = np.float16, np.float32
 def to(ctx, x, d):
     """Round a float32/float64 (or integer) result to dtype ``d`` as the vector unit does: RNE, integer
     saturation, and the core's float overflow mode."""
-    if x.dtype == d.np and ctx.float_overflow == "inf":
-        return x
+    if ctx.float_overflow == "inf":
+        if x.dtype == d.np:
+            return x
+        if x.dtype == F32 and d.np == F16:
+            # core.cast's own branch for this case (RINT, overflow to inf) is ``astype``; calling it
+            # directly saves the dtype lookups and the errstate (warnings are off while a core runs).
+            # Checked against core.cast in tests/ascendc/test_addrelucast.py::test_fast_half_round_equals_core_cast.
+            return x.astype(F16)
     return cast(x, d, saturate=True, overflow=ctx.float_overflow)
 
 
@@ -37,6 +44,13 @@ def _wide(a):
     """Work precision: float32 for half (a half op computed in float32 and rounded once is correctly
     rounded: 24 >= 2*11+2 bits), the type itself otherwise."""
     return a.astype(F32) if a.dtype == F16 else a
+
+
+def _wide2(op, a, b):
+    """``op(_wide(a), _wide(b))`` in one numpy call for ufuncs (the dtype argument casts the inputs)."""
+    if a.dtype == F16 and type(op) is np.ufunc:
+        return op(a, b, dtype=F32)
+    return op(_wide(a), _wide(b))
 
 
 @dataclass(frozen=True)
@@ -52,7 +66,7 @@ class BinarySpec:
 def _same(op):
     def make(ctx, s, d):
         def f(a, b):
-            return to(ctx, op(_wide(a), _wide(b)), d)
+            return to(ctx, _wide2(op, a, b), d)
         return f
     return make
 
@@ -63,7 +77,7 @@ def _int_or_float(op):
         def f(a, b):
             if s.is_int:
                 return op(a, b).astype(d.np, copy=False)
-            return to(ctx, op(_wide(a), _wide(b)), d)
+            return to(ctx, _wide2(op, a, b), d)
         return f
     return make
 
@@ -82,6 +96,17 @@ def relu_to_int(y, d):
     return r.astype(d.np)
 
 
+@functools.lru_cache(maxsize=None)
+def half_relu_table(d) -> np.ndarray:
+    """relu then core.cast (RNE, saturation) to the integer dtype ``d`` for every one of the 65536 half bit
+    patterns: a half source's relu-and-cast is then one table lookup (one numpy call instead of five),
+    equal to the cast by construction."""
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(F16).astype(F32)
+    t = cast(np.fmax(every, F32(0)), d, saturate=True)
+    t.setflags(write=False)
+    return t
+
+
 def _relu_cast(op):
     """AddReluCast / SubReluCast: y = src-type (a op b) (RNE / wrap); relu; cast to dst with RNE and
     saturation (ascendc.md §2.4). int16 goes through half exactly as the 950 path does (RINT, SAT)."""
@@ -90,8 +115,10 @@ def _relu_cast(op):
             if s.is_int:
                 y = relu(op(a, b))                                  # int16 add wraps
                 return cast(y, d, saturate=True)
-            y = to(ctx, op(_wide(a), _wide(b)), s)                  # the add, rounded to the source type
+            y = to(ctx, _wide2(op, a, b), s)                         # the add, rounded to the source type
             if d.is_int:
+                if y.dtype == F16:
+                    return half_relu_table(d)[y.view(np.uint16)]
                 return relu_to_int(_wide(y), d)
             return cast(relu(y), d, saturate=True, overflow=ctx.float_overflow)
         return f
