@@ -1,5 +1,5 @@
 """A small CNN in VPPL text (small_cnn.vppl) on a 128x128 image, checked layer by layer against float64
-numpy within each layer's documented fixed-point bound (docs/vppl_part_two.md), and end to end.
+numpy within each layer's documented fixed-point bound (docs/vppl.md (part two)), and end to end.
 
     PYTHONPATH=src python examples/vppl/small_cnn.py
 
