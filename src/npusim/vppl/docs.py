@@ -33,8 +33,15 @@ np.asarray(v)                                     # a Vector is array-like (zero
 with vppl.mode("extended"): ...                   # suffixes outside GEN.2 (default mode "gen2": errors)
 ```
 
-`npusim vppl FILE [--extended] [--PINA a.png] [--PINB b.png] [--reading mul=q15] [--trace t.json]` runs
-a file and prints its variables and the simulated time.
+`npusim vppl FILE [--extended] [--PINA a.png|a.npy] [--PINB b.png|b.npy] [--reading mul=q15] [--trace t.json]`
+runs a file and prints its variables and the simulated time. A text with `External` globals (part two)
+takes the host's bindings from the command line: `--extern NAME=FILE.npy` (a pointer gets a fresh 32-byte
+aligned data-memory block holding the array, as the loader places data; a vector gets its elements; an
+integer a one-element array), `--extern NAME=INT`, `--extern NAME=zeros:NBYTES` (a zeroed output block),
+or `--externs FILE.npz` (every array bound by name); `--read NAME=DTYPE:COUNT[:OUT.npy]` prints (and saves)
+what a pointer points at after the run. An unbound External is an error that names these options.
+`examples/vppl/small_cnn.py --write-inputs DIR` and `gemv_bias_relu.py --write-inputs DIR` write the files
+and print the command line (tests/vppl/test_cli_externs.py runs both).
 
 ## The machine
 
