@@ -3,6 +3,9 @@ against float64 numpy within the documented bound (1/2 LSB of F16Q10: the one ro
 shift; products and sums are exact).
 
     PYTHONPATH=src python examples/vppl/gemv_bias_relu.py
+    PYTHONPATH=src python examples/vppl/gemv_bias_relu.py --write-inputs DIR   # files for the CLI:
+
+    npusim vppl examples/vppl/gemv_bias_relu.vppl --externs DIR/gemv_inputs.npz --read pY=int16:100
 """
 from __future__ import annotations
 
@@ -26,11 +29,27 @@ def problem(u=100, v=700, seed=0):
     return A, x, b
 
 
-def place(m, A, x, b):
+def host_arrays(A, x, b) -> dict:
+    """The External bindings as arrays (pointers: the data they point at; u, v: one-element arrays);
+    saved as an .npz this is what ``npusim vppl --externs`` binds."""
     Ap, bp, xp = pad_fpbl(A, b, x)                       # the vendor's padding tool, before loading
+    return {"pX": xp, "pY": np.zeros(Ap.shape[0], np.int16), "pB": bp, "pA": Ap,
+            "u": np.array(A.shape[0]), "v": np.array(A.shape[1])}
+
+
+def place(m, A, x, b):
+    arrays = host_arrays(A, x, b)
     with vppl.using(m):
-        return {"pX": vppl.dm_put(xp), "pY": vppl.dm_alloc(2 * Ap.shape[0]), "pB": vppl.dm_put(bp),
-                "pA": vppl.dm_put(Ap), "u": A.shape[0], "v": A.shape[1]}
+        ext = {k: vppl.dm_put(a, k) for k, a in arrays.items() if k.startswith("p")}
+    return {**ext, "u": A.shape[0], "v": A.shape[1]}
+
+
+def write_inputs(d: str) -> str:
+    os.makedirs(d, exist_ok=True)
+    A, x, b = problem()
+    np.savez(os.path.join(d, "gemv_inputs.npz"), **host_arrays(A, x, b))
+    return (f"npusim vppl {os.path.join(HERE, 'gemv_bias_relu.vppl')} "
+            f"--externs {os.path.join(d, 'gemv_inputs.npz')} --read pY=int16:{A.shape[0]}")
 
 
 def reference(A, x, b):
@@ -71,4 +90,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+    if sys.argv[1:2] == ["--write-inputs"]:
+        print(write_inputs(sys.argv[2]))
+    else:
+        main()

@@ -1,7 +1,14 @@
 """A small CNN in VPPL text (small_cnn.vppl) on a 128x128 image, checked layer by layer against float64
-numpy within each layer's documented fixed-point bound (docs/vppl_part_two.md), and end to end.
+numpy within each layer's documented fixed-point bound (docs/vppl.md (part two)), and end to end.
 
     PYTHONPATH=src python examples/vppl/small_cnn.py
+    PYTHONPATH=src python examples/vppl/small_cnn.py --write-inputs DIR    # files for the CLI, see below
+
+The same text under the CLI, with the host's data from files (``--write-inputs`` writes them and prints
+this line):
+
+    npusim vppl examples/vppl/small_cnn.vppl --PINA DIR/image.npy --externs DIR/small_cnn_inputs.npz \
+        --read pS=int32:10
 
 The host side does what the vendor's loader would: it puts the F16Q12 weights into data memory, reserves
 the activation blocks, binds the program's External pointers to them, and loads the image into buffer A.
@@ -43,18 +50,31 @@ def make_weights(seed: int = 1) -> dict:
             "FW": f(rng.normal(0, 1 / 30, (CLASSES, C2 * 15 * 15))), "FB": f(rng.uniform(-0.1, 0.1, CLASSES))}
 
 
+def host_arrays(w: dict) -> dict:
+    """What each External pointer points at: the weights (padded FC layer) and zeroed activation blocks.
+    The same dict, saved as an .npz, is what ``npusim vppl --externs`` binds."""
+    fw, fb, _ = pad_fpbl(w["FW"], w["FB"])                                 # 16 x 928, the padding tool
+    z16, z32 = (lambda n: np.zeros(n, np.int16)), (lambda n: np.zeros(n, np.int32))  # noqa: E731
+    return {"pX": z16(128 * 128), "pW1": w["W1"], "pB1": w["B1"], "pC1": z16(C1 * 124 * 124),
+            "pP1": z16(C1 * 62 * 62), "pW2": w["W2"], "pB2": w["B2"], "pT": z32(62 * 62),
+            "pC2": z16(C2 * 62 * 62), "pP2": z16(C2 * 31 * 31), "pL": z16(C2 * 31 * 31),
+            "pF": z16(928),                                                # zero padding 900 -> 928
+            "pFW": fw, "pFB": fb, "pY": z16(16), "pS": z32(CLASSES)}
+
+
 def setup(m: vppl.Machine, w: dict) -> dict:
     """Weights into DM, activation blocks reserved; returns the External bindings."""
-    fw, fb, _ = pad_fpbl(w["FW"], w["FB"])                                 # 16 x 928, the padding tool
     with vppl.using(m):
-        put, blk = vppl.dm_put, vppl.dm_alloc
-        ext = {"pX": blk(128 * 128 * 2), "pW1": put(w["W1"]), "pB1": put(w["B1"]),
-               "pC1": blk(C1 * 124 * 124 * 2), "pP1": blk(C1 * 62 * 62 * 2), "pW2": put(w["W2"]),
-               "pB2": put(w["B2"]), "pT": blk(62 * 62 * 4), "pC2": blk(C2 * 62 * 62 * 2),
-               "pP2": blk(C2 * 31 * 31 * 2), "pL": blk(C2 * 31 * 31 * 2),
-               "pF": put(np.zeros(928, np.int16)),                         # zero padding 900 -> 928
-               "pFW": put(fw), "pFB": put(fb), "pY": blk(16 * 2), "pS": blk(CLASSES * 4)}
-    return ext
+        return {k: vppl.dm_put(a, k) for k, a in host_arrays(w).items()}
+
+
+def write_inputs(d: str) -> str:
+    """Write the image and the External arrays for ``npusim vppl``; returns the command line."""
+    os.makedirs(d, exist_ok=True)
+    np.save(os.path.join(d, "image.npy"), test_image())
+    np.savez(os.path.join(d, "small_cnn_inputs.npz"), **host_arrays(make_weights()))
+    return (f"npusim vppl {SOURCE} --PINA {os.path.join(d, 'image.npy')} "
+            f"--externs {os.path.join(d, 'small_cnn_inputs.npz')} --read pS=int32:{CLASSES}")
 
 
 def run_vppl(image: np.ndarray, w: dict, m: vppl.Machine | None = None, source: str | None = None) -> dict:
@@ -193,4 +213,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+    if sys.argv[1:2] == ["--write-inputs"]:
+        print(write_inputs(sys.argv[2]))
+    else:
+        main()

@@ -6,7 +6,7 @@ import os
 import numpy as np
 from rich.table import Table
 
-from ..core.errors import NpuSimError
+from ..core.errors import ConstraintError, NpuSimError
 
 
 def register(subparsers) -> None:
@@ -18,6 +18,15 @@ def register(subparsers) -> None:
     p.add_argument("--PINB", "--pin-b", dest="pin_b", help="PNG loaded into image buffer B")
     p.add_argument("--reading", action="append", default=[], metavar="FIELD=CHOICE",
                    help="an alternative reading of an ambiguous point, e.g. mul=q15 (docs/vppl.md)")
+    p.add_argument("--extern", action="append", default=[], metavar="NAME=VALUE",
+                   help="bind an External global: NAME=FILE.npy (a pointer gets a fresh 32-byte aligned data-memory "
+                        "block holding the array; a vector its elements; an integer a one-element array), NAME=INT "
+                        "(an integer, or a pointer's address), NAME=zeros:NBYTES (a pointer to a zeroed output block)")
+    p.add_argument("--externs", metavar="FILE.npz",
+                   help="bind every array of an .npz file to the External of the same name (as --extern NAME=FILE.npy)")
+    p.add_argument("--read", action="append", default=[], metavar="NAME=DTYPE:COUNT[:OUT.npy]",
+                   help="after the run, print COUNT elements of DTYPE (e.g. int16) at pointer NAME from data memory "
+                        "(and save them to OUT.npy)")
     p.add_argument("--trace", help="write Chrome/Perfetto trace JSON here")
     p.set_defaults(func=cmd_vppl)
 
@@ -28,21 +37,70 @@ def _show(v) -> str:
     return str(v)
 
 
+def _image(path: str):
+    return np.load(path) if path.endswith(".npy") else path
+
+
+def _externals(args) -> dict:
+    """--externs FILE.npz and --extern NAME=VALUE -> run_with's externals (ValueError on a bad form)."""
+    from .lang_part_two import DmBlock
+    ext: dict = {}
+    if args.externs:
+        with np.load(args.externs) as z:
+            ext.update({k: z[k] for k in z.files})
+    for item in args.extern:
+        name, sep, val = item.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--extern {item!r}: expected NAME=FILE.npy, NAME=INT or NAME=zeros:NBYTES")
+        if val.startswith("zeros:"):
+            ext[name] = DmBlock(int(val[6:], 0))
+        elif val.endswith(".npy"):
+            ext[name] = np.load(val)
+        else:
+            ext[name] = int(val, 0)
+    return ext
+
+
+def _reads(args) -> list[tuple[str, np.dtype, int, str | None]]:
+    out = []
+    for item in args.read:
+        name, sep, spec = item.partition("=")
+        parts = spec.split(":")
+        if not sep or len(parts) not in (2, 3):
+            raise ValueError(f"--read {item!r}: expected NAME=DTYPE:COUNT[:OUT.npy]")
+        out.append((name, np.dtype(parts[0]), int(parts[1], 0), parts[2] if len(parts) == 3 else None))
+    return out
+
+
 def cmd_vppl(args, console) -> int:
     from .interpreter import Program, result
     from .machine import Machine
     from .readings import Readings
-    images = {k: v for k, v in (("A", args.pin_a), ("B", args.pin_b)) if v}
+    images = {k: _image(v) for k, v in (("A", args.pin_a), ("B", args.pin_b)) if v}
     try:
         readings = Readings(**dict(r.split("=", 1) for r in args.reading))
     except (TypeError, ValueError) as e:
         console.print(f"--reading: {e}", markup=False)
         return 2
     try:
+        externals, reads = _externals(args), _reads(args)
+    except (TypeError, ValueError, OSError) as e:
+        console.print(f"--extern/--externs/--read: {e}", markup=False)
+        return 2
+    try:
         with open(args.file, encoding="utf-8") as f:
             src = f.read()
         m = Machine("extended" if args.extended else "gen2", readings=readings)
+        m.externals = externals
         env = Program(src, os.path.basename(args.file)).run(m, images)
+        outputs = []
+        for name, dt, count, path in reads:
+            if name not in env:
+                raise ConstraintError("--read", "NAME", "a variable of the program", name)
+            from .machine import using
+            from .pointers import dm_read
+            with using(m):
+                outputs.append((name, dm_read(env[name], dt, count), path))
     except NpuSimError as e:
         console.print("\n".join([str(e), *getattr(e, "__notes__", [])]), markup=False, highlight=False)
         return 1
@@ -53,6 +111,11 @@ def cmd_vppl(args, console) -> int:
         note = "" if getattr(env[k], "valid", True) else "  (undefined: never written, or a work area)"
         table.add_row(k, _show(v) + note)
     console.print(table)
+    for name, a, path in outputs:
+        console.print(f"{name} -> {_show(a)}", markup=False, highlight=False)
+        if path:
+            np.save(path, a)
+            console.print(f"{name} written to {path}", markup=False)
     tr = m.timeline.trace
     console.print(f"{len(tr.events)} instruction(s), {m.timeline.now_ns / 1e3:,.3f} us simulated "
                   f"at {m.freq_hz / 1e6:g} MHz ({m.timeline.now_ns * m.freq_hz / 1e9:,.0f} cycles, estimate)")

@@ -1,5 +1,5 @@
 """Cycle ESTIMATES for the image, BLAS-like and DNN dot operators on one GEN.2 core (50 MHz, 512-bit
-vector registers). TOPS publishes no timings (docs/vppl_part_two.md, "Cost model"). The model: the
+vector registers). TOPS publishes no timings (docs/vppl.md (part two), "Cost model"). The model: the
 instruction issues (ISSUE), then streams its data through vector registers; a load or store of one
 register takes MOVE_PER_REG cycles, a multiply-accumulate of one register of F16 lanes MAC_PER_REG,
 any other lane-wise pass OP_PER_REG. Softmax's exponential takes EXP_PER_REG per register (a table

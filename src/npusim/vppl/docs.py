@@ -1,4 +1,6 @@
-"""Render docs/vppl.md from the semantics table (``python -m npusim.vppl.docs > docs/vppl.md``).
+"""Render docs/vppl.md from the semantics tables (``python -m npusim.vppl.docs > docs/vppl.md``): part
+one's section (machine, language, general / element / reduction operators: ``semantics.ROWS``) then part
+two's (image, BLAS-like, DNN operators: ``semantics_part_two.PART_TWO``, rendered by ``docs_part_two``).
 
 tests/vppl/test_docs.py checks that the committed file is exactly what this renders.
 """
@@ -31,8 +33,15 @@ np.asarray(v)                                     # a Vector is array-like (zero
 with vppl.mode("extended"): ...                   # suffixes outside GEN.2 (default mode "gen2": errors)
 ```
 
-`npusim vppl FILE [--extended] [--PINA a.png] [--PINB b.png] [--reading mul=q15] [--trace t.json]` runs
-a file and prints its variables and the simulated time.
+`npusim vppl FILE [--extended] [--PINA a.png|a.npy] [--PINB b.png|b.npy] [--reading mul=q15] [--trace t.json]`
+runs a file and prints its variables and the simulated time. A text with `External` globals (part two)
+takes the host's bindings from the command line: `--extern NAME=FILE.npy` (a pointer gets a fresh 32-byte
+aligned data-memory block holding the array, as the loader places data; a vector gets its elements; an
+integer a one-element array), `--extern NAME=INT`, `--extern NAME=zeros:NBYTES` (a zeroed output block),
+or `--externs FILE.npz` (every array bound by name); `--read NAME=DTYPE:COUNT[:OUT.npy]` prints (and saves)
+what a pointer points at after the run. An unbound External is an error that names these options.
+`examples/vppl/small_cnn.py --write-inputs DIR` and `gemv_bias_relu.py --write-inputs DIR` write the files
+and print the command line (tests/vppl/test_cli_externs.py runs both).
 
 ## The machine
 
@@ -198,6 +207,8 @@ def render() -> str:
                            **{k: getattr(cost, k) for k in ("ISSUE", "PER_REG", "MUL_PER_REG", "BROADCAST",
                                                             "TO_SCALAR", "SORT_PER_REG", "SCALAR_OP")}))
     out.append(TAIL)
+    from .docs_part_two import render as part_two
+    out.append(part_two())
     return "".join(out)
 
 
@@ -216,11 +227,7 @@ e_mul$IW, element_shift_right$W, 8 rounds) on i16[4096] vectors, through the Pyt
 text, against plain numpy doing the same math (target: within 3x); parsing and compiling a
 1,000-statement text (target: under 0.5 s); and the per-instruction overhead on a one-register
 vector. Numbers are in BENCHMARKS.md (`make bench`).
-
-## Not covered (next issue)
-
-get_array, the BLAS-like FPBLmAvX* and the DNN_* operators, pointer arithmetic, processes and ZOMP
-channels.
+Part two below covers get_array, the BLAS-like FPBLmAvX* and the DNN_* operators, pointers and fixed point.
 """
 
 if __name__ == "__main__":

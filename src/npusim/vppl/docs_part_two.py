@@ -1,5 +1,6 @@
-"""Render docs/vppl_part_two.md from the PART_TWO table (``python -m npusim.vppl.docs_part_two >
-docs/vppl_part_two.md``); tests/vppl/test_docs_part_two.py checks the committed file is current."""
+"""Part two's section of docs/vppl.md (image, BLAS-like and DNN operators), rendered from the PART_TWO
+table; ``npusim.vppl.docs`` (the one generator) appends it to part one's section, and
+tests/vppl/test_docs.py checks the committed file is current."""
 from __future__ import annotations
 
 from dataclasses import fields
@@ -98,13 +99,14 @@ def _cell(s) -> str:
     return str(s).replace("|", "\\|").replace("\n", " ")
 
 
-HEAD = """# npusim.vppl part two: image, BLAS-like and DNN dot operators
+HEAD = """
+## Part two: image, BLAS-like and DNN dot operators
 
 Seed 003's sections 画像操作向け演算子 (get_array), BLAS類似演算子 (FPBLmAvX_uB_L, FPBLmAvX_uB) and DNN向け演算子
 (DNN_*). All of them use the target vector as a work area (it must come from `alloc_vector`), load their
 inputs from memory through pointer variables and store their results to memory as a side effect.
-This file is generated from `src/npusim/vppl/semantics_part_two.py` (the `PART_TWO` table, the same
-`OpRow` type as part one's table) by `python -m npusim.vppl.docs_part_two`; a test keeps it current.
+This part is generated from `src/npusim/vppl/semantics_part_two.py` (the `PART_TWO` table, the same
+`OpRow` type as part one's table) by the same `python -m npusim.vppl.docs`.
 
 ## Python surface
 
@@ -252,9 +254,6 @@ def render() -> str:
     out.append(TAIL.format(mhz=spec.FREQ_HZ / 1e6, reg=spec.REG_BITS, regb=spec.REG_BITS // 8, issue=cost.ISSUE,
                            move=C.MOVE_PER_REG, mac=C.MAC_PER_REG, op=C.OP_PER_REG, exp=C.EXP_PER_REG,
                            div=C.DIV_PER_REG, row=C.ROW_SETUP))
-    return "".join(out)
+    # a section of docs/vppl.md: its own headings sit one level below "## Part two"
+    return "".join(out).replace("\n## ", "\n### ").replace("\n### Part two", "\n## Part two")
 
-
-if __name__ == "__main__":
-    import sys
-    sys.stdout.write(render())

@@ -2,7 +2,7 @@
 
 An F16Qq value is a signed 16-bit integer r standing for r * 2**-q; F32Qq the same in 32 bits.
 Seed 003 names the formats (F16Qq with q = 8..15 for get_array, q in {8, 10, 12} for FPBLmAvX, q = 12
-for the DNN layers, F32Q16 softmax outputs) but not the arithmetic; the choices here (docs/vppl_part_two.md,
+for the DNN layers, F32Q16 softmax outputs) but not the arithmetic; the choices here (docs/vppl.md (part two),
 "Fixed-point arithmetic") are:
 
 * products of two F16Qq are exact Q(2q) integers; sums are exact (int64: no 1024-term F16 dot

@@ -11,6 +11,8 @@ The part-one language has no procedure declarations, so byName arguments exist o
 in text; get_array takes x and y)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.errors import ConstraintError
 from .pointer import Pointer
 from .pointers import ByName, PointerVariable
@@ -29,10 +31,47 @@ def _c_pointer_decl(self, t):
     self.steps.append((*self._pos(name_tok), decl))
 
 
+class DmBlock:
+    """A host binding for an External pointer: a fresh zero-filled DM block of ``nbytes`` (an output
+    area; ``npusim vppl --extern pY=zeros:32``)."""
+
+    def __init__(self, nbytes: int):
+        self.nbytes = int(nbytes)
+
+    def __repr__(self) -> str:
+        return f"DmBlock({self.nbytes})"
+
+
+def _bind_array(name: str, kind: str, vtype, a: np.ndarray):
+    """A numpy array bound to an External (``npusim vppl --extern NAME=FILE.npy``): a pointer gets a
+    fresh 32-byte aligned DM block holding the array's bytes (its dtype, C order), as the loader places
+    data; an integer a one-element integer array; a vector its elements (cast checked by the core)."""
+    if kind == "pointer_type":
+        if a.dtype.kind not in "iub" and a.dtype.kind != "f":
+            raise ConstraintError("External", name, "a pointer's data is a numeric array", str(a.dtype))
+        from .pointers import dm_put
+        return dm_put(a, name)
+    if kind == "integer_type":
+        if a.size == 1 and a.dtype.kind in "iu":
+            return Integer(int(a.reshape(-1)[0]), name)
+        raise ConstraintError("External", name, "an integer is bound to a one-element integer array", a.shape)
+    tname, length = str(vtype.children[0]), int(str(vtype.children[1]), 0)
+    if a.size != length:
+        raise ConstraintError("External", name, f"the array has the vector's {length} elements", a.size)
+    return Vector(tname, length, a.reshape(-1), name=name)
+
+
 def _bind(name: str, vtype, value):
     kind = vtype.data
     while isinstance(value, ByName):
         value = value.var
+    if isinstance(value, np.ndarray):
+        return _bind_array(name, kind, vtype, value)
+    if isinstance(value, np.integer):
+        value = int(value)
+    if kind == "pointer_type" and isinstance(value, DmBlock):
+        from .pointers import dm_put
+        return dm_put(np.zeros(max(value.nbytes, 1), np.uint8), name)
     if kind == "pointer_type":
         if isinstance(value, PointerVariable):
             return value                                   # shared with the host
@@ -64,8 +103,10 @@ def _c_external_decl(self, t):
         from .machine import machine
         ext = getattr(machine(), "externals", {})
         if name not in ext:
-            raise ConstraintError("External", name, "an External global is bound by the host "
-                                  "(run_with(..., externals={name: value}))", name)
+            raise ConstraintError("External", name, "an External global is bound by the host: "
+                                  "run_with(..., externals={name: value}) in Python, or "
+                                  f"`npusim vppl FILE --extern {name}=FILE.npy|INT|zeros:NBYTES` "
+                                  "(or --externs FILE.npz)", name)
         self._fresh(env, name)
         env[name] = _bind(name, vtype, ext[name])
     self.steps.append((*self._pos(name_tok), decl))

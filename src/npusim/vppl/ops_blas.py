@@ -8,7 +8,7 @@ The padding must be zero (``pad_fpbl`` does it, as the vendor's tool does before
 nonzero padding in mA raises (it would change the result). X's and B's padding multiply zero columns
 or land in the padding rows of Y, so they may hold anything.
 
-Arithmetic (docs/vppl_part_two.md): products Q2q exact, summed exactly (|sum| <= 1024 * 2**30 < 2**41),
+Arithmetic (docs/vppl.md (part two)): products Q2q exact, summed exactly (|sum| <= 1024 * 2**30 < 2**41),
 B added as B << q, one right shift by q rounding half up, saturated to F16, then ReLU (max(y, 0)).
 """
 from __future__ import annotations

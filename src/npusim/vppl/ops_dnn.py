@@ -1,7 +1,7 @@
 """DNN dot operators (seed 003, DNN向け演算子) on F16Q12 maps in data memory.
 
 Maps: a channel of in_h x in_w elements is stored row-major and contiguous (pitch = width); several
-channels follow each other. Arithmetic (docs/vppl_part_two.md, "Fixed-point arithmetic"):
+channels follow each other. Arithmetic (docs/vppl.md (part two), "Fixed-point arithmetic"):
 * convolution: products F16Q12 x F16Q12 = Q24, summed exactly; a partial result between input channels
   is F32Q24 (saturated to int32); the last input channel (and NP1) rounds half up to F16Q12, saturated;
 * pooling: max over the window (exact; q-agnostic, which is why the seed needs no q);

@@ -1,5 +1,5 @@
 """Switches for the points part two's seed sections leave open: the default is the reading
-docs/vppl_part_two.md argues for; the alternative is one keyword away:
+docs/vppl.md (part two) argues for; the alternative is one keyword away:
 
     m = vppl.Machine(); m.readings_part_two = ReadingsPartTwo(pooling="average")
 """

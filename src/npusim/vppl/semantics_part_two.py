@@ -126,7 +126,7 @@ _row("DNN_conv32to16", "dnn",
 def register() -> None:
     """Make the rows callable by name (interpreter, Python methods) without adding them to part one's
     ROWS (whose table-driven tests and docs/vppl.md cover the general/element/reduction operators);
-    PART_TWO drives docs/vppl_part_two.md and the part-two tests."""
+    PART_TWO drives docs/vppl.md (part two) and the part-two tests."""
     for r in PART_TWO:
         TABLE[r.name] = r
         BY_PYNAME[r.pyname] = r
