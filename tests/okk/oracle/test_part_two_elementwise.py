@@ -213,3 +213,16 @@ def test_fixed_point_mac(oracle, name):
         else:
             args = (b + 0x10000, b, int(rng.integers(-300, 300)), sh, None, None, sg, ot, lsh, r)
         check(oracle, setup, [(fn, args)], reads(0x10000, 0x8000))
+
+
+@pytest.mark.parametrize("op", ["add", "max", "relu", "mac_C", "scale", "scale_bias"])
+def test_unaligned_addresses_take_the_tensor_arith_form(oracle, op):
+    """NULL strides but addresses only 4-byte aligned: the C-model emits TENSOR_ARITH (and, for scale,
+    its numerics), not the MD_* form."""
+    rng = np.random.default_rng(800 + len(op))
+    sh = (2, 70, 3, 7)
+    d, a, b = DST + 4, SRC0 + 8, SRC1
+    args = {"add": (d, a, b, sh, None, None, None), "max": (d, a, b, sh, None, None, None),
+            "relu": (d, a, sh, None, None), "mac_C": (d, a, -0.75, sh, None, None),
+            "scale": (d, a, SEL0, sh, None, None), "scale_bias": (d, a, SEL0, SEL1 + 64, sh, None, None)}[op]
+    check(oracle, _setup(rng), [(f"okk_bdc_{op}", args)], reads(DST, SPAN))
