@@ -1,4 +1,4 @@
-"""nl.relu / nl.square lower to one ScalarE activation on every target (the compiler's lowering), not to
+"""nl.relu / nl.square / nl.rsqrt lower to one ScalarE activation on every target (the compiler's lowering), not to
 tensor_scalar (whose relu/square ALU ops exist on trn3 only)."""
 import numpy as np
 import pytest
@@ -10,11 +10,14 @@ from npusim.nki import run_context
 
 
 @pytest.mark.parametrize("target", ["trn1", "trn2", "trn3"])
-@pytest.mark.parametrize("name", ["relu", "square"])
+@pytest.mark.parametrize("name", ["relu", "square", "rsqrt"])
 def test_relu_and_square_run_as_scalar_activation_everywhere(target, name):
     rng = np.random.default_rng(3)
     x = rng.standard_normal((64, 96)).astype(np.float32) * 3
-    want = np.maximum(x.astype(np.float64), 0) if name == "relu" else x.astype(np.float64) ** 2
+    if name == "rsqrt":
+        x = np.abs(x) + np.float32(0.25)           # inside rsqrt's documented input range
+    x64 = x.astype(np.float64)
+    want = {"relu": lambda: np.maximum(x64, 0), "square": lambda: x64 ** 2, "rsqrt": lambda: 1 / np.sqrt(x64)}[name]()
     with run_context(target) as run:
         t = nl.ndarray(x.shape, nl.float32)
         t.write(x)

@@ -212,3 +212,24 @@ def test_launches_reuse_memories_and_nothing_leaks_between_them():
     assert second.sbuf is first.sbuf                  # the memories were reused
     assert np.isnan(y).all()                          # ... and the old 7.0s did not leak through
     assert not second.sbuf.init.any() and not second.psum.init.any()   # init map reset after the launch
+
+
+def test_outputs_are_not_shared_between_launches():
+    """Outputs are handed out without a copy: a later launch must not change an earlier result."""
+    import npusim.nki as nki_
+    import npusim.nki.isa as nisa_
+    import npusim.nki.language as nl_
+
+    @nki_.jit
+    def plus_one(a):
+        t = nl_.ndarray(a.shape, a.dtype, buffer=nl_.sbuf)
+        nisa_.dma_copy(dst=t, src=a)
+        nisa_.tensor_scalar(dst=t, data=t, op0=nl_.add, operand0=1.0)
+        out = nl_.ndarray(a.shape, a.dtype, buffer=nl_.shared_hbm)
+        nisa_.dma_copy(dst=out, src=t)
+        return out
+
+    k = nki_.simulate(plus_one, target="trn2")
+    y1 = k(np.zeros((128, 16), np.float32))
+    y2 = k(np.full((128, 16), 5.0, np.float32))
+    assert (y1 == 1.0).all() and (y2 == 6.0).all() and y1.shape == (128, 16) and y1.dtype == np.float32

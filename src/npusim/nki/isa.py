@@ -247,8 +247,8 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
     key = None
     if _const(operand0) and _const(operand1):
         dv, xv = dst.view, data.view
-        key = (chip.nc_version, op0, op1, operand0, operand1, engine, type(engine), dv.dtype, xv.dtype,
-               dst.partitions, data.partitions, dst.free_size, data.free_size, dst.in_psum, data.in_psum)
+        key = (chip.nc_version, op0, op1, operand0, operand1, engine, type(engine), dv.dtype.name,
+               xv.dtype.name, dst.partitions, data.partitions, dst.free_size, data.free_size, dst.in_psum, data.in_psum)
         try:
             hit = _VALIDATED.get(key)
         except TypeError:           # an unhashable op: the slow path reports it

@@ -2,7 +2,7 @@
 ``bn_stats`` / ``bn_aggr``, ``tensor_copy_predicated``, ``select_reduce``, ``range_select``.
 
 Arithmetic in float32, results cast to dst's dtype (RNE). Rules and costs: reference nki.md §2.5 and
-the ops' docstrings (cited per op in docs/nki_part_two.md).
+the ops' docstrings (cited per op in docs/nki.md).
 """
 from __future__ import annotations
 

@@ -151,7 +151,9 @@ def copy(x, dtype=None) -> NkiTensor:
 # ---- elementwise ops (called through AluOp.__call__) ----
 
 #: unary ALU ops that nl.* runs as a ScalarE activation function (all targets), not as tensor_scalar
-ACTIVATION_LOWERED = ("relu", "square")
+#: (relu/square have ALU forms on trn3 only; tensor_scalar's rsqrt would land on GpSimd, 4x slower and
+#: blind to PSUM, on trn1/trn2)
+ACTIVATION_LOWERED = ("relu", "square", "rsqrt")
 
 def _result_dtype(x, y, dtype):
     if dtype is not None:
@@ -172,8 +174,7 @@ def elementwise(op: AluOp, x, y=None, dtype=None, **kw) -> NkiTensor:
         if y is not None:
             raise ConstraintError(api, "y", f"{op.name} takes one operand", y)
         if op.name in ACTIVATION_LOWERED:
-            # The compiler lowers nl.relu / nl.square to one ScalarE activation on every target (their
-            # tensor_scalar ALU forms exist on NeuronCore-v4 only).
+            # The compiler lowers nl.relu / nl.square / nl.rsqrt to one ScalarE activation on every target.
             _isa.activation(out, ACT[op.name], x)
         else:
             _isa.tensor_scalar(out, x, op, None)
