@@ -339,3 +339,74 @@ def test_muls_by_negative_zero_is_not_confused_with_zero(core):
     assert not np.signbit(d.numpy()[0])
     asc.Muls(d, s, -0.0, 64)
     assert np.signbit(d.numpy()[0])
+
+
+# ---- Compare level 0, the compare-mask register, Select mode 0 ----
+def test_compare_level0_bit_mask_and_strides(core):
+    """Level-0 Compare: 2 repeats of 128 halves, src1 with repStride 16 (every other 256 B), a bit mask with
+    holes: bits of masked-off lanes are 0, each repeat's 16 bytes of bits land contiguously."""
+    rng = np.random.default_rng(3)
+    a = np.round(rng.standard_normal(256) * 2).astype(np.float16)
+    b = np.round(rng.standard_normal(512) * 2).astype(np.float16)
+    s0, s1 = core.t(asc.half, 256, 0).load(a), core.t(asc.half, 512, 1024).load(b)
+    m = core.t(asc.uint8_t, 64, 4096).load(np.full(64, 0xAA, np.uint8))
+    low, high = 0xF0F0_F0F0_F0F0_F0F0, 0x0000_FFFF_0000_FFFF
+    asc.Compare(m, s0, s1, asc.CMPMODE.GE, [low, high], 2, asc.BinaryRepeatParams(1, 1, 1, 8, 8, 16))
+    lanes = np.array([(low >> i) & 1 for i in range(64)] + [(high >> i) & 1 for i in range(64)], bool)
+    bref = np.concatenate([b[0:128], b[256:384]])                      # repeat r of src1 starts at r * 512 B
+    want = (a >= bref) & np.tile(lanes, 2)
+    got = np.unpackbits(m.numpy()[:32], bitorder="little").astype(bool)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(m.numpy()[32:], np.full(32, 0xAA, np.uint8))   # beyond 2 repeats: untouched
+
+
+def test_compare_level0_continuous_mask_float(core):
+    x = np.arange(128, dtype=np.float32) - 64
+    s0, s1 = core.t(asc.float, 128, 0).load(x), core.t(asc.float, 128, 1024).load(np.zeros(128, np.float32))
+    m = core.t(asc.uint8_t, 32, 4096)
+    asc.Compare(m, s0, s1, asc.CMPMODE.GT, 40, 2, asc.BinaryRepeatParams())
+    want = (x > 0).reshape(2, 64) & (np.arange(64) < 40)
+    np.testing.assert_array_equal(np.unpackbits(m.numpy()[:16], bitorder="little").astype(bool), want.ravel())
+
+
+def test_compare_level0_rules(core):
+    s0, s1 = core.t(asc.half, 128, 0), core.t(asc.half, 128, 1024)
+    s0.load(np.zeros(128)); s1.load(np.zeros(128))
+    p = asc.BinaryRepeatParams()
+    with pytest.raises(ConstraintError, match="check instr failed"):          # 2 repeats read 256 halves
+        asc.Compare(core.t(asc.uint8_t, 32, 4096), s0, s1, asc.CMPMODE.LT, 128, 2, p)
+    with pytest.raises(ConstraintError, match="fit in dst"):
+        asc.Compare(core.t(asc.uint8_t, 8, 4096), s0, s1, asc.CMPMODE.LT, 128, 1, p)
+    with pytest.raises(ConstraintError, match="mask"):
+        asc.Compare(core.t(asc.uint8_t, 32, 4096), s0, s1, asc.CMPMODE.LT, 129, 1, p)
+    with pytest.raises(ConstraintError, match="repeatTime"):
+        asc.Compare(core.t(asc.uint8_t, 32, 4096), s0, s1, asc.CMPMODE.LT, 128, 256, p)
+    with pytest.raises(ConstraintError, match="CMPMODE"):
+        asc.Compare(core.t(asc.uint8_t, 32, 4096), s0, s1, "LT", 128, 1, p)
+
+
+def test_compare_to_register_get_set_cmpmask_and_select_mode0(core):
+    """Compare's register form fills CMPMASK (GetCmpMask reads it back); Select VSEL_CMPMASK_SPR uses one
+    repeat's worth of selMask bits for every repeat."""
+    rng = np.random.default_rng(4)
+    a = np.round(rng.standard_normal(384) * 2).astype(np.float16)
+    b = np.round(rng.standard_normal(384) * 2).astype(np.float16)
+    s0, s1 = core.t(asc.half, 384, 0).load(a), core.t(asc.half, 384, 1024).load(b)
+    asc.Compare(s0, s1, asc.CMPMODE.LT, 128, asc.BinaryRepeatParams())
+    reg = core.t(asc.uint8_t, 32, 4096)
+    asc.GetCmpMask(reg)
+    bits = a[:128] < b[:128]
+    np.testing.assert_array_equal(np.unpackbits(reg.numpy()[:16], bitorder="little").astype(bool), bits)
+    asc.PipeBarrier(asc.PIPE_V)
+    d = core.t(asc.half, 384, 8192)
+    asc.Select(d, reg, s0, s1, asc.SELMODE.VSEL_CMPMASK_SPR, 384)
+    np.testing.assert_array_equal(d.numpy(), np.where(np.tile(bits, 3), a, b))
+    src = core.t(asc.uint8_t, 32, 6144).load(np.arange(32, dtype=np.uint8))
+    asc.SetCmpMask(src)
+    asc.PipeBarrier(asc.PIPE_V)
+    asc.GetCmpMask(reg)
+    np.testing.assert_array_equal(reg.numpy()[:16], np.arange(16, dtype=np.uint8))
+    with pytest.raises(ConstraintError, match="two tensors"):
+        asc.Select(d, reg, s0, 1.0, asc.SELMODE.VSEL_CMPMASK_SPR, 384)
+    with pytest.raises(ConstraintError, match="16 bytes"):
+        asc.GetCmpMask(core.t(asc.uint8_t, 8, 4096))
