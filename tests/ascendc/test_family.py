@@ -182,9 +182,10 @@ def test_cast_float_to_int32_every_mode(core, mode):
     np.testing.assert_array_equal(d.numpy(), want)
 
 
-@pytest.mark.parametrize("mode", ["RINT", "FLOOR", "CEIL", "TRUNC", "ODD"])
+@pytest.mark.parametrize("mode", ["RINT", "FLOOR", "CEIL", "TRUNC", "ODD", "ROUND", "NONE"])
 def test_cast_float_to_half_directed_modes(core, mode):
     x = data(np.float32, 64, scale=3).astype(np.float32)
+    x[:4] = [1 + 2.0 ** -11, -(1 + 2.0 ** -11), 2049 / 1024 + 2.0 ** -11, 0.5]   # exact half-way ties
     s = core.t(asc.float, 64, 0).load(x)
     d = core.t(asc.half, 64, 1024)
     asc.Cast(d, s, getattr(asc.RoundMode, "CAST_" + mode), 64)
@@ -193,7 +194,10 @@ def test_cast_float_to_half_directed_modes(core, mode):
     hv = h.astype(np.float64)
     down = np.where(hv > x64, np.nextafter(h, np.float16(-np.inf)), h)
     up = np.where(hv < x64, np.nextafter(h, np.float16(np.inf)), h)
-    want = {"RINT": h, "FLOOR": down, "CEIL": up, "TRUNC": np.where(x64 >= 0, down, up)}.get(mode)
+    want = {"RINT": h, "NONE": h, "FLOOR": down, "CEIL": up, "TRUNC": np.where(x64 >= 0, down, up)}.get(mode)
+    if mode == "ROUND":                                        # nearest, ties away from zero
+        dd, du = x64 - down.astype(np.float64), up.astype(np.float64) - x64
+        want = np.where(dd < du, down, np.where(du < dd, up, np.where(x64 >= 0, up, down)))
     if mode == "ODD":
         tr = np.where(x64 >= 0, down, up)
         inexact = tr.astype(np.float64) != x64
@@ -410,3 +414,9 @@ def test_compare_to_register_get_set_cmpmask_and_select_mode0(core):
         asc.Select(d, reg, s0, 1.0, asc.SELMODE.VSEL_CMPMASK_SPR, 384)
     with pytest.raises(ConstraintError, match="16 bytes"):
         asc.GetCmpMask(core.t(asc.uint8_t, 8, 4096))
+
+
+def test_cast_hybrid_is_refused(core):
+    from npusim.core.errors import UnsupportedError
+    with pytest.raises(UnsupportedError, match="CAST_HYBRID"):
+        asc.Cast(core.t(asc.half, 64, 1024), core.t(asc.float, 64, 0).load(np.zeros(64)), asc.RoundMode.CAST_HYBRID, 64)
