@@ -420,3 +420,42 @@ def test_cast_hybrid_is_refused(core):
     from npusim.core.errors import UnsupportedError
     with pytest.raises(UnsupportedError, match="CAST_HYBRID"):
         asc.Cast(core.t(asc.half, 64, 1024), core.t(asc.float, 64, 0).load(np.zeros(64)), asc.RoundMode.CAST_HYBRID, 64)
+
+
+@given(st.integers(0, 2 ** 32 - 1))
+@settings(max_examples=15, deadline=None)
+def test_sub_relu_cast_mul_cast_add_deq_relu_match_float64_reference(seed):
+    """Random data against float64 / integer references: SubReluCast half->int8 (exact float64 difference,
+    one RNE to half, relu, RNE + saturation), MulCast half->int8 (no relu), AddDeqRelu int32->half
+    (wrapping int32 add, times the deq scale, relu, RNE to half)."""
+    rng = np.random.default_rng(seed)
+    a = (rng.standard_normal(128) * rng.choice([1.0, 30.0, 300.0])).astype(np.float16)
+    b = (rng.standard_normal(128) * rng.choice([1.0, 30.0, 300.0])).astype(np.float16)
+    i0 = rng.integers(-2 ** 31, 2 ** 31, 64, dtype=np.int64)
+    i1 = rng.integers(-2 ** 31, 2 ** 31, 64, dtype=np.int64)
+    scale = float(rng.choice([1.0, 0.5, 2.0 ** -10, 3.7e-6]))
+
+    def to_int8(x):
+        return np.clip(np.rint(x), -128, 127).astype(np.int8)
+
+    with asc.core_context("Ascend910B1"):
+        pipe = asc.TPipe(); buf = asc.TBuf(); pipe.InitBuffer(buf, 8192)
+        s0 = buf.GetWithOffset(asc.half, 128, 0).load(a)
+        s1 = buf.GetWithOffset(asc.half, 128, 256).load(b)
+        d = buf.GetWithOffset(asc.int8_t, 128, 512)
+        asc.SubReluCast(d, s0, s1, 128)
+        diff = (a.astype(np.float64) - b.astype(np.float64)).astype(np.float16).astype(np.float64)
+        np.testing.assert_array_equal(d.numpy(), to_int8(np.maximum(diff, 0)))
+        asc.PipeBarrier(asc.PIPE_V)
+        asc.MulCast(d, s0, s1, 128)
+        prod = (a.astype(np.float64) * b.astype(np.float64)).astype(np.float16).astype(np.float64)
+        np.testing.assert_array_equal(d.numpy(), to_int8(prod))
+        x0 = buf.GetWithOffset(asc.int32_t, 64, 1024).load(i0.astype(np.int32))
+        x1 = buf.GetWithOffset(asc.int32_t, 64, 1536).load(i1.astype(np.int32))
+        h = buf.GetWithOffset(asc.half, 64, 2048)
+        asc.SetDeqScale(scale)
+        asc.AddDeqRelu(h, x0, x1, 64)
+        wrapped = (i0 + i1 + 2 ** 31) % 2 ** 32 - 2 ** 31
+        scale_h = float(np.float16(scale))                       # SetDeqScale holds a half
+        want = np.maximum(wrapped.astype(np.float64) * scale_h, 0).astype(np.float16)
+        np.testing.assert_array_equal(h.numpy(), want)
