@@ -182,9 +182,10 @@ def test_cast_float_to_int32_every_mode(core, mode):
     np.testing.assert_array_equal(d.numpy(), want)
 
 
-@pytest.mark.parametrize("mode", ["RINT", "FLOOR", "CEIL", "TRUNC", "ODD"])
+@pytest.mark.parametrize("mode", ["RINT", "FLOOR", "CEIL", "TRUNC", "ODD", "ROUND", "NONE"])
 def test_cast_float_to_half_directed_modes(core, mode):
     x = data(np.float32, 64, scale=3).astype(np.float32)
+    x[:4] = [1 + 2.0 ** -11, -(1 + 2.0 ** -11), 2049 / 1024 + 2.0 ** -11, 0.5]   # exact half-way ties
     s = core.t(asc.float, 64, 0).load(x)
     d = core.t(asc.half, 64, 1024)
     asc.Cast(d, s, getattr(asc.RoundMode, "CAST_" + mode), 64)
@@ -193,7 +194,10 @@ def test_cast_float_to_half_directed_modes(core, mode):
     hv = h.astype(np.float64)
     down = np.where(hv > x64, np.nextafter(h, np.float16(-np.inf)), h)
     up = np.where(hv < x64, np.nextafter(h, np.float16(np.inf)), h)
-    want = {"RINT": h, "FLOOR": down, "CEIL": up, "TRUNC": np.where(x64 >= 0, down, up)}.get(mode)
+    want = {"RINT": h, "NONE": h, "FLOOR": down, "CEIL": up, "TRUNC": np.where(x64 >= 0, down, up)}.get(mode)
+    if mode == "ROUND":                                        # nearest, ties away from zero
+        dd, du = x64 - down.astype(np.float64), up.astype(np.float64) - x64
+        want = np.where(dd < du, down, np.where(du < dd, up, np.where(x64 >= 0, up, down)))
     if mode == "ODD":
         tr = np.where(x64 >= 0, down, up)
         inexact = tr.astype(np.float64) != x64
@@ -339,3 +343,119 @@ def test_muls_by_negative_zero_is_not_confused_with_zero(core):
     assert not np.signbit(d.numpy()[0])
     asc.Muls(d, s, -0.0, 64)
     assert np.signbit(d.numpy()[0])
+
+
+# ---- Compare level 0, the compare-mask register, Select mode 0 ----
+def test_compare_level0_bit_mask_and_strides(core):
+    """Level-0 Compare: 2 repeats of 128 halves, src1 with repStride 16 (every other 256 B), a bit mask with
+    holes: bits of masked-off lanes are 0, each repeat's 16 bytes of bits land contiguously."""
+    rng = np.random.default_rng(3)
+    a = np.round(rng.standard_normal(256) * 2).astype(np.float16)
+    b = np.round(rng.standard_normal(512) * 2).astype(np.float16)
+    s0, s1 = core.t(asc.half, 256, 0).load(a), core.t(asc.half, 512, 1024).load(b)
+    m = core.t(asc.uint8_t, 64, 4096).load(np.full(64, 0xAA, np.uint8))
+    low, high = 0xF0F0_F0F0_F0F0_F0F0, 0x0000_FFFF_0000_FFFF
+    asc.Compare(m, s0, s1, asc.CMPMODE.GE, [low, high], 2, asc.BinaryRepeatParams(1, 1, 1, 8, 8, 16))
+    lanes = np.array([(low >> i) & 1 for i in range(64)] + [(high >> i) & 1 for i in range(64)], bool)
+    bref = np.concatenate([b[0:128], b[256:384]])                      # repeat r of src1 starts at r * 512 B
+    want = (a >= bref) & np.tile(lanes, 2)
+    got = np.unpackbits(m.numpy()[:32], bitorder="little").astype(bool)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(m.numpy()[32:], np.full(32, 0xAA, np.uint8))   # beyond 2 repeats: untouched
+
+
+def test_compare_level0_continuous_mask_float(core):
+    x = np.arange(128, dtype=np.float32) - 64
+    s0, s1 = core.t(asc.float, 128, 0).load(x), core.t(asc.float, 128, 1024).load(np.zeros(128, np.float32))
+    m = core.t(asc.uint8_t, 32, 4096)
+    asc.Compare(m, s0, s1, asc.CMPMODE.GT, 40, 2, asc.BinaryRepeatParams())
+    want = (x > 0).reshape(2, 64) & (np.arange(64) < 40)
+    np.testing.assert_array_equal(np.unpackbits(m.numpy()[:16], bitorder="little").astype(bool), want.ravel())
+
+
+def test_compare_level0_rules(core):
+    s0, s1 = core.t(asc.half, 128, 0), core.t(asc.half, 128, 1024)
+    s0.load(np.zeros(128)); s1.load(np.zeros(128))
+    p = asc.BinaryRepeatParams()
+    with pytest.raises(ConstraintError, match="check instr failed"):          # 2 repeats read 256 halves
+        asc.Compare(core.t(asc.uint8_t, 32, 4096), s0, s1, asc.CMPMODE.LT, 128, 2, p)
+    with pytest.raises(ConstraintError, match="fit in dst"):
+        asc.Compare(core.t(asc.uint8_t, 8, 4096), s0, s1, asc.CMPMODE.LT, 128, 1, p)
+    with pytest.raises(ConstraintError, match="mask"):
+        asc.Compare(core.t(asc.uint8_t, 32, 4096), s0, s1, asc.CMPMODE.LT, 129, 1, p)
+    with pytest.raises(ConstraintError, match="repeatTime"):
+        asc.Compare(core.t(asc.uint8_t, 32, 4096), s0, s1, asc.CMPMODE.LT, 128, 256, p)
+    with pytest.raises(ConstraintError, match="CMPMODE"):
+        asc.Compare(core.t(asc.uint8_t, 32, 4096), s0, s1, "LT", 128, 1, p)
+
+
+def test_compare_to_register_get_set_cmpmask_and_select_mode0(core):
+    """Compare's register form fills CMPMASK (GetCmpMask reads it back); Select VSEL_CMPMASK_SPR uses one
+    repeat's worth of selMask bits for every repeat."""
+    rng = np.random.default_rng(4)
+    a = np.round(rng.standard_normal(384) * 2).astype(np.float16)
+    b = np.round(rng.standard_normal(384) * 2).astype(np.float16)
+    s0, s1 = core.t(asc.half, 384, 0).load(a), core.t(asc.half, 384, 1024).load(b)
+    asc.Compare(s0, s1, asc.CMPMODE.LT, 128, asc.BinaryRepeatParams())
+    reg = core.t(asc.uint8_t, 32, 4096)
+    asc.GetCmpMask(reg)
+    bits = a[:128] < b[:128]
+    np.testing.assert_array_equal(np.unpackbits(reg.numpy()[:16], bitorder="little").astype(bool), bits)
+    asc.PipeBarrier(asc.PIPE_V)
+    d = core.t(asc.half, 384, 8192)
+    asc.Select(d, reg, s0, s1, asc.SELMODE.VSEL_CMPMASK_SPR, 384)
+    np.testing.assert_array_equal(d.numpy(), np.where(np.tile(bits, 3), a, b))
+    src = core.t(asc.uint8_t, 32, 6144).load(np.arange(32, dtype=np.uint8))
+    asc.SetCmpMask(src)
+    asc.PipeBarrier(asc.PIPE_V)
+    asc.GetCmpMask(reg)
+    np.testing.assert_array_equal(reg.numpy()[:16], np.arange(16, dtype=np.uint8))
+    with pytest.raises(ConstraintError, match="two tensors"):
+        asc.Select(d, reg, s0, 1.0, asc.SELMODE.VSEL_CMPMASK_SPR, 384)
+    with pytest.raises(ConstraintError, match="16 bytes"):
+        asc.GetCmpMask(core.t(asc.uint8_t, 8, 4096))
+
+
+def test_cast_hybrid_is_refused(core):
+    from npusim.core.errors import UnsupportedError
+    with pytest.raises(UnsupportedError, match="CAST_HYBRID"):
+        asc.Cast(core.t(asc.half, 64, 1024), core.t(asc.float, 64, 0).load(np.zeros(64)), asc.RoundMode.CAST_HYBRID, 64)
+
+
+@given(st.integers(0, 2 ** 32 - 1))
+@settings(max_examples=15, deadline=None)
+def test_sub_relu_cast_mul_cast_add_deq_relu_match_float64_reference(seed):
+    """Random data against float64 / integer references: SubReluCast half->int8 (exact float64 difference,
+    one RNE to half, relu, RNE + saturation), MulCast half->int8 (no relu), AddDeqRelu int32->half
+    (wrapping int32 add, times the deq scale, relu, RNE to half)."""
+    rng = np.random.default_rng(seed)
+    a = (rng.standard_normal(128) * rng.choice([1.0, 30.0, 300.0])).astype(np.float16)
+    b = (rng.standard_normal(128) * rng.choice([1.0, 30.0, 300.0])).astype(np.float16)
+    i0 = rng.integers(-2 ** 31, 2 ** 31, 64, dtype=np.int64)
+    i1 = rng.integers(-2 ** 31, 2 ** 31, 64, dtype=np.int64)
+    scale = float(rng.choice([1.0, 0.5, 2.0 ** -10, 3.7e-6]))
+
+    def to_int8(x):
+        return np.clip(np.rint(x), -128, 127).astype(np.int8)
+
+    with asc.core_context("Ascend910B1"):
+        pipe = asc.TPipe(); buf = asc.TBuf(); pipe.InitBuffer(buf, 8192)
+        s0 = buf.GetWithOffset(asc.half, 128, 0).load(a)
+        s1 = buf.GetWithOffset(asc.half, 128, 256).load(b)
+        d = buf.GetWithOffset(asc.int8_t, 128, 512)
+        asc.SubReluCast(d, s0, s1, 128)
+        diff = (a.astype(np.float64) - b.astype(np.float64)).astype(np.float16).astype(np.float64)
+        np.testing.assert_array_equal(d.numpy(), to_int8(np.maximum(diff, 0)))
+        asc.PipeBarrier(asc.PIPE_V)
+        asc.MulCast(d, s0, s1, 128)
+        prod = (a.astype(np.float64) * b.astype(np.float64)).astype(np.float16).astype(np.float64)
+        np.testing.assert_array_equal(d.numpy(), to_int8(prod))
+        x0 = buf.GetWithOffset(asc.int32_t, 64, 1024).load(i0.astype(np.int32))
+        x1 = buf.GetWithOffset(asc.int32_t, 64, 1536).load(i1.astype(np.int32))
+        h = buf.GetWithOffset(asc.half, 64, 2048)
+        asc.SetDeqScale(scale)
+        asc.AddDeqRelu(h, x0, x1, 64)
+        wrapped = (i0 + i1 + 2 ** 31) % 2 ** 32 - 2 ** 31
+        scale_h = float(np.float16(scale))                       # SetDeqScale holds a half
+        want = np.maximum(wrapped.astype(np.float64) * scale_h, 0).astype(np.float16)
+        np.testing.assert_array_equal(h.numpy(), want)

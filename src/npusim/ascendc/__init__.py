@@ -29,5 +29,5 @@ def info() -> dict[str, dict[str, object]]:
 from .vector_unary import (Abs, Adds, Duplicate, Exp, LeakyRelu, Ln, Maxs, Mins, Muls, Not, Reciprocal, Relu,  # noqa: E402
                            Rsqrt, ShiftLeft, ShiftRight, Sqrt)
 from .cast_ops import Cast, RoundMode  # noqa: E402
-from .compare_select import CMPMODE, SELMODE, Compare, Select  # noqa: E402
+from .compare_select import CMPMODE, SELMODE, Compare, GetCmpMask, Select, SetCmpMask  # noqa: E402
 from .reduce import ReduceMax, ReduceMin, ReduceSum  # noqa: E402

@@ -65,7 +65,26 @@ def bank_factor(read_addrs, write_addrs) -> int:
             g = (a // 32) % 16
             groups[g] = groups.get(g, 0) + 1
         worst = max(worst, max(groups.values(), default=1))
+    # Read-write conflict: a read row and a write row in the same bank (``16 * (addr // 65536) + group``,
+    # ascendc.md §7) cannot share a cycle, so that bank needs reads + writes cycles. A row read and written
+    # back in place is one access stream (the documented in-place use), so such rows are not counted twice.
+    reads: dict[int, set] = {}
+    for a in read_addrs:
+        reads.setdefault(bank_of(a), set()).add(a // 32)
+    writes: dict[int, set] = {}
+    for a in write_addrs:
+        writes.setdefault(bank_of(a), set()).add(a // 32)
+    for b, w in writes.items():
+        r = reads.get(b)
+        if r and w - r:
+            worst = max(worst, len(r) + len(w - r))
     return worst
+
+
+def bank_of(addr: int) -> int:
+    """UB bank of a byte address on 2201: 48 banks = 16 groups x 3 (64 KiB each), ascendc.md §7 (derived
+    mapping that fits every doc example)."""
+    return 16 * (addr // 65536) + (addr // 32) % 16
 
 
 # ---- data movement (costs §3, "Data movement, before msKPP's cache scaling") ----

@@ -311,9 +311,14 @@ def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap
 def _run(ctx, api, p: _Plan, compute, dsts) -> None:
     views, actives, nd, layout = p.views, p.actives, p.nd, p.layout
     if p.simple:                     # dense operands, every lane active, one destination: the common call
-        p.views[0].write(compute(*[v.read(api) for v in views[1:]]))
-        ctx.place("PIPE_V", api, p.cycles, reads=p.reads, writes=p.writes, nbytes=p.nbytes, elements=p.n,
-                  args=p.args)
+        if len(views) == 3:
+            views[0].write(compute(views[1].read(api), views[2].read(api)))
+        else:
+            views[0].write(compute(*[v.read(api) for v in views[1:]]))
+        if ctx.check_pipe_v:         # ctx.place, inlined: this is the per-instruction hot path
+            ctx._check_pipe_v(api, p.reads, p.writes)
+        ctx.timeline.place("PIPE_V", api, p.cycles, reads=p.reads, writes=p.writes, order="sync", nbytes=p.nbytes,
+                           elements=p.n, args=p.args)
         return
     vals = [_read(views[j], actives[j], api).reshape(layout) for j in range(nd, len(views))]
     out = compute(*vals)             # numpy float warnings are off while a core runs (context.push)
@@ -345,7 +350,9 @@ def call_key(ctx, api: str, tensors, args, is_set_mask: bool):
             return None
         parts.append(t.key)
     for a in args:
-        if isinstance(a, (BinaryRepeatParams, UnaryRepeatParams)):
+        if type(a) is int:                             # the usual mask / repeatTime / count
+            parts.append(a)
+        elif isinstance(a, (BinaryRepeatParams, UnaryRepeatParams)):
             parts.append(a.key())
         elif isinstance(a, list):
             parts.append(tuple(a))

@@ -16,7 +16,7 @@ from ..core.dtypes import cast
 from ..core.errors import ConstraintError
 from . import dtypes as T
 from .context import current
-from .repeat import BinaryRepeatParams, Operand, cached_call, call_key, count_form, level0
+from .repeat import BinaryRepeatParams, Operand, _run, cached_call, call_key, count_form, level0
 from .rules import check_dtypes, check_pair, check_vector_tensor
 
 F16, F32 = np.float16, np.float32
@@ -118,7 +118,7 @@ def _relu_cast(op):
             y = to(ctx, _wide2(op, a, b), s)                         # the add, rounded to the source type
             if d.is_int:
                 if y.dtype == F16:
-                    return half_relu_table(d)[y.view(np.uint16)]
+                    return half_relu_table(d).take(y.view(np.uint16))
                 return relu_to_int(_wide(y), d)
             return cast(relu(y), d, saturate=True, overflow=ctx.float_overflow)
         return f
@@ -185,7 +185,14 @@ def _overlap_exception(d: Operand, s: Operand) -> bool:
 
 
 def binary(spec: BinarySpec, dst, src0, src1, args, isSetMask: bool = True) -> None:
-    key = call_key(current(), spec.name, (dst, src0, src1), args, isSetMask)
+    ctx = current()
+    key = call_key(ctx, spec.name, (dst, src0, src1), args, isSetMask)
+    if key is not None:                    # repeat.cached_call's hit path, inlined (the per-call hot path)
+        hit = ctx.fast.get(key)
+        if hit is not None:
+            _run(ctx, hit[0], hit[1], hit[2], hit[3])
+            ctx.mask_high, ctx.mask_low, ctx.counter_mode = hit[4]
+            return
     cached_call(key, _binary, spec, dst, src0, src1, args, isSetMask)
 
 
