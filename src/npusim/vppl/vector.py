@@ -57,7 +57,7 @@ class Integer:
             msg = f"{api}: reads integer '{self.name}', which was never assigned"
             if options().uninitialized_is_error():
                 raise UninitializedReadError(f"integer {self.name}", 0, 4, api)
-            warnings.warn(f"{msg} (it reads as poison {POISON_INT})", UninitializedReadWarning, stacklevel=stacklevel)
+            warnings.warn(f"{msg} (it reads as poison {POISON_INT})", UninitializedReadWarning, stacklevel=4)
         return self._v
 
     def __int__(self) -> int:
