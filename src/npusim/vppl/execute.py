@@ -66,6 +66,38 @@ def _user_source(depth: int) -> str | None:
     return None if base is None else f"{base}:{f.f_lineno}"
 
 
+def _fast_resolver(row: OpRow):
+    """resolve() for the common signatures, with a fast accept of already-valid arguments (a valid
+    vector; a Python int in the 32-bit range); anything else goes through resolve() and its errors."""
+    kinds = row.kinds
+    lo, hi = -(1 << 31), 1 << 32
+    if kinds == (VEC,):
+        def args_of(args):
+            if len(args) == 1:
+                a = args[0]
+                if a.__class__ is Vector and a.valid:
+                    return args
+            return resolve(row, args)
+    elif kinds == (WORK, INT):
+        def args_of(args):
+            if len(args) == 2:
+                w, s = args
+                if w.__class__ is Vector and s.__class__ is int and lo <= s < hi:
+                    return args
+            return resolve(row, args)
+    elif kinds == (INT,):
+        def args_of(args):
+            if len(args) == 1:
+                s = args[0]
+                if s.__class__ is int and lo <= s < hi:
+                    return args
+            return resolve(row, args)
+    else:
+        def args_of(args):
+            return resolve(row, args)
+    return args_of
+
+
 def runner(row: OpRow):
     """The instruction for one row as a closure (the Python method ``Vector.<pyname>`` itself): the GEN.2
     check, argument checks, the numpy work, one timeline event. Everything row-invariant is bound once
@@ -74,12 +106,13 @@ def runner(row: OpRow):
     reads_target, not_reduction, lin, costf = row.reads_target, row.group != "reduction", row.linear_cost, row.cost
     check_args = bool(kinds)
     current = _current
+    args_of = _fast_resolver(row)
 
     def op(self, *args, source: str | None = None):
         m = current[0]
         if not gen2 and m.mode == "gen2":
             raise ConstraintError(name, "suffix", gen2_rule(row), row.suffix)
-        vals = resolve(row, args) if args or check_args else ()
+        vals = args_of(args) if args or check_args else ()
         if reads_target and not self.valid:
             self.check_valid(name, 3)              # the warning points at the user's call
         impl(m, row, self, *vals)
