@@ -273,13 +273,18 @@ class Program:
                           f"changes {tgt} in place (dot operators rewrite their target); {lhs} gets a copy",
                           VpplLintWarning, stacklevel=2)
 
+        copy_to_lhs = lhs is not None and lhs != tgt
+        lookup = self._lookup
+
         def run(env):
-            target = self._lookup(env, tgt)
-            if not isinstance(target, Vector):
-                raise ConstraintError(op, "target", "the target of a dot operator is a vector variable",
-                                      f"{tgt}: {type(target).__name__}")
+            target = env.get(tgt)
+            if target.__class__ is not Vector:
+                target = lookup(env, tgt)                 # undeclared: its error
+                if not isinstance(target, Vector):
+                    raise ConstraintError(op, "target", "the target of a dot operator is a vector variable",
+                                          f"{tgt}: {type(target).__name__}")
             run_op(target, *[f(env) for f in argf], source=src)
-            if lhs is not None and lhs != tgt:
+            if copy_to_lhs:
                 dst = self._lookup(env, lhs)
                 if not isinstance(dst, Vector) or dst.nbytes != target.nbytes:
                     raise ConstraintError(op, lhs, "the assigned variable is a vector as long as the target",
