@@ -18,6 +18,10 @@ npusim runs them from Python and runs VPPL text. No public simulator exists; the
 simulator (ISIM) ships only with TOPS' compiler. This file is generated from
 `src/npusim/vppl/semantics.py` by `python -m npusim.vppl.docs`; a test checks it is up to date.
 
+Two parts, one table each: this first part covers the machine, the language, modes and the general,
+element and reduction operators (issue 8); **Part two** (below) covers pointers, External globals, fixed
+point, get_array, the BLAS-like FPBLmAvX* and the DNN_* operators (issue 9).
+
 ## Python surface
 
 ```python
@@ -233,7 +237,6 @@ vector. Numbers are in BENCHMARKS.md (`make bench`). Measured in CPU time (`time
 of that overhead is the core timeline's `place` (one event per instruction); the rest is the row's
 closure (`execute.runner`: everything row-invariant bound once, fast acceptance of already-valid
 arguments, the caller's file:line taken from one frame).
-Part two below covers get_array, the BLAS-like FPBLmAvX* and the DNN_* operators, pointers and fixed point.
 """
 
 if __name__ == "__main__":
