@@ -49,7 +49,17 @@ def test_gemv_with_single_extern_forms(tmp_path):
 def test_unbound_external_says_how_to_bind_it(capsys):
     assert main(["vppl", os.path.join(EX, "gemv_bias_relu.vppl")]) == 1
     out = " ".join(capsys.readouterr().out.split())
-    assert "--extern pX=FILE.npy" in out and "External pX : pointer" in out
+    assert "6 External global(s)" in out and "pX : pointer -> --extern pX=FILE.npy" in out
+    assert "u : integer -> --extern u=INT" in out and "gemv_bias_relu.py --write-inputs DIR" in out
+
+
+def test_an_unbound_external_in_python_names_the_cli_options_too():
+    import pytest
+    from npusim import vppl
+    from npusim.vppl.parser import VpplSemanticError
+    with pytest.raises(VpplSemanticError) as e:
+        vppl.run_with("External n : integer;\nr : integer;\nr = n;\n")
+    assert "--extern n=FILE.npy|INT|zeros:NBYTES" in str(e.value) and "1:10" in str(e.value)
 
 
 def test_bad_extern_and_read_forms_are_usage_errors(tmp_path, capsys):

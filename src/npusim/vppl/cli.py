@@ -72,6 +72,25 @@ def _reads(args) -> list[tuple[str, np.dtype, int, str | None]]:
     return out
 
 
+_FORMS = {"pointer": "NAME=FILE.npy (data placed in data memory) or NAME=zeros:NBYTES (an output block)",
+          "integer": "NAME=INT"}
+
+
+def _unbound_message(path: str, missing: dict) -> str:
+    """Every External the host must bind, with the option form for each, and the example's helper."""
+    lines = [f"{path}: {len(missing)} External global(s) are bound by the host; bind them with --extern "
+             f"(or all at once with --externs FILE.npz holding one array per name):"]
+    for name, kind in missing.items():
+        lines.append(f"  {name} : {kind}  ->  --extern " + _FORMS.get(kind, "NAME=FILE.npy (the vector's elements)")
+                     .replace("NAME", name))
+    script = os.path.splitext(path)[0] + ".py"
+    if os.path.exists(script):
+        with open(script, encoding="utf-8") as f:
+            if "def write_inputs" in f.read():
+                lines.append(f"  `python {script} --write-inputs DIR` writes these files and prints the full command.")
+    return "\n".join(lines)
+
+
 def cmd_vppl(args, console) -> int:
     from .interpreter import Program, result
     from .machine import Machine
@@ -92,7 +111,12 @@ def cmd_vppl(args, console) -> int:
             src = f.read()
         m = Machine("extended" if args.extended else "gen2", readings=readings)
         m.externals = externals
-        env = Program(src, os.path.basename(args.file)).run(m, images)
+        prog = Program(src, os.path.basename(args.file))
+        missing = {k: v for k, v in getattr(prog, "externals", {}).items() if k not in externals}
+        if missing:
+            console.print(_unbound_message(args.file, missing), markup=False, highlight=False, soft_wrap=True)
+            return 1
+        env = prog.run(m, images)
         outputs = []
         for name, dt, count, path in reads:
             if name not in env:

@@ -11,7 +11,7 @@ from lark import Token
 
 from ..core.errors import ConstraintError, NpuSimError
 from . import cost
-from .execute import execute
+from .execute import runner
 from .machine import Machine, using
 from .parser import VpplSemanticError, caret, parse
 from .semantics import BASES, TABLE
@@ -266,20 +266,25 @@ class Program:
             argf.append(self._expr(a))
         tgt, lhs = str(tgt_tok), (str(lhs_tok) if lhs_tok is not None else None)
         src = f"{self.filename}:{op_tok.line}"
+        run_op = getattr(row, "run", None) or runner(row)     # the instruction closure (execute.runner)
         if lhs is not None and lhs != tgt:
             # dot operators rewrite their target in place (seed 003); the assignment only copies it
             warnings.warn(f"{self.filename}:{op_tok.line}:{op_tok.column}: {lhs} = {tgt}.{op}(...) also "
                           f"changes {tgt} in place (dot operators rewrite their target); {lhs} gets a copy",
                           VpplLintWarning, stacklevel=2)
 
+        copy_to_lhs = lhs is not None and lhs != tgt
+        lookup = self._lookup
+
         def run(env):
-            target = self._lookup(env, tgt)
-            if not isinstance(target, Vector):
-                raise ConstraintError(op, "target", "the target of a dot operator is a vector variable",
-                                      f"{tgt}: {type(target).__name__}")
-            vals = [f(env) for f in argf]
-            execute(row, target, vals, source=src)
-            if lhs is not None and lhs != tgt:
+            target = env.get(tgt)
+            if target.__class__ is not Vector:
+                target = lookup(env, tgt)                 # undeclared: its error
+                if not isinstance(target, Vector):
+                    raise ConstraintError(op, "target", "the target of a dot operator is a vector variable",
+                                          f"{tgt}: {type(target).__name__}")
+            run_op(target, *[f(env) for f in argf], source=src)
+            if copy_to_lhs:
                 dst = self._lookup(env, lhs)
                 if not isinstance(dst, Vector) or dst.nbytes != target.nbytes:
                     raise ConstraintError(op, lhs, "the assigned variable is a vector as long as the target",

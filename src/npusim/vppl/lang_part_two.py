@@ -95,9 +95,16 @@ def _bind(name: str, vtype, value):
                           f"({kind.replace('_type', '')})", type(value).__name__)
 
 
+def _kind_text(vtype) -> str:
+    if vtype.data == "vector_type":
+        return f"{vtype.children[0]}[{vtype.children[1]}]"
+    return vtype.data.replace("_type", "")
+
+
 def _c_external_decl(self, t):
     name_tok, vtype = t.children[0], t.children[1]
     name = str(name_tok)
+    self.__dict__.setdefault("externals", {})[name] = _kind_text(vtype)      # for the CLI's usage message
 
     def decl(env):
         from .machine import machine

@@ -83,7 +83,10 @@ def e_set(m, row, t, s):
 
 def _logical_view(t, row):
     a = typed(t, row, "target")
-    return a.view(np.dtype(f"u{a.dtype.itemsize}"))
+    return a.view(_UNSIGNED[a.dtype.itemsize])
+
+
+_UNSIGNED = {n: np.dtype(f"u{n}") for n in (1, 2, 4, 8)}      # built once: dtype("u2") parses a string
 
 
 def element_shift_left(m, row, t, n):

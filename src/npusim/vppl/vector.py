@@ -113,19 +113,22 @@ class Vector:
                 vals = np.array([int(x) & 0xFFFFFFFF for x in vals.tolist()], np.int64)   # huge ints: low bits
             if vals.dtype.kind not in "iub":
                 raise ConstraintError("vList", "values", "vector elements are integers", str(vals.dtype))
-            self.a[...] = vals.astype(np.int64).astype(self.etype.np)     # low bits of each value
-        self.view.write(self.a)
+            # an unsafe integer cast keeps the low bits of each value (as via int64), in one pass
+            np.copyto(self.a, vals, casting="unsafe")
+        # the vector is its own memory: every byte is now written (what view.write would record,
+        # without copying the array onto itself)
+        self.memory.init.fill(1)
         self.valid = True
         return self
 
-    def check_valid(self, api: str) -> None:
+    def check_valid(self, api: str, stacklevel: int = 4) -> None:
         """Reading a never-written (or clobbered work) vector: poison + warning, or an error in strict mode."""
         if self.valid:
             return
         err = UninitializedReadError(self.memory.name, 0, self.a.nbytes, api)
         if options().uninitialized_is_error():
             raise err
-        warnings.warn(f"{err} (it reads as poison)", UninitializedReadWarning, stacklevel=4)
+        warnings.warn(f"{err} (it reads as poison)", UninitializedReadWarning, stacklevel=stacklevel)
 
     def clobber(self) -> None:
         """The instruction used this vector as work space: its contents are now undefined (poison)."""
