@@ -1,6 +1,6 @@
 """FP32 binary BDC functions: add, sub, mul, div, max, min, mac, their _C / C_ forms, and relu.
 
-Numerics (reference okkernel.md §4, and differential probes on Sophgo's C-model, docs/okk_part_two.md):
+Numerics (reference okkernel.md §4, and differential probes on Sophgo's C-model, docs/okk.md, part two):
 IEEE binary32 round-to-nearest-even with DAZ inputs and FTZ results; mac is unfused (dst + fl(a*b));
 div is the C-model's div_fnc (rsqrt with three Newton steps). max (MD_CMP) returns the DAZ'd
 ``a > b ? a : b`` (so ties and NaNs pick b); min (TENSOR_ARITH) returns the raw ``a <= b ? a : b``.

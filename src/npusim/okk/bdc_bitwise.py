@@ -1,6 +1,6 @@
 """32-bit bitwise and shift BDC functions (TENSOR_ARITH AND/OR/XOR/SHIFT, 2 cycles per block).
 
-Shift semantics as the C-model computes them (differential probes, docs/okk_part_two.md): the shift
+Shift semantics as the C-model computes them (differential probes, docs/okk.md, part two): the shift
 amount is the sign-extended low 6 bits of the shift operand, n in [-32, 31]; n >= 0 shifts left by n,
 n < 0 shifts right by -n (arithmetic: sign-filling; logical: zero-filling), except that n = -32
 leaves the value unchanged (an x86 shift count taken mod 32 inside the C-model).

@@ -2,7 +2,7 @@
 
 Weights are in 2IC mode: the tensor (ceil(IC/2), OC, kh, kw) of fp32 pairs (input channels 2m, 2m+1),
 ``kernel_stride`` in pair units (NULL: compact). Output, weight and bias start on the same NPU; the
-input need not. Accumulation order: see ``ORDER`` and docs/okk_part_two.md.
+input need not. Accumulation order: see ``ORDER`` and docs/okk.md, part two.
 Cost: ``trunc(N * ceil((q + OC)/64) * ceil(OH*OW/16) * (kh*kw*ceil(IC/2)*a*b*s + 3 + 2*bias))`` with
 a = 2.5 if IC == 3 else 1, b = 2 if IC == 1 else 1, s = (stride_w + 1)/2 if IC <= 2 else 1.
 """

@@ -1,7 +1,7 @@
 """okk_bdc_depthwise2d, okk_bdc_avg_pool2d, okk_bdc_max_pool2d: one DEPTHWISE_FP32 / POOLING_FP32
 instruction each (okkernel_cycles.md §3).
 
-Numerics (reference §4.7 and differential probes, docs/okk_part_two.md): depthwise keeps two fp32
+Numerics (reference §4.7 and differential probes, docs/okk.md, part two): depthwise keeps two fp32
 accumulators over the flattened tap index t = i*kw + j (even t, odd t), each sequential and unfused,
 summed at the end, then the bias added; padded taps contribute fl(0 * w). avg_pool is depthwise with
 every weight fl(1 / (kh*kw)) (padding counts as zeros); max_pool keeps the DAZ'd

@@ -135,7 +135,7 @@ def _check_kind(api, kind, a, b, d, op_type):
                               "Sign[0]==Sign[1])", op_type)
     if kind == "minmax" and (a[0] != d[0] or a[1] != d[1]):
         raise UnsupportedError(api, f"op_type {int(op_type)} (a destination type other than the sources')",
-                               "the C-model's output for it is not modelled yet; see docs/okk_part_two.md")
+                               "the C-model's output for it is not modelled yet; see docs/okk.md, part two")
 
 
 def _call(api, shape, operands, dst_spec, compute, strides, wrap=False):

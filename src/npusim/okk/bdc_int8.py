@@ -1,5 +1,5 @@
 """okk_bdc_int8_to_fp32 and okk_bdc_4N_int8_to_fp32: int8/uint8 to fp32 (exact), with the layouts and
-the instruction sequence of Sophgo's C-model (differential probes, docs/okk_part_two.md).
+the instruction sequence of Sophgo's C-model (differential probes, docs/okk.md, part two).
 
 Layouts (``is_aligned_layout`` true / false):
 - int8_to_fp32: the source is the (N, C, H, W) int8 tensor with one (n, c) plane every ALIGN(H*W, 128)

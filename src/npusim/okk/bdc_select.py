@@ -1,6 +1,6 @@
 """The select family: *_select_value (TENSOR_ARITH SG/SE) and greater_select / equal_select (MD_CMP).
 
-Semantics as Sophgo's C-model computes them (differential probes, docs/okk_part_two.md):
+Semantics as Sophgo's C-model computes them (differential probes, docs/okk.md, part two):
 - ``greater*_select_value``: ``a > b ? select_val : 0`` on DAZ'd fp32 (NaN compares false);
   ``equal*_select_value``: the 32-bit patterns are equal (so -0 != +0, NaN == the same NaN, a
   subnormal != 0). Always one TENSOR_ARITH at 2 cycles per block, strided or not.

@@ -96,7 +96,7 @@ def test_c_select_value(oracle, op):
 def test_select(oracle, op):
     for k, (a0, a1, b0, b1) in enumerate(itertools.product([1, 0], repeat=4)):
         if op == "equal_select" and a0 != a1:
-            continue   # the C-model reads a constant's bits as an address there (docs/okk_part_two.md)
+            continue   # the C-model reads a constant's bits as an address there (docs/okk.md, part two)
         rng = np.random.default_rng(100 + k)
         q, sh, _ = _case(rng)
         b = q * 0x80000
