@@ -93,6 +93,7 @@ class Timeline:
             self.trace.add_engine(core, e.name, e.freq_hz)
         self._accesses: dict[int, list[_Access]] = {}
         self._horizon: dict[int, float] = {}   # end of the latest forgotten access, per memory
+        self._prune_at: dict[int, int] = {}    # list length that triggers the next pruning, per memory
 
     # ---- placing instructions ----
 
@@ -186,7 +187,7 @@ class Timeline:
         if lst is None:
             lst = self._accesses[mid] = []
         lst.append(acc)
-        if len(lst) <= self.PRUNE_AT:
+        if len(lst) <= self._prune_at.get(mid, self.PRUNE_AT):
             return
         # Keep an access while it can still delay a later start (it ends after some engine in use is
         # free) or, for sync-ordered accesses, while some engine in use has not synchronised past it.
@@ -202,6 +203,9 @@ class Timeline:
             self._horizon[mid] = max(self._horizon.get(mid, 0.0), keep[cut - 1].end_ns)
             keep = keep[cut:]
         self._accesses[mid] = keep
+        # Prune again only once the list has doubled: accesses that must be kept (sync-ordered ones no
+        # engine has synchronised past yet) would otherwise be rescanned on every event.
+        self._prune_at[mid] = max(self.PRUNE_AT, 2 * len(keep))
 
     # ---- explicit synchronisation ----
 
@@ -246,4 +250,5 @@ class Timeline:
             e.clock = {}
         self._accesses.clear()
         self._horizon.clear()
+        self._prune_at.clear()
         self.trace.events.clear()
