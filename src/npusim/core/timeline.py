@@ -144,15 +144,19 @@ class Timeline:
 
     def _dependencies_end(self, reads, writes, engine: str) -> float:
         t = 0.0
+        accesses, horizon = self._accesses, self._horizon
         for fps, is_write in ((reads, False), (writes, True)):
             for fp in fps:
                 mid = fp.memory.id
-                h = self._horizon.get(mid, 0.0)
+                h = horizon.get(mid, 0.0)
                 if h > t:
                     t = h
-                for acc in self._accesses.get(mid, ()):
-                    if acc.end_ns > t and (is_write or acc.write) and acc.engine != engine and fp.overlaps(acc.fp):
-                        t = acc.end_ns
+                lo, hi, lane_lo, lane_hi = fp.lo, fp.hi, fp.lane_lo, fp.lane_hi
+                for acc in accesses.get(mid, ()):
+                    if acc.end_ns > t and (is_write or acc.write) and acc.engine != engine:
+                        o = acc.fp      # the box test of Footprint.overlaps, inlined (same memory by key)
+                        if lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi:
+                            t = acc.end_ns
         return t
 
     def _check_races(self, reads, writes, eng: Engine, name: str) -> None:

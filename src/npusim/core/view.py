@@ -25,7 +25,7 @@ _INIT_PATTERN = {1: (np.uint8, 0x01), 2: (np.uint16, 0x0101), 4: (np.uint32, 0x0
                  8: (np.uint64, 0x0101010101010101)}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)    # identity equality: `None in footprints` stays a C loop
 class Footprint:
     """The box of bytes a view may touch: lanes [lane_lo, lane_hi) x in-lane bytes [lo, hi)."""
     memory: Memory
