@@ -207,9 +207,10 @@ class Timeline:
             self._horizon[mid] = max(self._horizon.get(mid, 0.0), keep[cut - 1].end_ns)
             keep = keep[cut:]
         self._accesses[mid] = keep
-        # Prune again only once the list has doubled: accesses that must be kept (sync-ordered ones no
-        # engine has synchronised past yet) would otherwise be rescanned on every event.
-        self._prune_at[mid] = max(self.PRUNE_AT, 2 * len(keep))
+        # Prune again only after PRUNE_AT more accesses: those that must be kept (still able to delay an
+        # idle engine, or sync-ordered and not yet known everywhere) would otherwise be rescanned on
+        # every event.
+        self._prune_at[mid] = len(keep) + self.PRUNE_AT
 
     # ---- explicit synchronisation ----
 
