@@ -1,0 +1,156 @@
+"""Procedures with byName parameters in VPPL text (procedures.py): byName binds the caller's variable
+(assignments inside change it; operators take a byName pointer like the pointer variable), plain
+parameters are copies, locals are scoped to a call; wrong calls point at line and column."""
+import numpy as np
+import pytest
+
+from npusim import vppl
+from npusim.vppl import dm_alloc, dm_read
+from npusim.vppl.parser import VpplSemanticError, VpplSyntaxError
+
+
+def image(h=16, w=128, seed=0):
+    return np.random.default_rng(seed).integers(0, 256, (h, w), dtype=np.uint8)
+
+
+def test_byname_integer_is_changed_plain_integer_is_a_copy():
+    res = vppl.run("""
+procedure bump(byName r : integer, n : integer)
+begin
+    r = r + n * 3;
+    n = 1000;
+end;
+a : integer = 5,
+b : integer = 7;
+bump(a, b);
+bump(a, b + 1);
+""")
+    assert res["a"] == 5 + 7 * 3 + 8 * 3 and res["b"] == 7
+
+
+def test_byname_vector_is_changed_by_a_dot_operator_plain_vector_is_a_copy():
+    src = """
+procedure lower(byName acc : i16[8], v : i16[8])
+begin
+    acc = acc.min$IW(v);
+    v = v.min$IW(acc);
+end;
+vA : i16[8] = vList[1, -2, 3, 40, 5, 60, 7, -8],
+vB : i16[8] = vList[10, -20, 30, 4, 50, 6, 70, 32767];
+lower(vA, vB);
+"""
+    a = np.array([1, -2, 3, 40, 5, 60, 7, -8])
+    b = np.array([10, -20, 30, 4, 50, 6, 70, 32767])
+    res = vppl.run(src)
+    np.testing.assert_array_equal(res["vA"].astype(np.int64), np.minimum(a, b))
+    np.testing.assert_array_equal(res["vB"].astype(np.int64), b)     # by value: the caller's vB unchanged
+
+
+def test_byname_pointer_in_get_array_and_pointer_arithmetic_reach_the_caller():
+    src = """
+External pDst : pointer;
+procedure crop_rows(byName dst : pointer, byName src : pointer, y : integer, rows : integer)
+begin
+    alloc_vector(vW, __I16V, 16)
+    vW = vW.get_array(dst, src, 32, y, 64, rows, 12);
+    dst = dst + rows * 128;
+end;
+use_image(pImg, A)
+crop_rows(pDst, pImg, 2, 3);
+crop_rows(pDst, pImg, 9, 1);
+"""
+    img = image()
+    m = vppl.Machine()
+    with vppl.using(m):
+        dst = dm_alloc(1024)
+    base = dst.value
+    res = vppl.run_with(src, machine=m, images={"A": img}, externals={"pDst": dst})
+    assert res["pDst"] == base + 4 * 128 == dst.value          # the byName pointer moved the caller's
+    assert "vW" not in res                                       # a local: gone after the call
+    with vppl.using(m):
+        got = dm_read(base, np.int16, 4 * 64, (4, 64)).astype(np.int64)
+    want = np.concatenate([img[2:5, 32:96], img[9:10, 32:96]]).astype(np.int64) * 16   # p/256 in F16Q12
+    np.testing.assert_array_equal(got, want)
+    assert [e.name for e in m.timeline.trace.events].count("get_array") == 2
+
+
+def test_plain_pointer_parameter_is_a_copy():
+    res = vppl.run("""
+procedure advance(p : pointer, byName q : pointer)
+begin
+    p = p + 64;
+    q = p;
+end;
+pA : pointer = 4096,
+pB : pointer = 0;
+advance(pA, pB);
+""")
+    assert res["pA"] == 4096 and res["pB"] == 4096 + 64
+
+
+def test_locals_shadow_globals_and_calls_nest():
+    res = vppl.run("""
+k : integer = 100,
+total : integer = 0;
+procedure add(byName t : integer, n : integer)
+begin
+    k : integer = n * 2;
+    t = t + k;
+end;
+procedure twice(byName t : integer)
+begin
+    add(t, 1);
+    add(t, k);
+end;
+twice(total);
+""")
+    assert res["k"] == 100 and res["total"] == 2 + 200
+
+
+def test_recursion_is_bounded():
+    # the language has no conditionals, so a procedure calling itself never stops: a clear error
+    with pytest.raises(VpplSemanticError) as e:
+        vppl.run("procedure f(byName a : integer)\nbegin\n    a = a + 1;\n    f(a);\nend;\nx : integer = 0;\nf(x);\n")
+    assert e.value.param == "calls" and e.value.api == "f"
+
+
+@pytest.mark.parametrize("call, param, col", [
+    ("scale(pA, 64);", "arguments", 1),          # too few
+    ("scale(pA, pB, 64, 1);", "arguments", 1),   # too many
+    ("scale(pA + 0, pB, 64);", "src", 7),        # a byName argument must be a variable name
+    ("scale(n, pB, 64);", "src", 7),             # wrong kind: an integer for a byName pointer
+    ("scale(pA, vX, 64);", "dst", 11),           # wrong kind: a vector for a byName pointer
+    ("scale(pA, pB, vX);", "n", 15),             # a vector for an integer parameter
+    ("scal(pA, pB, 64);", "directive", 1),       # unknown procedure
+])
+def test_wrong_calls_point_at_line_and_column(call, param, col):
+    src = ("procedure scale(byName src : pointer, byName dst : pointer, n : integer)\nbegin\n"
+           "    dst = src + n;\nend;\npA : pointer = 64, pB : pointer = 0, n : integer = 1;\n"
+           "vX : i16[8] = 0;\n" + call + "\n")
+    with pytest.raises(VpplSemanticError) as e:
+        vppl.run(src)
+    assert e.value.param == param and (e.value.line, e.value.column) == (7, col)
+    assert "\n    " + call in str(e.value) and "^" in str(e.value)
+
+
+def test_errors_inside_a_body_point_at_the_body_line():
+    with pytest.raises(VpplSemanticError) as e:
+        vppl.run("procedure f(byName a : integer)\nbegin\n    a = a / 0;\nend;\nx : integer = 1;\nf(x);\n")
+    assert e.value.line == 3
+
+
+def test_duplicate_names_are_errors():
+    with pytest.raises(VpplSemanticError) as e:
+        vppl.run("procedure f(a : integer, a : integer)\nbegin\nend;\n")
+    assert e.value.param == "a"
+    with pytest.raises(VpplSemanticError) as e:
+        vppl.run("procedure f()\nbegin\nend;\nprocedure f()\nbegin\nend;\n")
+    assert e.value.line == 4
+    with pytest.raises(VpplSemanticError) as e:      # a local named like a parameter
+        vppl.run("procedure f(a : integer)\nbegin\n    a : integer = 1;\nend;\nf(1);\n")
+    assert e.value.rule == "each name is declared once"
+
+
+def test_procedures_are_declared_at_top_level():
+    with pytest.raises(VpplSyntaxError):
+        vppl.run("procedure f()\nbegin\n    procedure g()\n    begin\n    end;\nend;\n")
