@@ -1,6 +1,9 @@
 """Procedures with byName parameters in VPPL text (procedures.py): byName binds the caller's variable
 (assignments inside change it; operators take a byName pointer like the pointer variable), plain
 parameters are copies, locals are scoped to a call; wrong calls point at line and column."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -154,3 +157,39 @@ def test_duplicate_names_are_errors():
 def test_procedures_are_declared_at_top_level():
     with pytest.raises(VpplSyntaxError):
         vppl.run("procedure f()\nbegin\n    procedure g()\n    begin\n    end;\nend;\n")
+
+
+def test_the_documented_example_runs():
+    from npusim.vppl.docs_procedures import SECTION
+    example = SECTION.split("```\n")[1]
+    pre = "External pB : pointer;\nuse_image(pA, A)\nalloc_vector(vT, __I16V, 16)\n"
+    img = image()
+    m = vppl.Machine()
+    with vppl.using(m):
+        dst = dm_alloc(4 * 64 * 2)
+    base = dst.value
+    res = vppl.run_with(pre + example, machine=m, images={"A": img}, externals={"pB": dst})
+    assert res["pB"] == base + 8 and "k" not in res
+    with vppl.using(m):
+        got = dm_read(base, np.int16, 4 * 64, (4, 64)).astype(np.int64)
+    np.testing.assert_array_equal(got, img[0:4, 0:64].astype(np.int64) * 16)
+
+
+def test_dnn_and_blas_take_byname_pointers_like_pointer_variables():
+    """The part-two text through a procedure with byName pointers writes the same bytes as without."""
+    sys.path.insert(0, os.path.dirname(__file__))   # importlib mode: the part-two text test sits beside us
+    from test_text_part_two import TEXT, read_all, setup
+    head, ops = TEXT.split("~\n")
+    body = "".join("    " + line + "\n" for line in ops.strip().splitlines())
+    names = ["pX", "pY", "pB", "pA", "pIn", "pW", "pBias", "pP", "pO", "pS"]
+    params = ", ".join(f"byName {n} : pointer" for n in names)
+    proc_text = head + f"procedure layers({params})\nbegin\n{body}end;\nlayers({', '.join(names)});\n"
+    m1, m2 = vppl.Machine(), vppl.Machine()
+    e1, e2 = setup(m1), setup(m2)
+    vppl.run_with(TEXT, machine=m1, externals=e1)
+    vppl.run_with(proc_text, machine=m2, externals=e2)
+    for a, b in zip(read_all(m1, e1), read_all(m2, e2)):
+        np.testing.assert_array_equal(a, b)
+    assert np.any(read_all(m2, e2)[0] != 0)
+    assert [e.name for e in m2.timeline.trace.events if e.engine == "simd"][-4:] == \
+        ["FPBLmAvX_uB", "DNN_convolutionLayerNPN", "DNN_conv32to16", "DNN_softmax"]
