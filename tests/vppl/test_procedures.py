@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from npusim import vppl
 from npusim.vppl import dm_alloc, dm_read
@@ -193,3 +194,46 @@ def test_dnn_and_blas_take_byname_pointers_like_pointer_variables():
     assert np.any(read_all(m2, e2)[0] != 0)
     assert [e.name for e in m2.timeline.trace.events if e.engine == "simd"][-4:] == \
         ["FPBLmAvX_uB", "DNN_convolutionLayerNPN", "DNN_conv32to16", "DNN_softmax"]
+
+
+def _wrap32(x):
+    return (x + 2 ** 31) % 2 ** 32 - 2 ** 31
+
+
+@given(st.lists(st.tuples(st.integers(-2 ** 31, 2 ** 31 - 1), st.integers(-1000, 1000)), min_size=1, max_size=6))
+@settings(max_examples=30, deadline=None)
+def test_byname_accumulates_across_calls_like_python(calls):
+    lines = ["procedure mac(byName acc : integer, byName last : integer, a : integer, b : integer)",
+             "begin", "    t : integer = a * b;", "    acc = acc + t;", "    last = t;", "    a = 0;", "end;",
+             "s : integer = 0, l : integer = 0, x : integer = 0;"]
+    want_s = 0
+    for a, b in calls:
+        lines.append(f"x = {a};")
+        lines.append(f"mac(s, l, x, {b});")
+        want_s = _wrap32(want_s + _wrap32(a * b))
+    res = vppl.run("\n".join(lines) + "\n")
+    assert res["s"] == want_s and res["l"] == _wrap32(calls[-1][0] * calls[-1][1])
+    assert res["x"] == calls[-1][0]                      # by value: a = 0 inside did not reach x
+
+
+def test_plain_pointer_parameter_from_use_image_keeps_memory_and_step():
+    src = """
+External pDst : pointer;
+procedure crop(byName dst : pointer, src : pointer)
+begin
+    alloc_vector(vW, __I16V, 16)
+    src = src + 32;
+    vW = vW.get_array(dst, src, 0, 1, 32, 2, 0);
+end;
+use_image(pImg, A)
+crop(pDst, pImg);
+crop(pDst, pImg);
+"""
+    img = image()
+    m = vppl.Machine()
+    with vppl.using(m):
+        dst = dm_alloc(64)
+    vppl.run_with(src, machine=m, images={"A": img}, externals={"pDst": dst})
+    with vppl.using(m):
+        got = dm_read(dst, np.uint8, 64, (2, 32))
+    np.testing.assert_array_equal(got, img[1:3, 32:64])       # the copy moved once per call, not twice
