@@ -237,3 +237,14 @@ crop(pDst, pImg);
     with vppl.using(m):
         got = dm_read(dst, np.uint8, 64, (2, 32))
     np.testing.assert_array_equal(got, img[1:3, 32:64])       # the copy moved once per call, not twice
+
+
+def test_motion_example_counts_match_numpy(capsys):
+    import importlib.util
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "vppl", "motion_proc.py")
+    spec = importlib.util.spec_from_file_location("vppl_example_motion_proc", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    f = mod.frames()
+    assert mod.main() == (12, 12) == (mod.reference(f[0], f[1], 30), mod.reference(f[1], f[2], 30))
+    assert "numpy agrees" in capsys.readouterr().out

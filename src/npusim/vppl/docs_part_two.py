@@ -202,6 +202,9 @@ through vector registers; regs(n) = ceil(n bytes / {regb}).
   External arrays and prints the command, e.g. `npusim vppl examples/vppl/small_cnn.vppl --PINA DIR/image.npy
   --externs DIR/small_cnn_inputs.npz --read pS=int32:10` (tests/vppl/test_cli_externs.py checks the CLI's
   results equal the Python host's).
+* `examples/vppl/motion_proc.vppl` / `.py`: moving pixels across three 8x8 frames bound as External
+  vectors, counted by a procedure that takes the frames by value and returns its count through a
+  byName integer; both counts checked against numpy (tests/vppl/test_procedures.py).
 
 ## Benchmark
 
