@@ -19,8 +19,10 @@ from .vector import Integer, Vector, alloc_vector, vList
 
 from .lang_part_two import install as _install_part_two, run_with  # noqa: E402  (part two)
 from .semantics_part_two import attach as _attach_part_two, info as _info_part_two  # noqa: E402  (part two)
+from .procedures import install as _install_procedures  # noqa: E402  (issue 9: procedures, byName)
 from .pointers import ByName, PointerVariable, dm_alloc, dm_put, dm_read, dm_write  # noqa: E402  (part two)
 _install_part_two()
+_install_procedures()
 attach_methods()
 _attach_part_two()
 

@@ -8,6 +8,7 @@ from dataclasses import fields
 from . import cost, cost_part_two as C, spec
 from .ops_blas import U_MAX, V_MAX, V_MAX_L, X_PER_VECTOR
 from .ops_image import MAX_WIDTH_BYTES, MAX_WIDTH_F16
+from .docs_procedures import SECTION
 from .readings_part_two import ReadingsPartTwo
 from .semantics_part_two import PART_TWO
 
@@ -130,7 +131,7 @@ vppl.run_with(text, machine=m, images={"A": img}, externals={"pX": pX, ...})   #
 | pointer variable | `vppl.PointerVariable(address, step=0, space=None)`: a mutable 32-bit integer holding an address (scalar arithmetic works: `p = p + 64;` keeps its memory and step), the memory it points into (None: DM) and a step (row pitch in bytes). In text: `p : pointer = 4096,`; an `External p : pointer` bound to a `vppl.Pointer` becomes a variable holding its address | seed 003 ("ポインタ変数") |
 | any address-holding variable | an `integer` variable (or immediate) holding an address points into DM with step 0: the seed allows "External宣言された大域変数でも、ローカルなbyName引数でも"; that it really holds an address is the programmer's business | seed 003 |
 | `External` | `External p : pointer,` / `External n : integer,` / `External v : i16[32],` declare globals the host binds (`run_with(..., externals={{...}})`); the host's object is shared (changes are visible to the host) | seed 003; reference A7.19 |
-| `byName` | `vppl.ByName(var)`: a reference to a variable; reads go through to it. The part-one language has no procedure declarations, so byName exists only on the Python side | reference A7.19 (pass-by-reference) |
+| `byName` | `vppl.ByName(var)` in Python: a reference to a variable; reads go through to it. In text, a procedure's `byName` parameter (see Procedures below) | reference A7.19 (pass-by-reference) |
 | image buffer | `use_image(p, A)` binds `p` to image buffer A; its step is the image width; get_array's source must be 32-byte aligned on every row | compiler.html --PINA; seed 003 |
 | data memory | {dm} bytes (`--EXM`); `dm_alloc` / `dm_put` take 32-byte aligned blocks from the machine's DM allocator (the one `Machine.dm_store` uses), the loader's role; `dm_read` / `dm_write` | compiler.html |
 | alignment | 32 bytes for get_array's addresses and x (stated by the seed); element size for the other operators (the seed states none) | seed 003 |
@@ -201,6 +202,9 @@ through vector registers; regs(n) = ceil(n bytes / {regb}).
   External arrays and prints the command, e.g. `npusim vppl examples/vppl/small_cnn.vppl --PINA DIR/image.npy
   --externs DIR/small_cnn_inputs.npz --read pS=int32:10` (tests/vppl/test_cli_externs.py checks the CLI's
   results equal the Python host's).
+* `examples/vppl/motion_proc.vppl` / `.py`: moving pixels across three 8x8 frames bound as External
+  vectors, counted by a procedure that takes the frames by value and returns its count through a
+  byName integer; both counts checked against numpy (tests/vppl/test_procedures.py).
 
 ## Benchmark
 
@@ -211,7 +215,7 @@ interleaved runs): 15.6 ms vs 6.4 ms, 2.5x.
 
 ## Not covered
 
-byName arguments in VPPL text (the part-one language has no procedures); vFile; processes and ZOMP
+procedure calls in expressions (functions) and control flow (the seed shows none); vFile; processes and ZOMP
 channels; the exact hardware exp table of the softmax; average pooling (the max reading is taken).
 """
 
@@ -238,7 +242,9 @@ Per operator:
 
 
 def render() -> str:
-    out = [HEAD.replace("{dm}", str(spec.DM_BYTES)).replace("{{", "{").replace("}}", "}")]
+    head = HEAD.replace("{dm}", str(spec.DM_BYTES)).replace("{{", "{").replace("}}", "}")
+    at = head.index("\n## Fixed-point arithmetic")
+    out = [head[:at] + SECTION + head[at:]]          # procedures / byName in text (docs_procedures.py)
     for r in PART_TWO:
         args = ", ".join(f"{p} ({k})" for p, k in r.params)
         out.append("| " + " | ".join(_cell(x) for x in (

@@ -39,17 +39,23 @@ class Program:
         with using(machine):
             for which, img in (images or {}).items():
                 machine.set_image(which, img)
-            for line, col, fn in self.steps:
-                try:
-                    fn(env)
-                except VpplSemanticError:
-                    raise
-                except ConstraintError as e:
-                    raise VpplSemanticError(e, self.filename, line, col, self.source) from None
-                except NpuSimError as e:          # uninitialised reads in strict mode, bounds: say where
-                    e.add_note(f"{self.filename}:{line}:{col}: here\n{caret(self.source, line, col)}")
-                    raise
+            self._run_steps(self.steps, env)
         return env
+
+    def _run_steps(self, steps, env) -> None:
+        """Run steps in order; a broken rule points at its step (a procedure body's steps at their own line)."""
+        for line, col, fn in steps:
+            try:
+                fn(env)
+            except VpplSemanticError:
+                raise
+            except ConstraintError as e:
+                raise VpplSemanticError(e, self.filename, line, col, self.source) from None
+            except NpuSimError as e:          # uninitialised reads in strict mode, bounds: say where
+                if not getattr(e, "_vppl_where", False):
+                    e._vppl_where = True
+                    e.add_note(f"{self.filename}:{line}:{col}: here\n{caret(self.source, line, col)}")
+                raise
 
     # ---- helpers ----
 
@@ -162,7 +168,7 @@ class Program:
 
     @staticmethod
     def _fresh(env, name):
-        if name in env:
+        if name in getattr(env, "own", env):        # a procedure's scope: only its own names (procedures.py)
             raise ConstraintError("declaration", name, "each name is declared once", name)
 
     def _c_directive(self, t):
@@ -190,9 +196,11 @@ class Program:
                 p = machine().image_pointer(which, pname)
                 self._fresh(env, pname)
                 env[pname] = p
+        elif d in getattr(self, "procs", {}):
+            return self._c_call(t)                  # a procedure call (procedures.py)
         else:
-            self._err(name_tok, d, "directive", "a known directive (alloc_vector, use_image) or a dot operator "
-                      "statement", d)
+            self._err(name_tok, d, "directive", "a known directive (alloc_vector, use_image), a procedure "
+                      "declared above, or a dot operator statement", d)
         self.steps.append((*self._pos(name_tok), run))
 
     def _c_assign(self, t):

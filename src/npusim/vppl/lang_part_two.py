@@ -6,8 +6,8 @@
     use_image(pImg, A)            // (part one) pImg points at image buffer A, step = its width
 
 Pointer arithmetic is scalar arithmetic (``pX = pX + 64;`` keeps the pointer's memory and step).
-The part-one language has no procedure declarations, so byName arguments exist only on the Python side
-(``vppl.ByName(var)``). use_image() binds part one's immutable ``vppl.Pointer`` (no arithmetic on it
+byName arguments: in text, procedure parameters (procedures.py); in Python, ``vppl.ByName(var)``.
+use_image() binds part one's immutable ``vppl.Pointer`` (no arithmetic on it
 in text; get_array takes x and y)."""
 from __future__ import annotations
 

@@ -14,7 +14,9 @@ _GRAMMAR = os.path.join(os.path.dirname(__file__), "grammar.lark")
 _RULE_WORDS = {"SEP": "',' or ';'", "SEMICOLON": "';'", "COLON": "':'", "LPAR": "'('", "RPAR": "')'",
                "EQUAL": "'='", "DOT": "'.'", "NAME": "a name", "INT": "a number", "LSQB": "'['",
                "RSQB": "']'", "COMMA": "','", "ADDOP": "'+' or '-'", "MULOP": "'*' or '/'", "MINUS": "'-'",
-               "INTEGER": "'integer'", "VLIST": "'vList'", "$END": "end of file"}
+               "INTEGER": "'integer'", "VLIST": "'vList'", "$END": "end of file",
+               "PROCEDURE": "'procedure'", "BEGIN": "'begin'", "END": "'end'", "BYNAME": "'byName'",
+               "POINTER": "'pointer'", "EXTERNAL": "'External'"}
 
 
 def caret(source: str, line: int, column: int) -> str:
