@@ -61,3 +61,15 @@ def test_poison_mode_matches_the_core_path():
     got = dev.read_local(0, 0, 32).view(np.float32)
     np.testing.assert_array_equal(got[:7], np.arange(7, dtype=np.float32))
     assert got.view(np.uint32)[7] == dev.system.int_poison   # the core poisons uint views with it
+
+
+def test_neg_from_zero_equals_sub_of_dazd_input_bit_for_bit():
+    from npusim.okk import fp32
+    specials = np.array([0, 0x80000000, 1, 0x807FFFFF, 0x00800000, 0x80800000, 0x7F800000, 0xFF800000,
+                         0x7FC00001, 0xFFA00000, 0x7F7FFFFF, 0x3F800000], np.uint32)
+    rand = np.random.default_rng(3).integers(0, 1 << 32, 4096, dtype=np.uint64).astype(np.uint32)
+    x = np.concatenate([specials, rand]).view(np.float32)
+    with np.errstate(all="ignore"):
+        want = fp32.sub(np.float32(0), fp32.daz(x))
+        got = fp32.neg_from_zero(x)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))

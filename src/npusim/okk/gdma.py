@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.options import options
-from . import cost, initmap, rules
+from . import cost, rules
 from .device import GDMA, current
 from .layout import LANE, X, LocalTensor, SystemTensor, aligned_stride
 from .types import as_dim4, dim4, union_bits
@@ -42,11 +41,7 @@ def _copy(api: str, kind: str, esize: int, dst_addr, src_addr, shape, dst_stride
     dst = _tensor(dev, api, "dst_addr", dst_local, dst_addr, shape, dst_stride, esize)
     if shape.n > 1 and any(a.overlaps(b) for a in dst.footprints for b in src.footprints):
         _copy_batches(dev, api, esize, dst_local, src_local, dst_addr, src_addr, shape, dst, src)
-    elif options().track_init and initmap.is_written(src):
-        # fast path, same result: the source is fully written, so read() would only return it
-        dst.store(src.values())
-        initmap.mark_tensor(dst)
-    else:
+    else:   # both sides check and mark the init map on whole byte boxes (layout, initmap)
         dst.write(src.read())
     nbytes = shape.n * shape.c * shape.h * shape.w * esize
     run = cost.gdma_run_bytes(esize, shape.tuple(), _strides_of(dst, shape), _strides_of(src, shape),
