@@ -249,7 +249,7 @@ def okk_bdc_neg(dst_addr, src_addr, shape, dst_stride=None, src_stride=None) -> 
     """dst = 0 - src (C_sub(0, x)): +0 for +-0 and subnormals. MD_SCALAR x1, or TENSOR_ARITH x2 when
     any stride pointer is given."""
     c, dst, src, plain = _strided("okk_bdc_neg", dst_addr, src_addr, shape, dst_stride, src_stride)
-    dst.write(fp32.sub(F32(0.0), _f(src)))
+    dst.write(fp32.neg_from_zero(src.read()))
     if plain:
         c.emit(cost.MD_SCALAR, cost.SCALAR_SIMPLE, [src], [dst])
     else:

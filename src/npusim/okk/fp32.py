@@ -33,6 +33,14 @@ def daz(x: np.ndarray) -> np.ndarray:
     return ftz_(np.array(x, dtype=F32, copy=True))
 
 
+def neg_from_zero(x: np.ndarray) -> np.ndarray:
+    """fl(0 - daz(x)) = sub(0, daz(x)) in four whole-array ops instead of eight: 0 - x is exact (|x| or a
+    NaN), so only DAZ matters, and a DAZ'd input (+-0) gives +0."""
+    r = np.subtract(_ZERO, x, dtype=F32)
+    np.copyto(r, _ZERO, where=np.less(np.abs(x), FLT_MIN))
+    return r
+
+
 def mul(a, b):
     return ftz_(np.multiply(a, b, dtype=F32))
 

@@ -41,7 +41,7 @@ def _copy(api: str, kind: str, esize: int, dst_addr, src_addr, shape, dst_stride
     dst = _tensor(dev, api, "dst_addr", dst_local, dst_addr, shape, dst_stride, esize)
     if shape.n > 1 and any(a.overlaps(b) for a in dst.footprints for b in src.footprints):
         _copy_batches(dev, api, esize, dst_local, src_local, dst_addr, src_addr, shape, dst, src)
-    else:
+    else:   # both sides check and mark the init map on whole byte boxes (layout, initmap)
         dst.write(src.read())
     nbytes = shape.n * shape.c * shape.h * shape.w * esize
     run = cost.gdma_run_bytes(esize, shape.tuple(), _strides_of(dst, shape), _strides_of(src, shape),

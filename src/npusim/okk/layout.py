@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import ConstraintError
+from ..core.options import options
 from ..core.view import TensorView
-from . import spec
+from . import initmap, spec
 from .types import dim4
 
 X = spec.NPU_NUM
@@ -63,7 +64,8 @@ def _span(shape: tuple, strides: tuple) -> tuple[int, int]:
 
 class LocalTensor:
     """A (N, C, H, W) tensor in the 64 NPU local memories, as the hardware addresses it."""
-    __slots__ = ("addr", "shape", "strides", "dtype", "pieces", "footprints")
+    __slots__ = ("addr", "shape", "strides", "dtype", "pieces", "footprints", "_boxes", "memory",
+                 "written_gen")
 
     def __init__(self, mem, api: str, param: str, addr: int, shape: dim4, strides: dim4 | None,
                  dtype, esize: int):
@@ -100,27 +102,48 @@ class LocalTensor:
             c_lo += nrows * nl
         self.pieces = pieces
         self.footprints = [p[2].footprint for p in pieces]
+        self._boxes = None
+        self.memory, self.written_gen = mem, None   # written_gen: see initmap.is_written
+
+    def init_boxes(self) -> list:
+        """The init bytes of each piece as one merged uint8 box (initmap), built on first use."""
+        b = self._boxes
+        if b is None:
+            b = self._boxes = [initmap.init_box(v) for _, _, v in self.pieces]
+        return b
+
+    def values(self) -> np.ndarray:
+        """read() without the init check (the caller checked with init_boxes)."""
+        n, c, h, w = self.shape
+        parts = [v.array().reshape(n, hi - lo, h, w) for lo, hi, v in self.pieces]
+        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+
+    def store(self, values: np.ndarray) -> None:
+        """write() without marking the init map (the caller marks with init_boxes)."""
+        if getattr(values, "shape", None) != self.shape:
+            values = np.broadcast_to(values, self.shape)
+        for lo, hi, v in self.pieces:
+            part = values if len(self.pieces) == 1 else values[:, lo:hi]
+            v.array()[...] = part.reshape(v.shape)
 
     def read(self) -> np.ndarray:
         """The values as an (N, C, H, W) array (a view when the tensor sits in one row of NPUs)."""
+        if options().track_init and initmap.is_written(self):
+            return self.values()        # nothing to report or poison: the core's read() would do no more
         n, c, h, w = self.shape
         parts = [v.read().reshape(n, hi - lo, h, w) for lo, hi, v in self.pieces]
         return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
 
     def write(self, values: np.ndarray) -> None:
-        if getattr(values, "shape", None) != self.shape:
-            values = np.broadcast_to(values, self.shape)
-        if len(self.pieces) == 1:
-            v = self.pieces[0][2]
-            v.write(values.reshape(v.shape))
-            return
-        for lo, hi, v in self.pieces:
-            v.write(values[:, lo:hi].reshape(v.shape))
+        """The core's TensorView.write per piece, with the init map marked in one fill (initmap)."""
+        self.store(values)
+        if options().track_init:
+            initmap.mark_tensor(self)
 
 
 class SystemTensor:
     """A (N, C, H, W) tensor in system memory with element strides (continuous when None)."""
-    __slots__ = ("view", "footprints", "shape")
+    __slots__ = ("view", "footprints", "shape", "_boxes", "memory", "written_gen")
 
     def __init__(self, dev, api: str, param: str, addr: int, shape: dim4, strides: dim4 | None,
                  dtype, esize: int):
@@ -141,12 +164,30 @@ class SystemTensor:
         self.shape = sh
         self.view = TensorView(mem, off, sh, tuple(s * esize for s in st), dtype, api=api)
         self.footprints = [self.view.footprint]
+        self._boxes = None
+        self.memory, self.written_gen = mem, None
+
+    def init_boxes(self) -> list:
+        b = self._boxes
+        if b is None:
+            b = self._boxes = [initmap.init_box(self.view)]
+        return b
+
+    def values(self) -> np.ndarray:
+        return self.view.array()
+
+    def store(self, values: np.ndarray) -> None:
+        self.view.array()[...] = values
 
     def read(self) -> np.ndarray:
+        if options().track_init and initmap.is_written(self):
+            return self.values()
         return self.view.read()
 
     def write(self, values: np.ndarray) -> None:
-        self.view.write(values)
+        self.store(values)
+        if options().track_init:
+            initmap.mark_tensor(self)
 
 
 def _is_int(v) -> bool:
