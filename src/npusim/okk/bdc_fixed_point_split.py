@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import cost, rules
-from .bdc_fixed_point import FIX8B_FACTOR, _call
+from ..core.errors import ConstraintError
+from .bdc_fixed_point import FIX8B, FIX8B_FACTOR, Packed, _call, _rshift, fix8b_cycles, round_shift
 from .device import BDC, current
 from .layout import LANE, LocalTensor
 from .types import as_dim4, dim4
@@ -51,6 +52,61 @@ def okk_bdc_fixed_point_packed_16bit_split_low_8bit(dst_addr, src_addr, work_add
     _low_to_work(api, dst_addr, src_addr, work_addr, shape, src_stride, work_stride)
     _call(api, shape, [("work_addr", work_addr, _U16)], ("dst_addr", dst_addr, _U8), lambda x: x,
           {"dst_addr": dst_stride, "work_addr": work_stride}, wrap=True)
+
+
+# mul_type_t (okk.h): bit 0 src0 (the 16-bit operand) signed, bit 1 src1 signed, bit 2 dst signed
+MUL_TYPES = {7: "S16_MUL_S8_TO_S16", 6: "U16_MUL_S8_TO_S16", 0: "U16_MUL_U8_TO_U16", 5: "S16_MUL_U8_TO_S16"}
+
+
+def _mul_type(api, mul_type):
+    if isinstance(mul_type, bool) or not isinstance(mul_type, (int, np.integer)) or int(mul_type) not in MUL_TYPES:
+        raise ConstraintError(api, "mul_type", "a mul_type_t value (S16_MUL_S8_TO_S16=7, U16_MUL_S8_TO_S16=6, "
+                              "U16_MUL_U8_TO_U16=0, S16_MUL_U8_TO_S16=5)", mul_type)
+    t = int(mul_type)
+    return bool(t & 1), bool(t & 2), bool(t & 4)
+
+
+def okk_bdc_fixed_point_packed_16bit_mul_8bit(dst_addr, src0_high_addr, src0_low_addr, src1_addr, shape,
+                                              dst_stride=None, src0_high_stride=None, src0_low_stride=None,
+                                              src1_stride=None, mul_type=7, rshift=0):
+    """dst (2N, 16-bit) = round_shift(src0 * src1, rshift), saturated, where src0 = high * 256 + low is
+    given as its high byte (4N, 8-bit, signed iff mul_type says src0 is) and low byte (4N, unsigned) and
+    src1 is 4N 8-bit. The C-model issues two FIX8B instructions: dst = high * src1 (exact in 16 bits for
+    every mul_type), then the mac dst = ((dst << 8) + low * src1 + round) >> rshift, so the result is
+    the exact product, rounded once."""
+    api = "okk_bdc_fixed_point_packed_16bit_mul_8bit"
+    s0_signed, s1_signed, d_signed = _mul_type(api, mul_type)
+    r = _rshift(api, rshift)
+    if int(mul_type) == 5:
+        # the C-model issues no instruction and writes nothing for S16_MUL_U8_TO_S16 here (probes);
+        # that product has its own function, s16_mul_u8_to_s16. Strict mode says so instead.
+        from ..core.options import options
+        if options().strict:
+            raise ConstraintError(api, "mul_type", "not S16_MUL_U8_TO_S16 (the C-model does nothing for it; "
+                                  "use okk_bdc_fixed_point_packed_s16_mul_u8_to_s16)", mul_type)
+        return
+    dev = current()
+    s = as_dim4(api, "shape", shape)
+    rules.shape_bdc(api, s)
+    addrs = {"dst_addr": dst_addr, "src0_high_addr": src0_high_addr, "src0_low_addr": src0_low_addr,
+             "src1_addr": src1_addr}
+    for name, a in addrs.items():
+        rules.local_addr(api, name, a)
+        rules.aligned(api, name, a, 4, f"{name} is divisible by 4 (and preferred by 128)")
+    rules.same_npu(api, **addrs)
+    hi = Packed(dev, api, "src0_high_addr", src0_high_addr, s, src0_high_stride, 8, s0_signed)
+    lo = Packed(dev, api, "src0_low_addr", src0_low_addr, s, src0_low_stride, 8, False)
+    s1 = Packed(dev, api, "src1_addr", src1_addr, s, src1_stride, 8, s1_signed)
+    out = Packed(dev, api, "dst_addr", dst_addr, s, dst_stride, 16, d_signed)
+    h, lw, y = hi.read(), lo.read(), s1.read()
+    out.write(h * y)
+    q = int(dst_addr) // LANE
+    el = s.n * s.c * s.h * s.w
+    dev.issue(BDC, api, FIX8B, fix8b_cycles("mul", q, s, 8, 16), reads=hi.footprints + s1.footprints,
+              writes=out.footprints, elements=el)
+    out.write(round_shift((out.read() << 8) + lw * y, r))
+    dev.issue(BDC, api, FIX8B, fix8b_cycles("mac", q, s, 8, 16), reads=lo.footprints + s1.footprints + out.footprints,
+              writes=out.footprints, elements=el)
 
 
 FIX8B_FACTOR.update({("16bit_split_high_8bit", 16, 8): 4, ("16bit_split_low_8bit", 16, 8): 4})
