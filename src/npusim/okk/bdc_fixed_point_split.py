@@ -109,6 +109,67 @@ def okk_bdc_fixed_point_packed_16bit_mul_8bit(dst_addr, src0_high_addr, src0_low
               writes=out.footprints, elements=el)
 
 
+# s16_mul_u8_to_s16's instruction sequence in the C-model (16 BDC instructions): FIX8B factors per
+# ceil(N/4) block, "T" a 32-bit TENSOR_ARITH over the 2N words (2 cycles per block)
+S16_MUL_U8_SEQUENCE = (3, 2, 3, 4, "T", 4, 2, 4, 2, "T", 3, 3, "T", "T", 3, 3)
+
+
+def okk_bdc_fixed_point_packed_s16_mul_u8_to_s16(dst_addr, src0_addr, src1_addr, work_addr, work_high_addr,
+                                                 work_low_addr, shape, dst_stride=None, src0_stride=None,
+                                                 src1_stride=None, work_stride=None, work_high_stride=None,
+                                                 work_low_stride=None, rshift=0):
+    """dst (2N, int16) = src0 (2N, int16) * src1 (4N, uint8), in sign-magnitude as the C-model computes it:
+    m = min(|src0|, 32767) (a saturating abs), p = min((m * src1 + round) >> rshift, 32767), dst = sign(src0) * p
+    (so negative results saturate to -32767 and round half away from zero). The work tensors keep
+    the C-model's leftovers: work_high / work_low (4N, 8-bit) the high / low bytes of m, work (2N, 16-bit)
+    p where src0 < 0 and 0 elsewhere; for odd N, see the dummy-lane note below."""
+    api = "okk_bdc_fixed_point_packed_s16_mul_u8_to_s16"
+    r = _rshift(api, rshift)
+    dev = current()
+    s = as_dim4(api, "shape", shape)
+    rules.shape_bdc(api, s)
+    addrs = {"dst_addr": dst_addr, "src0_addr": src0_addr, "src1_addr": src1_addr, "work_addr": work_addr,
+             "work_high_addr": work_high_addr, "work_low_addr": work_low_addr}
+    for name, a in addrs.items():
+        rules.local_addr(api, name, a)
+        rules.aligned(api, name, a, 4, f"{name} is divisible by 4 (and preferred by 128)")
+    rules.same_npu(api, **addrs)
+    x = Packed(dev, api, "src0_addr", src0_addr, s, src0_stride, 16, True)
+    y = Packed(dev, api, "src1_addr", src1_addr, s, src1_stride, 8, False)
+    work = Packed(dev, api, "work_addr", work_addr, s, work_stride, 16, True)
+    hi = Packed(dev, api, "work_high_addr", work_high_addr, s, work_high_stride, 8, False)
+    lo = Packed(dev, api, "work_low_addr", work_low_addr, s, work_low_stride, 8, False)
+    out = Packed(dev, api, "dst_addr", dst_addr, s, dst_stride, 16, True)
+    xv, yv = x.read(), y.read()
+    old_dst = out._raw()
+    m = np.minimum(np.abs(xv), 32767)
+    p = np.minimum(round_shift(m * yv, r), 32767)
+    hi.write(m >> 8, wrap=True)
+    lo.write(m & 0xFF, wrap=True)
+    work.write(np.where(xv < 0, p, 0))
+    out.write(np.where(xv < 0, -p, p))
+    if s.n % 2:
+        # the C-model's whole-word TENSOR_ARITH steps leave, in the dummy lane of the last 2N word of
+        # both work and dst, the low byte of dst's old dummy lane (high byte zeroed); probes
+        dummy = old_dst[-1] & np.uint32(0x00FF0000)
+        for t in (work, out):
+            raw = t._raw()
+            raw[-1] = (raw[-1] & np.uint32(0xFFFF)) | dummy
+            t.t.write(raw)
+    q = int(dst_addr) // LANE
+    words = dim4(-(-s.n // 2), s.c, s.h, s.w)
+    blocks4 = cost.bdc_blocks(q, -(-s.n // 4), s.c, s.h, s.w)
+    reads = x.footprints + y.footprints
+    writes = out.footprints + work.footprints + hi.footprints + lo.footprints
+    el = s.n * s.c * s.h * s.w
+    for step in S16_MUL_U8_SEQUENCE:
+        if step == "T":
+            dev.issue(BDC, api, cost.TENSOR_ARITH, cost.bdc_blocks(q, *words.tuple()) * cost.ARITH_SIMPLE,
+                      reads=reads, writes=writes, elements=el)
+        else:
+            dev.issue(BDC, api, FIX8B, blocks4 * step, reads=reads, writes=writes, elements=el)
+
+
 FIX8B_FACTOR.update({("16bit_split_high_8bit", 16, 8): 4, ("16bit_split_low_8bit", 16, 8): 4})
 
 __all__ = [n for n in dir() if n.startswith("okk_")]
