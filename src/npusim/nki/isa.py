@@ -293,6 +293,9 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
         # memory is touched exactly twice: one read of data, one write of dst.
         if dst.view.dtype.name == "float32" and dst.shape == data.shape:
             tmp = _scratch(data.shape)
+            if x.dtype == np.float32:
+                np.copyto(tmp, x)       # a plain strided copy is cheaper than a strided ufunc pass
+                x = tmp
             _apply(a0, _f32(x), v0, reverse0, tmp)      # (the run's errstate silences FP warnings)
             if a1 is not None:
                 _apply(a1, tmp, v1, reverse1, tmp)
