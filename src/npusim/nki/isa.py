@@ -141,6 +141,10 @@ def _scratch(shape) -> np.ndarray:
     return a
 
 
+def _zero_d(v):
+    return np.array(v) if isinstance(v, np.float32) else v
+
+
 def _unary_operand_ok(value) -> bool:
     return value is None or (R.is_scalar(value) and float(value) == 0)
 
@@ -274,6 +278,9 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
     else:
         a0, a1, eng, bitvec, reads, v0, v1 = _tensor_scalar_checks(api, run, dst, data, op0, operand0, op1,
                                                                    operand1, engine)
+        # numpy dispatches a ufunc on a 0-d float32 array ~0.25 us faster than on a float32 scalar
+        # (same loop, same bits)
+        v0, v1 = _zero_d(v0), _zero_d(v1)
         if key is not None:
             if len(_VALIDATED) > 4096:
                 _VALIDATED.clear()
