@@ -201,6 +201,8 @@ def _const(v) -> bool:
     return v is None or type(v) in (float, int) or isinstance(v, (np.floating, np.integer))
 
 
+_PLAIN = frozenset({float, int, type(None)})
+
 #: tensor_scalar argument geometry -> (op0, op1, engine, bitvec, operand values) of a call that passed
 _VALIDATED: dict = {}
 
@@ -262,7 +264,8 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
     # Every other rule depends only on the argument geometry (ops, scalar constants, dtypes, sizes,
     # buffers, engine): a repeat of a geometry that passed skips them (the hot path of tiled loops).
     key = None
-    if _const(operand0) and _const(operand1):
+    if ((type(operand0) in _PLAIN or _const(operand0))       # (plain Python scalars skip a call)
+            and (type(operand1) in _PLAIN or _const(operand1))):
         dv, xv = dst.view, data.view
         key = (chip.nc_version, op0, op1, operand0, operand1, engine, type(engine), dv.dtype.name,
                xv.dtype.name, dst.partitions, data.partitions, dst.free_size, data.free_size, dst.in_psum, data.in_psum)
