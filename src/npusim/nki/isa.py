@@ -201,6 +201,13 @@ def _const(v) -> bool:
     return v is None or type(v) in (float, int) or isinstance(v, (np.floating, np.integer))
 
 
+def _sig(t) -> tuple:
+    """What tensor_scalar's validation and cost depend on in one operand (views are immutable)."""
+    v = t.view
+    s = t.sig = (v.shape, v.strides, v.dtype.name, t.in_psum)
+    return s
+
+
 _PLAIN = frozenset({float, int, type(None)})
 
 #: tensor_scalar argument geometry -> (op0, op1, engine, bitvec, operand values) of a call that passed
@@ -266,9 +273,9 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
     key = None
     if ((type(operand0) in _PLAIN or _const(operand0))       # (plain Python scalars skip a call)
             and (type(operand1) in _PLAIN or _const(operand1))):
-        dv, xv = dst.view, data.view
-        key = (chip.nc_version, op0, op1, operand0, operand1, engine, type(engine), dv.dtype.name,
-               xv.dtype.name, dst.partitions, data.partitions, dst.free_size, data.free_size, dst.in_psum, data.in_psum)
+        # the views' layout is part of the key so the hit also carries the instruction's cost
+        key = (chip.nc_version, op0, op1, operand0, operand1, engine, type(engine), dst.sig or _sig(dst),
+               data.sig or _sig(data))
         try:
             hit = _VALIDATED.get(key)
         except TypeError:           # an unhashable op: the slow path reports it
@@ -276,7 +283,7 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
     else:
         hit = None
     if hit is not None:
-        a0, a1, eng, bitvec, v0, v1 = hit      # scalar operand values depend only on the key too
+        a0, a1, eng, bitvec, v0, v1, cycles = hit    # operand values and cost depend only on the key too
         reads = [data]
     else:
         a0, a1, eng, bitvec, reads, v0, v1 = _tensor_scalar_checks(api, run, dst, data, op0, operand0, op1,
@@ -284,10 +291,12 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
         # numpy dispatches a ufunc on a 0-d float32 array ~0.25 us faster than on a float32 scalar
         # (same loop, same bits)
         v0, v1 = _zero_d(v0), _zero_d(v1)
+        slow = _cost.GPSIMD_RSQRT_SLOWDOWN if eng == "gpsimd" else 1
+        cycles = _cost.one_input(chip, eng, data, dst, slowdown=slow)
         if key is not None:
             if len(_VALIDATED) > 4096:
                 _VALIDATED.clear()
-            _VALIDATED[key] = (a0, a1, eng, bitvec, v0, v1)
+            _VALIDATED[key] = (a0, a1, eng, bitvec, v0, v1, cycles)
 
     x = data.read(api)
     if bitvec:
@@ -316,8 +325,6 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
             if a1 is not None:
                 r = _apply(a1, _f32(r), v1, reverse1)
             store_result(dst, _f32(np.asarray(r)))
-    slow = _cost.GPSIMD_RSQRT_SLOWDOWN if eng == "gpsimd" else 1
-    cycles = _cost.one_input(chip, eng, data, dst, slowdown=slow)
     return run.issue(api, eng, cycles, reads=reads, writes=[dst], elements=dst.partitions * dst.free_size,
                      args={"op0": a0.name, "op1": a1.name if a1 else None})
 
