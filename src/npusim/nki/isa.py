@@ -328,8 +328,11 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
             if a1 is not None:
                 r = _apply(a1, _f32(r), v1, reverse1)
             store_result(dst, _f32(np.asarray(r)))
+    args = {"op0": a0.name, "op1": a1.name if a1 else None}
+    if len(reads) == 1:       # dst and data are on-chip tiles (R.tile): the short issue path applies
+        return run.issue_one(api, eng, cycles, data, dst, args, dst.partitions * dst.free_size)
     return run.issue(api, eng, cycles, reads=reads, writes=[dst], elements=dst.partitions * dst.free_size,
-                     args={"op0": a0.name, "op1": a1.name if a1 else None})
+                     args=args)
 
 
 # ----------------------------------------------------------------------------------------- tensor_tensor

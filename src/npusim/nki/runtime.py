@@ -166,6 +166,15 @@ class Run:
                                  elements=elements, args=args, not_before_ns=not_before_ns)
         return NkiInstruction(ev)
 
+    def issue_one(self, api: str, engine: str, cycles: float, src: NkiTensor, dst: NkiTensor, args: dict,
+                  elements: int) -> NkiInstruction:
+        """``issue`` for one on-chip read and one on-chip write (the tiny-tile hot path: no lists to filter)."""
+        if self._shared_ports and engine in _SHARED_PORTS:
+            return self.issue(api, engine, cycles, reads=[src], writes=[dst], args=args, elements=elements)
+        ev = self.timeline.place(engine, api, cycles, reads=[src.view.footprint], writes=[dst.view.footprint],
+                                 nbytes=dst.nbytes, elements=elements, args=args)
+        return NkiInstruction(ev)
+
     def _shared_port_free(self, engine: str, reads, writes) -> float:
         """NC-v2 only: VectorE and GpSimd cannot access SBUF in parallel, VectorE and ScalarE cannot
         access PSUM in parallel (§4.1; lifted on NC-v3): wait for the engine sharing the port."""
