@@ -63,6 +63,7 @@ class Run:
 
     def __init__(self, chip: _spec.Chip, grid: tuple = (1,), trace=None):
         self.chip = chip
+        self._shared_ports = chip.nc_version == 2     # NC-v2 port sharing (issue): read once, not per call
         self.grid = tuple(grid)
         self.program = (0,) * len(self.grid)
         self.sbuf, self.psum = _take_memories(chip)
@@ -159,10 +160,19 @@ class Run:
             nbytes += t.nbytes
             if not t.on_chip:
                 t.view.memory.written = True
-        if self.chip.nc_version == 2 and engine in _SHARED_PORTS:
+        if self._shared_ports and engine in _SHARED_PORTS:
             not_before_ns = max(not_before_ns, self._shared_port_free(engine, reads, writes))
         ev = self.timeline.place(engine, api, cycles, reads=rfp, writes=wfp, nbytes=nbytes,
                                  elements=elements, args=args, not_before_ns=not_before_ns)
+        return NkiInstruction(ev)
+
+    def issue_one(self, api: str, engine: str, cycles: float, src: NkiTensor, dst: NkiTensor, args: dict,
+                  elements: int) -> NkiInstruction:
+        """``issue`` for one on-chip read and one on-chip write (the tiny-tile hot path: no lists to filter)."""
+        if self._shared_ports and engine in _SHARED_PORTS:
+            return self.issue(api, engine, cycles, reads=[src], writes=[dst], args=args, elements=elements)
+        ev = self.timeline.place(engine, api, cycles, reads=[src.view.footprint], writes=[dst.view.footprint],
+                                 nbytes=dst.nbytes, elements=elements, args=args)
         return NkiInstruction(ev)
 
     def _shared_port_free(self, engine: str, reads, writes) -> float:

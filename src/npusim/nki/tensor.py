@@ -51,7 +51,7 @@ class NkiTensor:
     """A tensor in SBUF, PSUM or HBM: a typed strided window (``view``) onto one memory."""
     __slots__ = ("view", "buffer", "name", "root", "run", "full", "stale", "checked", "on_chip", "in_psum", "free_size",
                  "partitions", "nbytes",
-                 "__weakref__")
+                 "sig", "__weakref__")
 
     def __init__(self, view: TensorView, buffer: MemoryRegion, name: str, root: "NkiTensor | None", run):
         self.view = view
@@ -62,6 +62,7 @@ class NkiTensor:
         self.full = False       # (on the allocation) every byte was written: reads skip the init check
         self.stale = False      # (on the allocation) its init map is an earlier tensor's: clear before use
         self.checked = False    # the per-operand ISA rules (rules.compute_tile) passed for this view
+        self.sig = None         # (shape, strides, dtype name, in_psum): a cache-key part, built on first use
         self.in_psum = buffer is PSUM
         self.on_chip = self.in_psum or buffer is SBUF
         n = 1
