@@ -123,3 +123,49 @@ def test_split_rules():
             okk.okk_bdc_fixed_point_packed_16bit_split_high_8bit(DST + 1, SRC, sh)
         with pytest.raises(ConstraintError):
             okk.okk_bdc_fixed_point_packed_16bit_split_high_8bit(DST, SRC, okk.dim4(1, 4096, 1, 1))
+
+
+@pytest.mark.parametrize("rshift", [0, 4, 8, 16])
+def test_s16_mul_u8_to_s16_sign_magnitude(rshift):
+    sh = okk.dim4(4, 3, 1, 5)
+    r = np.random.default_rng(rshift)
+    x = r.integers(-32768, 32768, sh.tuple())
+    y = r.integers(0, 256, sh.tuple())
+    x.flat[:3] = [-32768, 32767, -1]
+    y.flat[:3] = [255, 255, 255]
+    W1, W2 = 0x5000, 0x6000
+    with okk.Device() as dev:
+        _zero(dev)
+        Packed(dev, "t", "x", SRC, sh, None, 16, True).write(x)
+        Packed(dev, "t", "x", S1, sh, None, 8, False).write(y)
+        okk.okk_bdc_fixed_point_packed_s16_mul_u8_to_s16(DST, SRC, S1, WORK, W1, W2, sh, *([None] * 6), rshift)
+        got = Packed(dev, "t", "x", DST, sh, None, 16, True).read()
+        work = Packed(dev, "t", "x", WORK, sh, None, 16, True).read()
+        hi = Packed(dev, "t", "x", W1, sh, None, 8, False).read()
+        assert len(dev.events) == 16 and sum(e.args["cycles"] for e in dev.events) == 52   # backend record, N=4
+    # float64 reference: |x| saturates to 32767, the magnitude is rounded half up then clipped, then signed
+    mag = np.minimum(np.abs(x), 32767).astype(np.float64) * y / 2.0 ** rshift
+    want = np.sign(x) * np.minimum(np.floor(mag + 0.5), 32767)
+    np.testing.assert_array_equal(got, want.astype(np.int64))
+    np.testing.assert_array_equal(work, np.where(x < 0, -want, 0))
+    np.testing.assert_array_equal(hi, np.minimum(np.abs(x), 32767) // 256)
+
+
+def test_s16_mul_u8_to_s16_odd_n_dummy_lane_and_rules():
+    sh = okk.dim4(1, 1, 1, 2)
+    f = okk.okk_bdc_fixed_point_packed_s16_mul_u8_to_s16
+    with okk.Device() as dev:
+        _zero(dev)
+        dev.write_local(0, DST, np.array([0x12345678, 0x9ABCDEF0], np.uint32).view(np.uint8))
+        dev.write_local(0, SRC, np.array([0x00000003, 0x0000FFFE], np.uint32).view(np.uint8))   # 3, -2
+        dev.write_local(0, S1, np.array([5, 7], np.uint32).view(np.uint8))
+        f(DST, SRC, S1, WORK, 0x5000, 0x6000, sh, *([None] * 6), 0)
+        words = np.frombuffer(bytes(dev.read_local(0, DST, 8)), np.uint32)
+        # lane 0 the product, lane 1 (the dummy) the low byte of dst's old dummy lane (C-model)
+        assert list(words) == [0x00340000 | 15, 0x00BC0000 | (-14 & 0xFFFF)]
+        work = np.frombuffer(bytes(dev.read_local(0, WORK, 8)), np.uint32)
+        assert list(work) == [0x00340000, 0x00BC0000 | 14]
+        with pytest.raises(ConstraintError, match="rshift"):
+            f(DST, SRC, S1, WORK, 0x5000, 0x6000, sh, *([None] * 6), -1)
+        with pytest.raises(ConstraintError):
+            f(DST, SRC, S1, WORK, 0x5000 + 0x80000, 0x6000, sh, *([None] * 6), 0)

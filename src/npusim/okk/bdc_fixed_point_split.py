@@ -77,14 +77,6 @@ def okk_bdc_fixed_point_packed_16bit_mul_8bit(dst_addr, src0_high_addr, src0_low
     api = "okk_bdc_fixed_point_packed_16bit_mul_8bit"
     s0_signed, s1_signed, d_signed = _mul_type(api, mul_type)
     r = _rshift(api, rshift)
-    if int(mul_type) == 5:
-        # the C-model issues no instruction and writes nothing for S16_MUL_U8_TO_S16 here (probes);
-        # that product has its own function, s16_mul_u8_to_s16. Strict mode says so instead.
-        from ..core.options import options
-        if options().strict:
-            raise ConstraintError(api, "mul_type", "not S16_MUL_U8_TO_S16 (the C-model does nothing for it; "
-                                  "use okk_bdc_fixed_point_packed_s16_mul_u8_to_s16)", mul_type)
-        return
     dev = current()
     s = as_dim4(api, "shape", shape)
     rules.shape_bdc(api, s)
@@ -98,6 +90,14 @@ def okk_bdc_fixed_point_packed_16bit_mul_8bit(dst_addr, src0_high_addr, src0_low
     lo = Packed(dev, api, "src0_low_addr", src0_low_addr, s, src0_low_stride, 8, False)
     s1 = Packed(dev, api, "src1_addr", src1_addr, s, src1_stride, 8, s1_signed)
     out = Packed(dev, api, "dst_addr", dst_addr, s, dst_stride, 16, d_signed)
+    if int(mul_type) == 5:
+        # the C-model issues no instruction and writes nothing for S16_MUL_U8_TO_S16 here (probes);
+        # that product has its own function, s16_mul_u8_to_s16. Strict mode says so instead.
+        from ..core.options import options
+        if options().strict:
+            raise ConstraintError(api, "mul_type", "not S16_MUL_U8_TO_S16 (the C-model does nothing for it; "
+                                  "use okk_bdc_fixed_point_packed_s16_mul_u8_to_s16)", mul_type)
+        return
     h, lw, y = hi.read(), lo.read(), s1.read()
     out.write(h * y)
     q = int(dst_addr) // LANE
@@ -141,7 +141,7 @@ def okk_bdc_fixed_point_packed_s16_mul_u8_to_s16(dst_addr, src0_addr, src1_addr,
     lo = Packed(dev, api, "work_low_addr", work_low_addr, s, work_low_stride, 8, False)
     out = Packed(dev, api, "dst_addr", dst_addr, s, dst_stride, 16, True)
     xv, yv = x.read(), y.read()
-    old_dst = out._raw()
+    old_dst = out._raw() if s.n % 2 else None      # only a partial last word has a dummy lane
     m = np.minimum(np.abs(xv), 32767)
     p = np.minimum(round_shift(m * yv, r), 32767)
     hi.write(m >> 8, wrap=True)

@@ -57,3 +57,20 @@ def test_16bit_mul_8bit(oracle, mul_type):
     _run(oracle, lambda b, sh, st, r: ("okk_bdc_fixed_point_packed_16bit_mul_8bit",
                                        (b + DST, b + SRC0, b + SRC1, b + W0, sh, st(), st(), st(), st(), mul_type,
                                         int(r.integers(0, 20)))), range(100 + mul_type * 10, 106 + mul_type * 10))
+
+
+def test_s16_mul_u8_to_s16(oracle):
+    W1, W2 = 0x8000 * 5, 0x8000 * 6       # after DST's span: work_high, work_low
+
+    def call(b, sh, st, r):
+        return ("okk_bdc_fixed_point_packed_s16_mul_u8_to_s16",
+                (b + DST, b + SRC0, b + SRC1, b + W0, b + W1, b + W2, sh) + tuple(st() for _ in range(6))
+                + (int(r.integers(0, 20)),))
+    for seed in range(200, 212):
+        rng = np.random.default_rng(seed)
+        q, sh, stride = _case(rng)
+        b = q * 0x80000
+        setup = []
+        for off in (SRC0, SRC1, W0, DST, DST + SPAN, W1, W2):   # every byte read back is initialised
+            setup += fill(off, ints(SPAN // 4, rng))
+        check(oracle, setup, [call(b, sh, stride, rng)], reads(0, W2 + SPAN, range(q, 64)))
