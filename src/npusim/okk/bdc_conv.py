@@ -8,6 +8,9 @@ a = 2.5 if IC == 3 else 1, b = 2 if IC == 1 else 1, s = (stride_w + 1)/2 if IC <
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from ..core.errors import ConstraintError
@@ -26,6 +29,16 @@ from .types import as_dim4, dim4
 ORDER = "tap_outer"
 # Output elements per row block: the accumulators and the product buffer stay in cache.
 BLOCK = 1 << 16
+# Multiply-adds from which row blocks are spread over WORKERS threads.
+PARALLEL_MIN = 1 << 22
+WORKERS = min(4, os.cpu_count() or 1)
+_POOL = []
+
+
+def _pool() -> ThreadPoolExecutor:
+    if not _POOL:
+        _POOL.append(ThreadPoolExecutor(WORKERS, thread_name_prefix="okk-conv"))
+    return _POOL[0]
 
 
 def conv_cycles(q, n, oc, oh, ow, kh, kw, ic, bias: bool, stride_w: int = 1) -> int:
@@ -67,12 +80,12 @@ def conv_sum(xp, wv, kh, kw, oh, ow, st, dil, order=None) -> np.ndarray:
             c = 2 * m + lane
             if c < ic:
                 plan.append(((lane, s_ % 2), c, i, j, np.ascontiguousarray(wv[:, c, i, j]).reshape(1, oc, 1, 1)))
-    with np.errstate(all="ignore"):
-        for r0 in range(0, oh, rch):
-            rn = min(rch, oh - r0)
-            sub = xp[:, :, r0 * st[0]:(r0 + rn - 1) * st[0] + span]
-            acc = {}
-            prod = np.empty((n, oc, rn, ow), F32)
+    def block(r0):
+        rn = min(rch, oh - r0)
+        sub = xp[:, :, r0 * st[0]:(r0 + rn - 1) * st[0] + span]
+        acc = {}
+        prod = np.empty((n, oc, rn, ow), F32)
+        with np.errstate(all="ignore"):                  # errstate is per thread
             for key, c, i, j, w in plan:
                 x = tap(sub[:, c:c + 1], i, j, rn, ow, st, dil)          # (N, 1, rn, OW)
                 if fast:
@@ -91,6 +104,14 @@ def conv_sum(xp, wv, kh, kw, oh, ow, st, dil, order=None) -> np.ndarray:
                 zero = np.zeros((n, oc, rn, ow), F32)
                 lanes = [fp32.add(acc.get((p, 0), zero), acc.get((p, 1), zero)) for p in (0, 1)]
                 dst[...] = fp32.add(lanes[0], lanes[1])
+
+    starts = range(0, oh, rch)
+    if len(starts) > 1 and n * oc * oh * ow * len(plan) >= PARALLEL_MIN:
+        # row blocks are independent and numpy releases the GIL: the result does not depend on this
+        list(_pool().map(block, starts))
+    else:
+        for r0 in starts:
+            block(r0)
     return out
 
 
