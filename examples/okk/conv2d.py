@@ -23,6 +23,14 @@ TOL = 1e-4
 
 
 def run(shape, oc, win, seed=0):
+    """The kernel's output, the float64 reference and the device."""
+    y, x, wt, dev = simulate(shape, oc, win, seed)
+    return y, reference("conv2d", x, win, wt), dev
+
+
+def simulate(shape, oc, win, seed=0):
+    """Only the simulated kernel (host upload, okk calls, download): what the benchmark times against
+    the C-model running the same calls. Returns (output, input, weights, device)."""
     r = np.random.default_rng(seed)
     x = r.uniform(-1, 1, shape).astype(np.float32)
     wt = r.uniform(-1, 1, (oc, shape[1], win.kh, win.kw)).astype(np.float32)
@@ -33,7 +41,7 @@ def run(shape, oc, win, seed=0):
         dst = host.malloc(4 * shape[0] * oc * oh * ow)
         run_window("conv2d", dst, src, shape, win, 0, wsys, oc, min(oc, 64))
         y = host.download(dst, (shape[0], oc, oh, ow))
-    return y, reference("conv2d", x, win, wt), host.dev
+    return y, x, wt, host.dev
 
 
 def main() -> int:

@@ -8,6 +8,9 @@ a = 2.5 if IC == 3 else 1, b = 2 if IC == 1 else 1, s = (stride_w + 1)/2 if IC <
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from ..core.errors import ConstraintError
@@ -24,6 +27,18 @@ from .types import as_dim4, dim4
 # by the differential suite (bit-exact for IC 1..33, k up to 5, padding, stride, dilation); the
 # "ic_outer" alternative is kept for experiments.
 ORDER = "tap_outer"
+# Output elements per row block: the accumulators and the product buffer stay in cache.
+BLOCK = 1 << 16
+# Multiply-adds from which row blocks are spread over WORKERS threads.
+PARALLEL_MIN = 1 << 22
+WORKERS = min(4, os.cpu_count() or 1)
+_POOL = []
+
+
+def _pool() -> ThreadPoolExecutor:
+    if not _POOL:
+        _POOL.append(ThreadPoolExecutor(WORKERS, thread_name_prefix="okk-conv"))
+    return _POOL[0]
 
 
 def conv_cycles(q, n, oc, oh, ow, kh, kw, ic, bias: bool, stride_w: int = 1) -> int:
@@ -49,7 +64,7 @@ def conv_sum(xp, wv, kh, kw, oh, ow, st, dil, order=None) -> np.ndarray:
     n, ic = xp.shape[:2]
     oc = wv.shape[0]
     fast = products_stay_normal(xp, wv)
-    rch = max(1, (1 << 16) // max(1, n * oc * ow))
+    rch = max(1, BLOCK // max(1, n * oc * ow))
     span = (kh - 1) * dil[0] + 1
     out = np.empty((n, oc, oh, ow), F32)
     ic2 = -(-ic // 2)
@@ -65,12 +80,12 @@ def conv_sum(xp, wv, kh, kw, oh, ow, st, dil, order=None) -> np.ndarray:
             c = 2 * m + lane
             if c < ic:
                 plan.append(((lane, s_ % 2), c, i, j, np.ascontiguousarray(wv[:, c, i, j]).reshape(1, oc, 1, 1)))
-    with np.errstate(all="ignore"):
-        for r0 in range(0, oh, rch):
-            rn = min(rch, oh - r0)
-            sub = xp[:, :, r0 * st[0]:(r0 + rn - 1) * st[0] + span]
-            acc = {}
-            prod = np.empty((n, oc, rn, ow), F32)
+    def block(r0):
+        rn = min(rch, oh - r0)
+        sub = xp[:, :, r0 * st[0]:(r0 + rn - 1) * st[0] + span]
+        acc = {}
+        prod = np.empty((n, oc, rn, ow), F32)
+        with np.errstate(all="ignore"):                  # errstate is per thread
             for key, c, i, j, w in plan:
                 x = tap(sub[:, c:c + 1], i, j, rn, ow, st, dil)          # (N, 1, rn, OW)
                 if fast:
@@ -82,10 +97,42 @@ def conv_sum(xp, wv, kh, kw, oh, ow, st, dil, order=None) -> np.ndarray:
                 else:
                     p = fp32.mul(x, w)
                     acc[key] = p if key not in acc else fp32.add(acc[key], p)
-            zero = np.zeros((n, oc, rn, ow), F32)
-            lanes = [fp32.add(acc.get((p, 0), zero), acc.get((p, 1), zero)) for p in (0, 1)]
-            out[:, :, r0:r0 + rn] = fp32.add(lanes[0], lanes[1])
+            dst = out[:, :, r0:r0 + rn]
+            if fast:
+                _combine_plain(acc, dst)
+            else:
+                zero = np.zeros((n, oc, rn, ow), F32)
+                lanes = [fp32.add(acc.get((p, 0), zero), acc.get((p, 1), zero)) for p in (0, 1)]
+                dst[...] = fp32.add(lanes[0], lanes[1])
+
+    starts = range(0, oh, rch)
+    if len(starts) > 1 and n * oc * oh * ow * len(plan) >= PARALLEL_MIN:
+        # row blocks are independent and numpy releases the GIL: the result does not depend on this
+        list(_pool().map(block, starts))
+    else:
+        for r0 in starts:
+            block(r0)
     return out
+
+
+def _combine_plain(acc: dict, dst: np.ndarray) -> None:
+    """dst = (acc00 + acc01) + (acc10 + acc11) in plain float32, a missing accumulator being +0 (so a
+    lone -0 still becomes +0, as in the FTZ path). Exact when no product is subnormal (fastsum)."""
+    zero = F32(0.0)
+    lanes = []
+    for p in (0, 1):
+        a, b = acc.get((p, 0)), acc.get((p, 1))
+        if a is None and b is None:
+            lanes.append(None)
+        elif a is None or b is None:
+            lanes.append(np.add(a if b is None else b, zero))
+        else:
+            lanes.append(np.add(a, b, out=a))
+    l0, l1 = lanes
+    if l1 is None:
+        np.add(l0, zero, out=dst)
+    else:
+        np.add(l0, l1, out=dst)
 
 
 def okk_bdc_conv2d(output_addr, input_addr, weight_addr, bias_addr, input_shape, output_c, kernel_h, kernel_w,
