@@ -60,7 +60,8 @@ def main() -> int:
         return 0
     lines = ["# Benchmarks", "",
              "Simulator wall time against plain numpy doing the same math (median of repeats after a "
-             "warm-up). Regenerate with `make bench`.", "", f"Machine: {machine()}", ""]
+             "warm-up). Regenerate with `make bench`.", "", f"Machine: {machine()}; load average when "
+             f"started {os.getloadavg()[0]:.1f} (per-call rows on a shared machine vary by 30-50 %)", ""]
     for fname in bench_files(args.only):
         # Each file in its own process: the C-model libraries keep process-wide state (one init per
         # process), and one file's caches must not speed up or slow down another's.
