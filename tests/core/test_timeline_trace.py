@@ -171,3 +171,13 @@ def test_bookkeeping_stays_bounded_over_long_programs(mem):
             if order == "sync":
                 tl.wait("a", tl.signal("b"))
         assert max(len(v) for v in tl._accesses.values()) <= Timeline.MAX_TRACKED
+
+
+def test_place_accepts_generators_and_none_footprints():
+    from npusim.core import Memory, TensorView, Timeline
+    mem = Memory("m", 4096)
+    a = TensorView(mem, 0, (16,), None, "float32")
+    tl = Timeline({"dma": 1e9, "vec": 1e9})
+    tl.place("dma", "load", 100, writes=(f for f in [a.footprint, None]))
+    ev = tl.place("vec", "use", 10, reads=(f for f in [None, a.footprint]))
+    assert ev.start_ns == 100.0          # the read waited for the write: the generator was not lost

@@ -103,6 +103,10 @@ class Timeline:
         eng = self.engines[engine]
         opts = options()
         start = max(eng.free_ns, not_before_ns)
+        if not isinstance(reads, (list, tuple)):      # a generator would be consumed by the test below
+            reads = list(reads)
+        if not isinstance(writes, (list, tuple)):
+            writes = list(writes)
         if None in reads:
             reads = [f for f in reads if f is not None]
         if None in writes:
