@@ -7,6 +7,7 @@ bit-exact and the fast RINT path can be checked against ml_dtypes and numpy.
 """
 from __future__ import annotations
 
+import contextlib
 import enum
 from dataclasses import dataclass
 
@@ -246,9 +247,11 @@ def cast(values, to, round: RoundMode = RoundMode.RINT, saturate: bool = True,
         # float32 holds every integer of a <= 16-bit target exactly, and every float32 value is
         # rounded exactly in it: work there when we can (half the memory traffic of float64).
         work = np.float32 if (src.is_float and src.bits <= 32 and to.bits <= 16) else np.float64
-        if saturate and work is np.float32:     # NaN is zeroed and values clipped before the cast: no warnings
-            return _int_limits(round_integer(a.astype(work, copy=False), round), to, saturate)
-        with np.errstate(invalid="ignore", over="ignore"):
+        # Saturating from float32, NaN is zeroed and values clipped before the cast: nothing can warn, and
+        # skipping errstate saves microseconds per call on small operands.
+        quiet = (contextlib.nullcontext() if saturate and work is np.float32
+                 else np.errstate(invalid="ignore", over="ignore"))
+        with quiet:
             return _int_limits(round_integer(a.astype(work, copy=False), round), to, saturate)
 
     # float target
