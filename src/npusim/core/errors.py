@@ -51,8 +51,9 @@ class RaceError(NpuSimError):
         super().__init__(message)
 
 
-class UnsupportedError(NpuSimError, NotImplementedError):
-    """A valid vendor feature that this chip (or npusim's current mode) does not provide."""
+class UnsupportedError(NpuSimError):
+    """A valid vendor feature that this chip (or npusim's current mode) does not provide: a documented
+    refusal with the API and the feature named, not a missing piece of code."""
 
     def __init__(self, api: str, feature: str, reason: str = ""):
         self.api, self.feature = api, feature
