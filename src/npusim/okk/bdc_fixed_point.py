@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.errors import ConstraintError, UnsupportedError
+from ..core.errors import ConstraintError
 from . import cost, rules
 from .device import BDC, current
 from .layout import LANE, LocalTensor
@@ -84,6 +84,7 @@ FIX8B_FACTOR = {
     ("sub", 8, 8): 2, ("sub", 8, 16): 2, ("sub", 16, 16): 3, ("sub", 16, 8): 3,
     ("mul", 8, 8): 3, ("mul", 8, 16): 2,
     ("max", 8, 8): 1, ("max", 16, 16): 3, ("min", 8, 8): 1, ("min", 16, 16): 2,
+    ("max", 16, 8): 1, ("min", 16, 8): 1,     # 16-bit sources, 8-bit destination: C-model probes
 }
 
 
@@ -133,9 +134,9 @@ def _check_kind(api, kind, a, b, d, op_type):
     if kind == "minmax" and a[1] != b[1]:
         raise ConstraintError(api, "op_type", "both sources have the same signedness (C-model assertion "
                               "Sign[0]==Sign[1])", op_type)
-    if kind == "minmax" and (a[0] != d[0] or a[1] != d[1]):
-        raise UnsupportedError(api, f"op_type {int(op_type)} (a destination type other than the sources')",
-                               "the C-model's output for it is not modelled yet; see docs/okk.md, part two")
+    if kind == "minmax" and a[0] == 8 and d[0] == 16:
+        raise ConstraintError(api, "op_type", "an 8-bit-source max/min writes an 8-bit destination (with a 16-bit "
+                              "one the C-model reads 2N bytes from its N-byte result buffer: heap garbage)", op_type)
 
 
 def _call(api, shape, operands, dst_spec, compute, strides, wrap=False):
@@ -157,19 +158,36 @@ def _call(api, shape, operands, dst_spec, compute, strides, wrap=False):
               reads=[f for t in ins for f in t.footprints], writes=out.footprints, elements=s.n * s.c * s.h * s.w)
 
 
+def bytes_of_16bit(v: np.ndarray, signed: bool) -> np.ndarray:
+    """What a 16-bit-source max/min with an 8-bit destination writes (C-model probes, docs/okk.md): the
+    16-bit results of the whole (N, C, H, W) tensor, flattened in (n, c, h, w) order, as one byte stream,
+    whose first N*C*H*W bytes become the destination's 8-bit elements in the same order."""
+    flat = np.ascontiguousarray(v.astype(_NP[(16, signed)])).reshape(-1).view(np.uint8)
+    return flat[:v.size].reshape(v.shape).astype(np.int64)
+
+
+def _minmax_types(a, d):
+    """(destination spec, result transform) of a max/min op type: the result keeps the sources' width and
+    sign (wrapping), except that an 8-bit destination of 16-bit sources receives the results' bytes."""
+    if a[0] == 16 and d[0] == 8:
+        return (8, False), (lambda v: bytes_of_16bit(v, a[1]))
+    return a, (lambda v: v)
+
+
 def _binary(name, op, with_rshift=True, kind="arith"):
     api = f"okk_bdc_fixed_point_packed_{name}"
 
     def f(dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride, op_type, rshift=0):
         a, b, d = decode_op_type(api, op_type)
         _check_kind(api, kind, a, b, d, op_type)
+        post = (lambda v: v)
         if kind == "minmax":
-            d = a               # max/min write the sources' width and sign, wrapping (C-model)
+            d, post = _minmax_types(a, d)
         if kind == "sub":
             d = (d[0], True)    # a difference saturates to the signed range even for unsigned types
         r = _rshift(api, rshift) if with_rshift else 0
         _call(api, shape, [("src0_addr", src0_addr, a), ("src1_addr", src1_addr, b)], ("dst_addr", dst_addr, d),
-              lambda x, y: round_shift(op(x, y), r),
+              lambda x, y: post(round_shift(op(x, y), r)),
               {"dst_addr": dst_stride, "src0_addr": src0_stride, "src1_addr": src1_stride}, wrap=kind == "minmax")
     if not with_rshift:
         def g(dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride, op_type):
@@ -186,14 +204,16 @@ def _with_c(name, op, swap=False, with_rshift=True, kind="arith"):
     def f(dst_addr, src_addr, C, shape, dst_stride, src_stride, op_type, rshift=0):
         a, b, d = decode_op_type(api, op_type)
         _check_kind(api, kind, a, b, d, op_type)
+        post = (lambda v: v)
         if kind == "minmax":
-            d = a
+            d, post = _minmax_types(a, d)
         if kind == "sub":
             d = (d[0], True)
         k = _narrow_c(_int_c(api, C), (a if swap else b))
         r = _rshift(api, rshift) if with_rshift else 0
         _call(api, shape, [("src_addr", src_addr, b if swap else a)], ("dst_addr", dst_addr, d),
-              (lambda x: round_shift(op(np.int64(k), x), r)) if swap else (lambda x: round_shift(op(x, np.int64(k)), r)),
+              (lambda x: post(round_shift(op(np.int64(k), x), r))) if swap
+              else (lambda x: post(round_shift(op(x, np.int64(k)), r))),
               {"dst_addr": dst_stride, "src_addr": src_stride}, wrap=kind == "minmax")
     if not with_rshift:
         def g(dst_addr, src_addr, C, shape, dst_stride, src_stride, op_type):
