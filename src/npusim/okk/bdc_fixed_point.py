@@ -42,8 +42,10 @@ def decode_op_type(api: str, op_type) -> tuple:
 class Packed:
     """One packed operand: read as int64 (N, C, H, W), write with saturation, never touching dummies."""
 
-    def __init__(self, dev, api, param, addr, shape: dim4, stride, bits: int, signed: bool):
-        self.bits, self.signed = bits, signed
+    def __init__(self, dev, api, param, addr, shape: dim4, stride, bits: int, signed: bool, opd0: bool = False):
+        """``opd0``: the instruction's first operand, whose N stride 0 broadcasts element 0 (lane 0 of
+        word 0); the other operands' N stride 0 broadcasts the whole word (C-model probes)."""
+        self.bits, self.signed, self.opd0 = bits, signed, opd0
         self.k = _LANES[bits]
         self.n = shape.n
         self.words = dim4(-(-shape.n // self.k), shape.c, shape.h, shape.w)
@@ -60,6 +62,8 @@ class Packed:
         raw = self.t.read() if self.n % self.k == 0 else self._raw()
         wn, c, h, w = self.words.tuple()
         lanes = np.ascontiguousarray(raw).view(_NP[(self.bits, self.signed)]).reshape(wn, c, h, w, self.k)
+        if self.opd0 and self.t.strides[0] == 0:
+            return np.broadcast_to(lanes[:1, ..., 0], (self.n, c, h, w)).astype(np.int64)
         return lanes.transpose(0, 4, 1, 2, 3).reshape(wn * self.k, c, h, w)[:self.n].astype(np.int64)
 
     def write(self, v: np.ndarray, wrap: bool = False) -> None:
@@ -139,8 +143,9 @@ def _check_kind(api, kind, a, b, d, op_type):
                               "one the C-model reads 2N bytes from its N-byte result buffer: heap garbage)", op_type)
 
 
-def _call(api, shape, operands, dst_spec, compute, strides, wrap=False):
-    """operands: list of (param, addr, (bits, signed)); dst_spec: (param, addr, (bits, signed))."""
+def _call(api, shape, operands, dst_spec, compute, strides, wrap=False, first_is_opd0=True):
+    """operands: list of (param, addr, (bits, signed)); dst_spec: (param, addr, (bits, signed)).
+    ``first_is_opd0``: operands[0] is the instruction's first operand (not so for C_ forms)."""
     dev = current()
     s = as_dim4(api, "shape", shape)
     rules.shape_bdc(api, s)
@@ -149,7 +154,8 @@ def _call(api, shape, operands, dst_spec, compute, strides, wrap=False):
         rules.local_addr(api, name, a)
         rules.aligned(api, name, a, 4, f"{name} is divisible by 4 (and preferred by 128)")
     rules.same_npu(api, **addrs)
-    ins = [Packed(dev, api, p, a, s, strides.get(p), b, sg) for p, a, (b, sg) in operands]
+    ins = [Packed(dev, api, p, a, s, strides.get(p), b, sg, opd0=(i == 0 and first_is_opd0))
+           for i, (p, a, (b, sg)) in enumerate(operands)]
     out = Packed(dev, api, dst_spec[0], dst_spec[1], s, strides.get(dst_spec[0]), *dst_spec[2])
     out.write(compute(*[t.read() for t in ins]), wrap)
     q = int(dst_spec[1]) // LANE
@@ -214,7 +220,7 @@ def _with_c(name, op, swap=False, with_rshift=True, kind="arith"):
         _call(api, shape, [("src_addr", src_addr, b if swap else a)], ("dst_addr", dst_addr, d),
               (lambda x: post(round_shift(op(np.int64(k), x), r))) if swap
               else (lambda x: post(round_shift(op(x, np.int64(k)), r))),
-              {"dst_addr": dst_stride, "src_addr": src_stride}, wrap=kind == "minmax")
+              {"dst_addr": dst_stride, "src_addr": src_stride}, wrap=kind == "minmax", first_is_opd0=not swap)
     if not with_rshift:
         def g(dst_addr, src_addr, C, shape, dst_stride, src_stride, op_type):
             return f(dst_addr, src_addr, C, shape, dst_stride, src_stride, op_type)
@@ -330,7 +336,7 @@ def _shift16(name, logical, form):
             else:
                 comp = (lambda x: shift16(np.full(x.shape, k, np.int64), x, logical))
             _call(api, shape, [("src_addr", src_addr, s16)], ("dst_addr", dst_addr, s16), comp,
-                  {"dst_addr": dst_stride, "src_addr": src_stride}, wrap=True)
+                  {"dst_addr": dst_stride, "src_addr": src_stride}, wrap=True, first_is_opd0=form != "C_")
     f.__name__ = f.__qualname__ = api
     return f
 

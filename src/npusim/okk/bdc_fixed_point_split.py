@@ -86,8 +86,8 @@ def okk_bdc_fixed_point_packed_16bit_mul_8bit(dst_addr, src0_high_addr, src0_low
         rules.local_addr(api, name, a)
         rules.aligned(api, name, a, 4, f"{name} is divisible by 4 (and preferred by 128)")
     rules.same_npu(api, **addrs)
-    hi = Packed(dev, api, "src0_high_addr", src0_high_addr, s, src0_high_stride, 8, s0_signed)
-    lo = Packed(dev, api, "src0_low_addr", src0_low_addr, s, src0_low_stride, 8, False)
+    hi = Packed(dev, api, "src0_high_addr", src0_high_addr, s, src0_high_stride, 8, s0_signed, opd0=True)
+    lo = Packed(dev, api, "src0_low_addr", src0_low_addr, s, src0_low_stride, 8, False, opd0=True)
     s1 = Packed(dev, api, "src1_addr", src1_addr, s, src1_stride, 8, s1_signed)
     out = Packed(dev, api, "dst_addr", dst_addr, s, dst_stride, 16, d_signed)
     if int(mul_type) == 5:
@@ -134,20 +134,23 @@ def okk_bdc_fixed_point_packed_s16_mul_u8_to_s16(dst_addr, src0_addr, src1_addr,
         rules.local_addr(api, name, a)
         rules.aligned(api, name, a, 4, f"{name} is divisible by 4 (and preferred by 128)")
     rules.same_npu(api, **addrs)
-    x = Packed(dev, api, "src0_addr", src0_addr, s, src0_stride, 16, True)
+    x = Packed(dev, api, "src0_addr", src0_addr, s, src0_stride, 16, True, opd0=True)
     y = Packed(dev, api, "src1_addr", src1_addr, s, src1_stride, 8, False)
     work = Packed(dev, api, "work_addr", work_addr, s, work_stride, 16, True)
     hi = Packed(dev, api, "work_high_addr", work_high_addr, s, work_high_stride, 8, False)
     lo = Packed(dev, api, "work_low_addr", work_low_addr, s, work_low_stride, 8, False)
     out = Packed(dev, api, "dst_addr", dst_addr, s, dst_stride, 16, True)
     xv, yv = x.read(), y.read()
+    # with an N stride of 0, the magnitude steps read src0 as their first operand (element 0 broadcast)
+    # but the sign selection reads it as a second operand (word broadcast): C-model probes
+    sign_src = Packed(dev, api, "src0_addr", src0_addr, s, src0_stride, 16, True).read()
     old_dst = out._raw() if s.n % 2 else None      # only a partial last word has a dummy lane
     m = np.minimum(np.abs(xv), 32767)
     p = np.minimum(round_shift(m * yv, r), 32767)
     hi.write(m >> 8, wrap=True)
     lo.write(m & 0xFF, wrap=True)
-    work.write(np.where(xv < 0, p, 0))
-    out.write(np.where(xv < 0, -p, p))
+    work.write(np.where(sign_src < 0, p, 0))
+    out.write(np.where(sign_src < 0, -p, p))
     if s.n % 2:
         # the C-model's whole-word TENSOR_ARITH steps leave, in the dummy lane of the last 2N word of
         # both work and dst, the low byte of dst's old dummy lane (high byte zeroed); probes
