@@ -318,3 +318,27 @@ def test_fixed_point_mac_keeps_a_16bit_accumulator():
         assert dev.events[-1].args["cycles"] == 4
         with pytest.raises(ConstraintError, match="lshift"):
             okk.okk_bdc_fixed_point_packed_mac(0x1000, 0x0, 0x400, sh, None, None, None, True, 31, 32, 0)
+
+
+def test_nan_choice_follows_x86_operand_order_on_long_arrays():
+    """numpy's SIMD add of long arrays may return the second operand's NaN; the C-model (x86) returns the
+    first operand's NaN, quieted, and mac adds the product first (C-model probes)."""
+    from npusim.okk.bdc_binary import x86_nan
+    n = 1000
+    a = np.full(n, np.uint32(0xFFC00000)).view(np.float32)
+    b = np.full(n, np.uint32(0x7FA00000)).view(np.float32)           # a signalling NaN
+    with np.errstate(invalid="ignore"):
+        got = x86_nan(np.add(a, b), a, b).view(np.uint32)
+    assert (got == 0xFFC00000).all()
+    with np.errstate(invalid="ignore"):
+        got = x86_nan(np.add(b, a), b, a).view(np.uint32)
+    assert (got == 0x7FE00000).all()                                  # b quieted
+    sh = okk.dim4(1, 1, 1, 4)
+    with okk.Device() as dev:
+        dev.write_local(0, 0, np.array([np.inf, 1.0, 2.0, 0.0], np.float32).view(np.uint8))
+        dev.write_local(0, 0x200, np.array([0.0, np.nan, 3.0, 1.0], np.float32).view(np.uint8))
+        dev.write_local(0, 0x400, np.array([0xFFFF0000, 0xFFFF0000, 0x3F800000, 0x3F800000], np.uint32).view(np.uint8))
+        okk.okk_bdc_mac(0x400, 0, 0x200, sh)
+        got = np.frombuffer(bytes(dev.read_local(0, 0x400, 16)), np.uint32)
+        # inf*0 = default NaN 0xffc00000 wins over dst's NaN; 1*NaN = 0x7fc00000 likewise; 2*3 + 1 = 7
+        assert [hex(v) for v in got] == ["0xffc00000", "0x7fc00000", hex(np.float32(7).view(np.uint32)), "0x3f800000"]

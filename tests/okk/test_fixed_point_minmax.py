@@ -93,3 +93,20 @@ def test_8bit_sources_16bit_destination_is_rejected(ot, name):
                 fn(DST, SRC0, 3, sh, None, None, ot)
             else:
                 fn(DST, SRC0, SRC1, sh, None, None, None, ot)
+
+
+def test_n_stride_zero_broadcasts_element_0_for_the_first_operand_only():
+    """C-model probe (split_high, then add with src1 broadcast): src0 with N stride 0 repeats element 0
+    (lane 0 of word 0) along N; src1 with N stride 0 repeats the whole word (elements n % 4)."""
+    sh = okk.dim4(8, 1, 1, 2)
+    dst_st, bc, dense = okk.dim4(8, 8, 8, 1), okk.dim4(0, 2, 2, 1), okk.dim4(8, 8, 8, 1)
+    with okk.Device() as dev:
+        _zero(dev)
+        dev.write_local(0, SRC0, np.arange(1, 129, dtype=np.uint8))
+        okk.okk_bdc_fixed_point_packed_16bit_split_high_8bit(DST, SRC0, sh, dst_st, bc)
+        assert bytes(dev.read_local(0, DST, 8)) == bytes.fromhex("02 02 02 02 06 06 06 06")
+        U8_OP_U8_TO_U8 = 9
+        okk.okk_bdc_fixed_point_packed_add(DST, SRC1, SRC0, sh, dst_st, dense, bc, U8_OP_U8_TO_U8, 0)
+        assert bytes(dev.read_local(0, DST, 8)) == bytes.fromhex("01 02 03 04 05 06 07 08")
+        okk.okk_bdc_fixed_point_packed_add(DST, SRC0, SRC1, sh, dst_st, bc, dense, U8_OP_U8_TO_U8, 0)
+        assert bytes(dev.read_local(0, DST, 8)) == bytes.fromhex("01 01 01 01 05 05 05 05")
