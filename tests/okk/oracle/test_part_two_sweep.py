@@ -7,7 +7,6 @@ bit (every destination span plus a margin, on every touched NPU) and cycle for c
 Cases per function: ``NPUSIM_ORACLE_CASES`` (default ``DEFAULT_CASES``), batched ``BATCH`` calls per
 program; generator in ``npusim.okk.oracle.part_two_sweep``, seeded from the function's name.
 """
-import functools
 import os
 
 import pytest
@@ -28,7 +27,6 @@ CASES = int(os.environ.get("NPUSIM_ORACLE_CASES", DEFAULT_CASES))
 KNOWN: dict[str, str] = {}
 
 
-@functools.lru_cache(maxsize=None)
 def outcome(func):
     sizes = [BATCH] * (CASES // BATCH) + ([CASES % BATCH] if CASES % BATCH else [])
     return run_batches(lambda k: build_batch(seeded("sweep", func, k), func, sizes[k], f"batch {k}"), len(sizes))
@@ -40,10 +38,6 @@ def _params():
 
 
 @pytest.mark.parametrize("func", _params())
-def test_bytes(func):
-    check(outcome(func), "dst")
-
-
-@pytest.mark.parametrize("func", _params())
-def test_cycles(func):
-    check(outcome(func), "cycles")
+def test_bit_and_cycle_exact(func):
+    """Bytes and cycles in one test: under xdist two tests would each rebuild the cached outcome."""
+    check(outcome(func), "dst", "cycles")
