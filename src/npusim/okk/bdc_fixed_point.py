@@ -8,7 +8,10 @@ n // k. The dummies of a partial last word are never written.
 
 Numerics (docs' formulas, checked against the C-model): the exact integer result of the operation,
 then, when rshift > 0, ``(v + 2^(rshift-1)) >> rshift`` (arithmetic), then saturation to the
-destination type.
+destination type. max/min keep the sources' width and sign whatever op_type names (16-bit sources with
+an 8-bit destination: the results' byte stream, ``bytes_of_16bit``; 8-bit sources with a 16-bit
+destination: rejected, the C-model writes heap bytes there). An N stride of 0 broadcasts element 0 for
+the instruction's first operand and the whole word for the others (docs/okk.md, part two).
 """
 from __future__ import annotations
 
