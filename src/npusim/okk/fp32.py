@@ -65,12 +65,34 @@ def _coefficients() -> np.ndarray:
 
 
 TAYLOR_COEF = _coefficients()           # c_0 .. c_64; c_34 .. c_64 flush to 0
+_COEF64 = TAYLOR_COEF.astype(np.float64)
 _ADD_MAY_BE_TINY = F32(2.0 ** -100)     # p + c_k can land below FLT_MIN only when c_k is this small
+_FLT_MIN64 = 2.0 ** -126
+
+
+def taylor_flush_steps(xs: np.ndarray, n: int) -> list[bool] | None:
+    """For the Horner loop of ``taylor_sum`` on ``xs``: whether the product of step k (k = n..1, index k)
+    may be subnormal, or None when no claim can be made (some |x| > 1, or a NaN).
+
+    Why it is exact: with |x| <= 1 the partial results stay small against the next coefficient:
+    |p_{k+1}| <= 0.6 c_k for k = n-1..2 (c_k = fl(c_{k-1}/k) <= c_{k-1}(1+2^-24)/k and
+    (1.6/3)(1+2^-24)^3 < 0.6), so |p_3| <= 0.3, |p_2| < 0.81 and every sum p_{k+1} + c_k is at least
+    0.4 c_k (0.19 for k = 1). Each product then has |p_k| >= 0.125 c_k |x| for x != 0 (and is +-0 for
+    x = 0); flushes only shrink |p|, so the bounds hold whatever earlier steps flushed. A step whose
+    bound 0.125 c_k min|x| reaches FLT_MIN cannot produce a subnormal and its FTZ pass is the identity.
+    """
+    a = np.abs(xs)
+    big = a.max(initial=0.0)
+    if not big <= 1.0:              # also catches NaN
+        return None
+    m = float(a.min(where=a > 0, initial=np.inf))
+    return (_COEF64[:n + 1] * (0.125 * m) < _FLT_MIN64).tolist()
 
 
 def taylor_sum(x: np.ndarray, n: int) -> np.ndarray:
     """sum_{k=1..n} x^k/k! as the SFU evaluates it: p = fl(c_n*x); p = fl(fl(p + c_k)*x), k = n-1..1.
-    ``x`` is flat float32 already DAZ'd. Returns a new flat float32 array."""
+    ``x`` is flat float32 already DAZ'd. Returns a new flat float32 array. The FTZ pass after a product
+    is skipped where ``taylor_flush_steps`` proves it cannot change a bit."""
     x = np.ascontiguousarray(x, F32).ravel()
     out = np.empty_like(x)
     coef = TAYLOR_COEF
@@ -79,15 +101,18 @@ def taylor_sum(x: np.ndarray, n: int) -> np.ndarray:
             xs = x[lo:lo + CHUNK]
             p = out[lo:lo + CHUNK]
             tmp = np.empty_like(xs)
+            flush = taylor_flush_steps(xs, n)
             np.multiply(xs, coef[n], out=p)
-            ftz_(p, tmp)
+            if flush is None or flush[n]:
+                ftz_(p, tmp)
             for k in range(n - 1, 0, -1):
                 ck = coef[k]
                 np.add(p, ck, out=p)
                 if ck < _ADD_MAY_BE_TINY:
                     ftz_(p, tmp)
                 np.multiply(p, xs, out=p)
-                ftz_(p, tmp)
+                if flush is None or flush[k]:
+                    ftz_(p, tmp)
     return out
 
 
