@@ -127,3 +127,43 @@ def test_chain_cases_the_fast_path_declines_still_match(where, monkeypatch):
     else:
         slow = _run(okk.okk_bdc_exp, x, False, monkeypatch, **kw)
     assert fast == slow
+
+
+def _rsqrt_reference(x):
+    """rsqrt_nr with the DAZ/FTZ pass after every step (okkernel.md §4.5), the general path."""
+    y = fp32.ftz_((np.int32(0x5F3759DF) - (x.view(np.int32) >> np.int32(1))).view(np.float32))
+    x2 = fp32.mul(np.float32(0.5), fp32.daz(x))
+    for _ in range(3):
+        y = fp32.mul(y, fp32.sub(np.float32(1.5), fp32.mul(fp32.mul(x2, y), y)))
+    return y
+
+
+def _edge_bits():
+    rng = np.random.default_rng(11)
+    parts = [np.arange(0, 1 << 32, 65537, dtype=np.uint64), rng.integers(0, 1 << 32, 50000, dtype=np.uint64)]
+    for e in (-126, -121, -120, -119, 0, 119, 120, 121, 127):
+        b = int(np.float32(2.0 ** e).view(np.uint32))
+        parts.append(np.arange(b - 600, b + 600, dtype=np.uint64))
+    return np.concatenate(parts).astype(np.uint32).view(np.float32)
+
+
+def test_rsqrt_fast_range_equals_the_flushing_steps():
+    x = _edge_bits()
+    safe = x[(x >= 2.0 ** -120) & (x <= 2.0 ** 120)]
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(fp32.rsqrt_nr(safe).view(np.uint32), _rsqrt_reference(safe).view(np.uint32))
+        np.testing.assert_array_equal(fp32.rsqrt_nr(x).view(np.uint32), _rsqrt_reference(x).view(np.uint32))
+        for v in (np.float32([2.0 ** -120]), np.float32([2.0 ** 120]), np.float32([0.7, 3.0])):
+            np.testing.assert_array_equal(fp32.rsqrt_nr(v).view(np.uint32), _rsqrt_reference(v).view(np.uint32))
+
+
+def test_fp32_to_int32_in_range_shortcut_matches_the_saturating_rule():
+    x = _edge_bits()
+    x = np.concatenate([x, np.float32([-2.0 ** 31, 2.0 ** 31, 2147483520.0, -0.0, 0.99, -0.99])])
+    with np.errstate(all="ignore"):
+        wide = np.clip(np.nan_to_num(x.astype(np.float64), nan=0.0), -2.0 ** 31, 2.0 ** 31 - 1)
+    want = np.trunc(wide).astype(np.int64)
+    want[np.isnan(x)] = np.where(np.signbit(x[np.isnan(x)]), -2 ** 31, 2 ** 31 - 1)
+    inside = ~np.isnan(x) & (x >= -2.0 ** 31) & (x < 2.0 ** 31)
+    np.testing.assert_array_equal(fp32.fp32_to_int32(x[inside]), want[inside])      # the shortcut
+    np.testing.assert_array_equal(fp32.fp32_to_int32(x), want)                      # the general path

@@ -105,15 +105,28 @@ def taylor_sum(x: np.ndarray, n: int) -> np.ndarray:
             np.multiply(xs, coef[n], out=p)
             if flush is None or flush[n]:
                 ftz_(p, tmp)
-            for k in range(n - 1, 0, -1):
-                ck = coef[k]
+            for k, ck, add_may_be_tiny in _horner_steps(n):
                 np.add(p, ck, out=p)
-                if ck < _ADD_MAY_BE_TINY:
+                if add_may_be_tiny:
                     ftz_(p, tmp)
                 np.multiply(p, xs, out=p)
                 if flush is None or flush[k]:
                     ftz_(p, tmp)
     return out
+
+
+_STEPS: dict = {}
+
+
+def _horner_steps(n: int) -> list:
+    """(k, c_k as a 0-d float32 array, may p + c_k be subnormal?) for k = n-1..1, built once per n: on
+    tiny tiles the loop's own numpy scalar work (indexing, comparing) costs as much as its arithmetic,
+    and a 0-d array operand is cheaper for a ufunc than a numpy scalar (same float32 value and result)."""
+    steps = _STEPS.get(n)
+    if steps is None:
+        steps = _STEPS[n] = [(k, np.array(TAYLOR_COEF[k]), bool(TAYLOR_COEF[k] < _ADD_MAY_BE_TINY))
+                             for k in range(n - 1, 0, -1)]
+    return steps
 
 
 # ---- tables (§4.2, §4.3) ----
@@ -138,10 +151,15 @@ def lookup_int8(i32: np.ndarray) -> np.ndarray:
     return INT8_TABLE[np.asarray(i32).view(np.uint32) & 0xFF]
 
 
+_I32_LO, _I32_HI = F32(-2.0 ** 31), F32(2.0 ** 31)
+
+
 def fp32_to_int32(x: np.ndarray) -> np.ndarray:
     """Truncate toward zero, saturating (3e9 -> INT32_MAX, §4.3). A NaN saturates by its sign bit like
     an infinity (+NaN -> INT32_MAX, -NaN -> INT32_MIN), as the C-model's in-place exp shows."""
     x = np.asarray(x, F32)
+    if x.size and x.min() >= _I32_LO and x.max() < _I32_HI:     # NaN fails both: general path
+        return x.astype(np.int32)       # in range, truncation is exact and nothing saturates
     with np.errstate(all="ignore"):
         r = np.clip(x, F32(-2.0 ** 31), F32(2147483520.0)).astype(np.int32)
     r[x >= F32(2.0 ** 31)] = np.iinfo(np.int32).max
@@ -161,12 +179,32 @@ def rsqrt_nr(x: np.ndarray) -> np.ndarray:
     flips the sign of the first guess and of the result; no DAZ there), then three Newton steps."""
     x = np.asarray(x, F32)
     y = ftz_((_MAGIC.astype(np.int32) - (x.view(np.int32) >> np.int32(1))).view(F32))
+    if x.size and x.min() >= _RSQRT_SAFE_LO and x.max() <= _RSQRT_SAFE_HI:   # NaN fails both
+        return _rsqrt_steps_unflushed(x, y)
     x2 = mul(F32(0.5), daz(x))
     for _ in range(3):
         t = mul(x2, y)
         t = mul(t, y)
         t = sub(F32(1.5), t)
         y = mul(y, t)
+    return y
+
+
+_RSQRT_SAFE_LO, _RSQRT_SAFE_HI = F32(2.0 ** -120), F32(2.0 ** 120)
+
+
+def _rsqrt_steps_unflushed(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The three Newton steps of ``rsqrt_nr`` without DAZ/FTZ passes, for x in [2^-120, 2^120]. Why
+    exact: the magic guess of a positive normal x is within 3.5 % of 1/sqrt(x), and each step only
+    improves it, so every y is in [2^-61, 2^61]; x/2 is in [2^-121, 2^119], x/2*y ~ sqrt(x)/2 in
+    [2^-62, 2^60], x/2*y*y ~ 1/2 and 1.5 - that ~ 1. No value comes near 2^-126, so every flush
+    is the identity (and x, normal, is its own DAZ)."""
+    x2 = np.multiply(F32(0.5), x, dtype=F32)
+    for _ in range(3):
+        t = np.multiply(x2, y, dtype=F32)
+        np.multiply(t, y, out=t)
+        np.subtract(F32(1.5), t, out=t)
+        y = np.multiply(y, t, dtype=F32)
     return y
 
 
