@@ -125,3 +125,15 @@ def test_fully_written_and_mask_match_a_per_byte_reference(dims, item, seed, p):
     before = m.init.copy()
     v.mark_written()
     np.testing.assert_array_equal(m.init, before)
+
+
+def test_uninitialized_mask_does_not_remember_a_passed_check():
+    """A front end may ask before clearing a reused buffer's init bytes by hand (nki stale tiles)."""
+    m = Memory("m", 64)
+    v = TensorView(m, 0, (4,), None, "float32")
+    m.init[:16] = 1
+    assert v.uninitialized_mask() is None and v._written_gen is None
+    m.init[:16] = 0                                  # the hand clear (no generation move)
+    assert v.uninitialized_mask().all()
+    v.mark_written()                                 # not skipped: nothing was remembered
+    assert m.init[:16].all()
