@@ -171,7 +171,7 @@ def _round_ref(x, mode):
     raise ValueError(mode)
 
 
-@pytest.mark.parametrize("mode", ["RINT", "FLOOR", "CEIL", "ROUND", "TRUNC", "NONE"])
+@pytest.mark.parametrize("mode", ["RINT", "FLOOR", "CEIL", "ROUND", "TRUNC"])   # no CAST_NONE (Cast.md A2 table)
 def test_cast_float_to_int32_every_mode(core, mode):
     x = np.concatenate([[2.5, -2.5, 1.5, -0.5, 0.5, 3e9, -3e9, np.nan], data(np.float32, 56, scale=4)]).astype(np.float32)
     s = core.t(asc.float, 64, 0).load(x)
