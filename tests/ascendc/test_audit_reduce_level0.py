@@ -166,6 +166,7 @@ def test_half_index_limit():
         with pytest.raises(ConstraintError) as e:
             asc.ReduceMin(dst, big, tmp, 65537, True)
         assert (e.value.param, e.value.value) == ("count", 65537)
+        big.load(np.zeros(65537))
         asc.ReduceMin(dst, big, tmp, 65536, True)                 # 65535 is still an index
 
 
