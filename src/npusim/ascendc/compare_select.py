@@ -17,7 +17,9 @@ from . import cost
 from . import dtypes as T
 from .context import current
 from .repeat import BinaryRepeatParams, Operand, _extent, resolve_mask
+from .tensor import LocalTensor
 from .rules import check_count, check_dtypes, check_repeat, check_vector_tensor
+from .select_level0 import select_level0
 
 _ALL = (2201, 2002, 1001, 3002)
 _CMP_TYPES = {a: (T.half, T.float) for a in _ALL}
@@ -102,9 +104,11 @@ def Compare(*args, isSetMask: bool = True) -> None:
               nbytes=n * 2 * src0.dtype.itemsize + nbytes, elements=n)
 
 
-def Select(dst, selMask, src0, src1, selMode: SELMODE, count) -> None:
+def Select(dst, selMask, src0, src1, selMode: SELMODE, *args, isSetMask: bool = True) -> None:
     """``Select(dst, selMask, src0, src1, selMode, count)``: bit 1 takes src0, bit 0 takes src1 (a tensor in
-    VSEL_TENSOR_TENSOR_MODE, a scalar in VSEL_TENSOR_SCALAR_MODE)."""
+    VSEL_TENSOR_TENSOR_MODE, a scalar in VSEL_TENSOR_SCALAR_MODE);
+    ``Select(dst, selMask, src0, src1, selMode, mask, repeatTime, BinaryRepeatParams)``: level 0
+    (select_level0.py)."""
     api = "Select"
     ctx = current()
     check_vector_tensor(api, "dstLocal", dst)
@@ -113,9 +117,25 @@ def Select(dst, selMask, src0, src1, selMode: SELMODE, count) -> None:
     check_dtypes(api, "src0Local", src0, _CMP_TYPES.get(ctx.soc.arch, ()), ctx.soc)
     if not isinstance(selMode, SELMODE):
         raise ConstraintError(api, "selMode", "a SELMODE", selMode)
+    if ctx.soc.arch == 1001 and selMode is not SELMODE.VSEL_CMPMASK_SPR:     # Select.md: 仅支持模式0
+        raise ConstraintError(api, "selMode", f"VSEL_CMPMASK_SPR (mode 0) only on {ctx.soc.name} (Atlas "
+                              "training)", selMode.name)
     if dst.dtype != src0.dtype:
         raise ConstraintError(api, "dstLocal", "dst has src0's dtype", dst.dtype)
-    n = check_count(api, count)
+    if len(args) == 3:
+        scalar = selMode is SELMODE.VSEL_TENSOR_SCALAR_MODE
+        if not scalar:
+            check_vector_tensor(api, "src1Local", src1)
+            if src1.dtype != src0.dtype:
+                raise ConstraintError(api, "src1Local", "src0's dtype", src1.dtype)
+        elif isinstance(src1, LocalTensor):
+            raise ConstraintError(api, "src1", "a scalar of type T in VSEL_TENSOR_SCALAR_MODE", "LocalTensor")
+        return select_level0(dst, selMask, src0, src1, selMode is SELMODE.VSEL_CMPMASK_SPR, scalar, *args,
+                             isSetMask)
+    if len(args) != 1:
+        raise ConstraintError(api, "arguments", "(dst, selMask, src0, src1, selMode, count) or (dst, selMask, src0, "
+                              "src1, selMode, mask, repeatTime, BinaryRepeatParams)", len(args) + 5)
+    n = check_count(api, args[0])
     for name, t in (("dstLocal", dst), ("src0Local", src0)):
         if n > t.size:
             raise ConstraintError(api, name, f"count <= the LocalTensor's {t.size} elements (check instr failed)", n)
