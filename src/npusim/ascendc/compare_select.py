@@ -49,12 +49,13 @@ def _flat(t, n, api):
 
 
 def _cmp_cycles(dtype, r: int) -> int:
-    """VCMPV fits (costs §3): 2r + 0.03, plus an unaligned-output penalty when r*E/8 bytes % 32 != 0."""
+    """VCMPV fits (costs §3): 2r + 0.03, plus an unaligned-output penalty when r*E/8 bytes % 32 != 0;
+    rounded to the nearest cycle like every fit in cost.py."""
     if dtype == T.half:
         p = (5 if r < 16 else 6) if r % 2 else 0
     else:
         p = 5 if r % 4 else 0
-    return math.ceil(2 * r + 0.03 + p)
+    return math.floor(2 * r + 0.03 + p + 0.5)
 
 
 def Compare(*args, isSetMask: bool = True) -> None:
