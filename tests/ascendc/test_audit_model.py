@@ -1,5 +1,4 @@
 """Audit findings 2, 3, 4: AddReluCast on 910A, the per-TPosition buffer limit, non-vector positions."""
-import numpy as np
 import pytest
 
 from npusim import ascendc as asc
