@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from ..core.errors import ConstraintError, UnsupportedError
+from ..core.errors import ConstraintError
 from . import cost
 from .context import current
 from .dtypes import as_dtype
@@ -35,8 +35,8 @@ class TQueBind:
     def __init__(self, position: TPosition = TPosition.VECIN, depth: int = 1):
         position = TPosition(position)
         if position not in _VECTOR_POSITIONS:
-            raise UnsupportedError("TQue", f"position {position.name}", "npusim.ascendc models the vector "
-                                   "core only: VECIN, VECOUT, VECCALC")
+            raise ConstraintError("TQue", "position", "supported positions are VECIN / VECCALC / VECOUT (the "
+                                  "vector APIs' operand positions; npusim models the vector core)", position.name)
         if int(depth) < 1:
             raise ConstraintError("TQue", "depth", "depth >= 1", depth)
         self.position, self.depth = position, int(depth)
@@ -61,6 +61,13 @@ class TQueBind:
             raise ConstraintError("AllocTensor", "queue", f"a buffer is free: all {n} buffer(s) of this "
                                   f"{self.position.name} queue are allocated; FreeTensor one first (the NPU hangs "
                                   "here, the CPU debug mode aborts)", n)
+        # All queues of one TPosition share the limit on tensors allocated at once (AllocTensor.md, FAQ).
+        live, limit = self.pipe.allocated[self.position], ctx.soc.max_que_buffers
+        if live >= limit:
+            raise ConstraintError("AllocTensor", "queue", f"max buffer number in same queue position is {limit}: "
+                                  f"at most {limit} tensors allocated at once over all {self.position.name} "
+                                  f"queues on {ctx.soc.name}; FreeTensor one first", live + 1)
+        self.pipe.allocated[self.position] = live + 1
         producer, consumer = self._pipes()
         if b.free_token is not None and producer != consumer:
             ctx.timeline.wait(producer, b.free_token)          # WaitFlag<consumer_producer>
@@ -112,6 +119,7 @@ class TQueBind:
             ctx.place(consumer, "FreeTensor", cost.FLAG_CYCLES)  # SetFlag<consumer_producer>
             b.free_token = ctx.timeline.signal(consumer)
         b.state = "free"
+        self.pipe.allocated[self.position] -= 1
 
     def VacantInQue(self) -> bool:
         return len(self.queue) < self.depth
@@ -135,7 +143,8 @@ class TBuf:
     def __init__(self, position: TPosition = TPosition.VECCALC):
         position = TPosition(position)
         if position not in _VECTOR_POSITIONS:
-            raise UnsupportedError("TBuf", f"position {position.name}", "vector positions only")
+            raise ConstraintError("TBuf", "position", "supported positions are VECIN / VECCALC / VECOUT (the "
+                                  "vector APIs' operand positions; npusim models the vector core)", position.name)
         self.position = position
         self.addr = None
         self.nbytes = 0
@@ -167,6 +176,7 @@ class TPipe:
     def __init__(self):
         self.ctx = current()
         self.ctx.pipes.append(self)
+        self.allocated = dict.fromkeys(_VECTOR_POSITIONS, 0)     # live AllocTensor results per position
 
     def InitBuffer(self, que, num, len: int | None = None) -> bool:  # noqa: A002 - vendor name
         ctx = self.ctx
@@ -190,6 +200,7 @@ class TPipe:
         nbytes = _round32(len)
         base = self._take(num * nbytes, "len")
         que.buffers = [_Buffer(base + i * nbytes, nbytes) for i in range(num)]
+        que.pipe = self
         return True
 
     def _take(self, nbytes: int, param: str) -> int:
