@@ -139,18 +139,37 @@ class Timeline:
                 self._check_races(reads, writes, eng, name)
         elif order != "none":
             raise ValueError(f"order must be 'data', 'sync' or 'none', not {order!r}")
-        dur = cycles * 1e9 / eng.freq_hz          # Engine.ns, inlined (the same expression: same bits)
-        end = start + dur
         if source is None and opts.record_source:
             source = caller_source()
-        ev = Event(self.core, engine, name, start, end, cycles, eng.freq_hz, nbytes, elements,
-                   source or "", args)
+        return self._record(eng, engine, name, cycles, start, reads, writes, order == "sync", nbytes, elements,
+                            args, source or "")
+
+    def place_rw(self, engine: str, name: str, cycles: float, read: Footprint, write: Footprint,
+                 nbytes: int = 0, elements: int = 0, args: dict | None = None) -> Event:
+        """``place(engine, name, cycles, reads=[read], writes=[write], nbytes=, elements=, args=)`` for
+        exactly one read and one write footprint (neither None), in data order: the per-instruction path
+        of tiled loops, without the argument normalisation of ``place``."""
+        eng = self.engines[engine]
+        start = eng.free_ns
+        t = self._conflicts_end(read, False, engine, 0.0)
+        t = self._conflicts_end(write, True, engine, t)
+        if t > start:
+            start = t
+        source = caller_source() if options().record_source else ""
+        return self._record(eng, engine, name, cycles, start, (read,), (write,), False, nbytes, elements, args,
+                            source)
+
+    def _record(self, eng: Engine, engine: str, name: str, cycles: float, start: float, reads, writes,
+                sync: bool, nbytes: int, elements: int, args: dict | None, source: str) -> Event:
+        """The event of an instruction starting at ``start``: advance its engine, remember its accesses."""
+        dur = cycles * 1e9 / eng.freq_hz          # Engine.ns, inlined (the same expression: same bits)
+        end = start + dur
+        ev = Event(self.core, engine, name, start, end, cycles, eng.freq_hz, nbytes, elements, source, args)
         eng.free_ns = end
         eng.busy_ns += dur
         eng.count += 1
         seq = eng.seq = eng.seq + 1
         eng.clock[engine] = seq
-        sync = order == "sync"
         if reads:
             self._remember(reads, False, end, engine, seq, ev, sync)
         if writes:
@@ -170,22 +189,28 @@ class Timeline:
 
     def _dependencies_end(self, reads, writes, engine: str) -> float:
         t = 0.0
-        logs = self._logs
-        for fps, is_write in ((reads, False), (writes, True)):
-            for fp in fps:
-                log = logs.get(fp.memory.id)
-                if log is None:
-                    continue
-                if log.horizon > t:
-                    t = log.horizon
-                if log.engine == engine:
-                    continue
-                lo, hi, lane_lo, lane_hi = fp.lo, fp.hi, fp.lane_lo, fp.lane_hi
-                for acc in log.accesses:
-                    if acc.end_ns > t and (is_write or acc.write) and acc.engine != engine:
-                        o = acc.fp      # the box test of Footprint.overlaps, inlined (same memory by key)
-                        if lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi:
-                            t = acc.end_ns
+        for fp in reads:
+            t = self._conflicts_end(fp, False, engine, t)
+        for fp in writes:
+            t = self._conflicts_end(fp, True, engine, t)
+        return t
+
+    def _conflicts_end(self, fp: Footprint, is_write: bool, engine: str, t: float) -> float:
+        """The later of ``t`` and the end of every remembered access of ``fp``'s memory that conflicts
+        with this one (it or the other writes, boxes overlap) and ran on another engine."""
+        log = self._logs.get(fp.memory.id)
+        if log is None:
+            return t
+        if log.horizon > t:
+            t = log.horizon
+        if log.engine == engine:
+            return t
+        lo, hi, lane_lo, lane_hi = fp.lo, fp.hi, fp.lane_lo, fp.lane_hi
+        for acc in log.accesses:
+            if acc.end_ns > t and (is_write or acc.write) and acc.engine != engine:
+                o = acc.fp      # the box test of Footprint.overlaps, inlined (same memory by key)
+                if lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi:
+                    t = acc.end_ns
         return t
 
     def _check_races(self, reads, writes, eng: Engine, name: str) -> None:

@@ -172,9 +172,8 @@ class Run:
         ``nbytes`` is dst.nbytes (the caller keeps it with its cached plan)."""
         if self._shared_ports and engine in _SHARED_PORTS:
             return self.issue(api, engine, cycles, reads=[src], writes=[dst], args=args, elements=elements)
-        ev = self.timeline.place(engine, api, cycles, reads=(src.view.footprint,), writes=(dst.view.footprint,),
-                                 nbytes=nbytes, elements=elements, args=args)
-        return NkiInstruction(ev)
+        return NkiInstruction(self.timeline.place_rw(engine, api, cycles, src.view.footprint, dst.view.footprint,
+                                                     nbytes, elements, args))
 
     def _shared_port_free(self, engine: str, reads, writes) -> float:
         """NC-v2 only: VectorE and GpSimd cannot access SBUF in parallel, VectorE and ScalarE cannot
