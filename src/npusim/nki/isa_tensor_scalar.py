@@ -9,6 +9,7 @@ computes and places its event.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
@@ -205,8 +206,12 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
     key = plan = None
     if ((type(operand0) in _PLAIN or _const(operand0))       # (plain Python scalars skip a call)
             and (type(operand1) in _PLAIN or _const(operand1))):
-        key = (run.chip.nc_version, op0, op1, operand0, operand1, engine, type(engine), dst.sig or _sig(dst),
-               data.sig or _sig(data))
+        # type and the sign of zero are part of a constant's identity: -0.0 == 0.0 and 1 == 1.0 == True
+        # hash alike but are different operands
+        key = (run.chip.nc_version, op0, op1, type(operand0), operand0,
+               operand0 == 0 and math.copysign(1.0, operand0) < 0, type(operand1), operand1,
+               operand1 == 0 and math.copysign(1.0, operand1) < 0, engine, type(engine),
+               dst.sig or _sig(dst), data.sig or _sig(data))
         try:
             plan = _PLANS.get(key)
         except TypeError:           # an unhashable op: the checks report it
