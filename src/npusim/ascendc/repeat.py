@@ -229,7 +229,7 @@ class _Plan:
     """Everything about one instruction except the data: views, active lanes, cost. Cached per core by
     geometry, so a kernel's loop pays validation and bookkeeping once per distinct call shape."""
     __slots__ = ("views", "actives", "layout", "nd", "ordered", "cycles", "n", "nbytes", "reads", "writes", "args",
-                 "simple")
+                 "simple", "arrays", "inits", "ones")
 
 
 def _plan(ctx, api, kind, dsts, srcs, E, R, lanes, N, cost_dtype, overlap_ok, instrs) -> _Plan:
@@ -289,7 +289,18 @@ def _plan(ctx, api, kind, dsts, srcs, E, R, lanes, N, cost_dtype, overlap_ok, in
     p.writes = [v.footprint for v in views[:nd]]
     p.args = {"repeats": R, "mask": "counter" if N is not None else f"{ctx.mask_high:#x}:{ctx.mask_low:#x}"}
     p.simple = flat and nd == 1 and len(views) > 1
+    if p.simple:
+        _dense_parts(p)
     return p
+
+
+def _dense_parts(p: _Plan) -> None:
+    """What the simple path touches per call, built once: each (dense, 1-D) view's numpy array, the bytes
+    of its memory's init map, and (sources) the all-written pattern those bytes are compared against.
+    The memories' data and init arrays are never rebound, so these views stay valid for the plan's life."""
+    p.arrays = [v.array() for v in p.views]
+    p.inits = [v.memory.init[v.offset:v.offset + v.nbytes] for v in p.views]
+    p.ones = [b"\x01" * v.nbytes for v in p.views]
 
 
 def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap_ok, instrs) -> None:
@@ -311,10 +322,22 @@ def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap
 def _run(ctx, api, p: _Plan, compute, dsts) -> None:
     views, actives, nd, layout = p.views, p.actives, p.nd, p.layout
     if p.simple:                     # dense operands, every lane active, one destination: the common call
-        if len(views) == 3:
-            views[0].write(compute(views[1].read(api), views[2].read(api)))
+        # TensorView.read / write inlined on the plan's prebuilt arrays: the init map holds 0 or 1 per byte,
+        # so "every source byte written" is one bytes comparison; otherwise the view's own read reports the
+        # never-written bytes exactly as the uncached path does (raise, or warn and poison in place).
+        arrays, inits = p.arrays, p.inits
+        track = options().track_init
+        if track:
+            ones = p.ones
+            for j in range(1, len(arrays)):
+                if inits[j].tobytes() != ones[j]:
+                    views[j].read(api)
+        if len(arrays) == 3:
+            arrays[0][...] = compute(arrays[1], arrays[2])
         else:
-            views[0].write(compute(*[v.read(api) for v in views[1:]]))
+            arrays[0][...] = compute(*arrays[1:])
+        if track:
+            inits[0].fill(1)         # TensorView.mark_written of a dense view
         if ctx.check_pipe_v:         # ctx.place, inlined: this is the per-instruction hot path
             ctx._check_pipe_v(api, p.reads, p.writes)
         ctx.timeline.place("PIPE_V", api, p.cycles, reads=p.reads, writes=p.writes, order="sync", nbytes=p.nbytes,
