@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 import npusim
 from npusim import ascendc as asc
-from npusim.ascendc import repeat
+from npusim.ascendc import datacopy, repeat
 from npusim.ascendc.repeat import _plan
 from npusim.core.errors import NpuSimError, UninitializedReadError, UninitializedReadWarning
 
@@ -39,8 +39,17 @@ def _run(steps, cold: bool, uninitialized: str):
                     if kind == "load":
                         _, off, n, v = step
                         buf.GetWithOffset(asc.half, n, off).load(np.full(n, v))
+                    elif kind in ("copy_in", "copy_out"):
+                        _, ub_off, gm_off, n = step
+                        g = asc.GlobalTensor(asc.half)
+                        g.SetGlobalBuffer(asc.GM_ADDR(ctx.gm, 0, 0, ctx.gm.size).cast(asc.half) + gm_off, 1024)
+                        u = buf.GetWithOffset(asc.half, 256, ub_off)
+                        asc.DataCopy(*((u, g) if kind == "copy_in" else (g, u)), n)
+                    elif kind == "gm_forget":
+                        _, off, n = step
+                        ctx.gm.forget(off, n)
                     elif kind == "barrier":
-                        asc.PipeBarrier(asc.PIPE_V)
+                        asc.PipeBarrier(asc.PIPE_ALL)
                     elif kind == "forget":
                         _, off, n = step
                         ctx.ub.forget(off, n)
@@ -58,7 +67,8 @@ def _run(steps, cold: bool, uninitialized: str):
                     outcomes.append((type(e).__name__, str(e), [str(x.message) for x in w]))
         events = [(e.engine, e.name, e.start_ns, e.end_ns, e.cycles, e.nbytes, e.elements, e.args)
                   for e in ctx.timeline.trace.events]
-        return ctx.ub.data.copy(), ctx.ub.init.copy(), outcomes, events
+        return (np.concatenate([ctx.ub.data, ctx.gm.data]), np.concatenate([ctx.ub.init, ctx.gm.init]), outcomes,
+                events)
 
 
 def _general_plan(*a):
@@ -72,6 +82,7 @@ def _same(steps, uninitialized="poison"):
     warm = _run(steps, cold=False, uninitialized=uninitialized)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(repeat, "_plan", _general_plan)
+        mp.setattr(datacopy, "copy_dense", lambda sv, dv, api: dv.write(sv.read(api)))
         cold = _run(steps, cold=True, uninitialized=uninitialized)
     np.testing.assert_array_equal(warm[0], cold[0])
     np.testing.assert_array_equal(warm[1], cold[1])
@@ -108,6 +119,15 @@ def test_cached_dense_call_marks_its_destination_written():
     assert outcomes[-1] == ("ok", [])
 
 
+def test_copy_in_of_forgotten_gm_bytes_reports_them():
+    steps = [("load", 0, 256, 1.0), ("copy_out", 0, 0, 256), ("barrier",), ("gm_forget", 10, 4),
+             ("copy_in", 1024, 0, 256)]
+    outcomes = _same(steps, "error")[2]
+    assert outcomes[-1][0] == UninitializedReadError.__name__
+    outcomes = _same(steps, "poison")[2]
+    assert outcomes[-1][0] == "ok" and any("poison" in m for m in outcomes[-1][1])
+
+
 def test_a_changed_mask_register_is_a_different_call():
     masked = ("call", "Add", 2048, 0, 512, (0, 1, (1, 1, 1, 8, 8, 8)), False)
     steps = [("load", 0, 256, 1.0), ("load", 512, 256, 2.0), ("load", 2048, 256, 0.0),
@@ -126,7 +146,10 @@ _call = st.tuples(st.just("call"), st.sampled_from(["Add", "AddReluCast", "Mul"]
 _step = st.one_of(_call, _call,
                   st.tuples(st.just("load"), st.sampled_from([0, 512, 1024, 2048]), st.integers(1, 256),
                             st.sampled_from([1.0, -3.5, 2.25, 70000.0])),
-                  st.tuples(st.just("forget"), st.integers(0, 3000), st.integers(1, 64)), st.just(("barrier",)))
+                  st.tuples(st.just("forget"), st.integers(0, 3000), st.integers(1, 64)), st.just(("barrier",)),
+                  st.tuples(st.sampled_from(["copy_in", "copy_out"]), st.sampled_from([0, 512, 1024, 2048, 16]),
+                            st.sampled_from([0, 16, 128, 256, 3]), st.sampled_from([0, 16, 128, 256, 512, 5])),
+                  st.tuples(st.just("gm_forget"), st.integers(0, 2048), st.integers(1, 64)))
 
 
 @given(st.lists(_step, min_size=1, max_size=12), st.sampled_from(["poison", "error"]))

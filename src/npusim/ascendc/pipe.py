@@ -40,12 +40,10 @@ class TQueBind:
         if int(depth) < 1:
             raise ConstraintError("TQue", "depth", "depth >= 1", depth)
         self.position, self.depth = position, int(depth)
+        self.producer, self.consumer = _QUE_PIPES[position]
         self.buffers: list[_Buffer] = []
         self.queue: deque = deque()
         self._next = 0
-
-    def _pipes(self):
-        return _QUE_PIPES[self.position]
 
     def AllocTensor(self, dtype) -> LocalTensor:
         ctx = current()
@@ -61,7 +59,7 @@ class TQueBind:
             raise ConstraintError("AllocTensor", "queue", f"a buffer is free: all {n} buffer(s) of this "
                                   f"{self.position.name} queue are allocated; FreeTensor one first (the NPU hangs "
                                   "here, the CPU debug mode aborts)", n)
-        producer, consumer = self._pipes()
+        producer, consumer = self.producer, self.consumer
         if b.free_token is not None and producer != consumer:
             ctx.timeline.wait(producer, b.free_token)          # WaitFlag<consumer_producer>
             ctx.place(producer, "AllocTensor", cost.FLAG_CYCLES)
@@ -77,7 +75,7 @@ class TQueBind:
         if len(self.queue) >= self.depth:
             raise ConstraintError("EnQue", "tensor", f"at most depth = {self.depth} tensors wait in the queue",
                                   len(self.queue) + 1)
-        producer, consumer = self._pipes()
+        producer, consumer = self.producer, self.consumer
         token = None
         if producer != consumer:
             if producer == "PIPE_V":
@@ -93,19 +91,22 @@ class TQueBind:
         if not self.queue:
             raise ConstraintError("DeQue", "queue", "a tensor was enqueued before DeQue (the NPU hangs here)", 0)
         tensor, token = self.queue.popleft()
-        producer, consumer = self._pipes()
+        producer, consumer = self.producer, self.consumer
         if token is not None:
             ctx.timeline.wait(consumer, token)
             ctx.place(consumer, "DeQue", cost.FLAG_CYCLES)      # WaitFlag<producer_consumer>
         tensor.buffer.state = "alloc"
-        return tensor.ReinterpretCast(dtype) if dtype is not None else tensor
+        if dtype is None:
+            return tensor
+        d = as_dtype(dtype)
+        return tensor.copy() if d is tensor.dtype else tensor.ReinterpretCast(d)
 
     def FreeTensor(self, tensor: LocalTensor) -> None:
         ctx = current()
         b = self._own(tensor, "FreeTensor")
         if b.state != "alloc":
             raise ConstraintError("FreeTensor", "tensor", "an allocated (dequeued) tensor", b.state)
-        producer, consumer = self._pipes()
+        producer, consumer = self.producer, self.consumer
         if producer != consumer:
             if consumer == "PIPE_V":
                 ctx.drain_v()
@@ -121,7 +122,7 @@ class TQueBind:
 
     def _own(self, tensor: LocalTensor, api: str) -> _Buffer:
         b = getattr(tensor, "buffer", None)
-        if b is None or all(b is not x for x in self.buffers):
+        if b is None or b not in self.buffers:          # _Buffer has no __eq__: identity
             raise ConstraintError(api, "tensor", "a tensor allocated from this queue", tensor)
         return b
 

@@ -168,6 +168,14 @@ class LocalTensor:
         return LocalTensor(self.ctx, self.addr + offset * self.dtype.itemsize, self.dtype, self.size - offset,
                            self.position, self.buffer)
 
+    def copy(self) -> "LocalTensor":
+        """Another handle on the same window (what DeQue<T> returns for the tensor's own T): the fields are
+        copied, not re-derived, because this is on every DeQue."""
+        t = LocalTensor.__new__(LocalTensor)
+        t.ctx, t.addr, t.dtype, t.size, t.position, t.buffer, t.key = (self.ctx, self.addr, self.dtype, self.size,
+                                                                      self.position, self.buffer, self.key)
+        return t
+
     def ReinterpretCast(self, dtype) -> "LocalTensor":
         d = as_dtype(dtype)
         return LocalTensor(self.ctx, self.addr, d, self.GetLength() // d.itemsize, self.position, self.buffer)
