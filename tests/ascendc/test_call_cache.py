@@ -156,3 +156,15 @@ _step = st.one_of(_call, _call,
 @settings(max_examples=40, deadline=None)
 def test_warm_and_cold_caches_agree(steps, uninitialized):
     _same(steps + steps, uninitialized)
+
+
+@pytest.mark.parametrize("args", [(128,), (0,), (64, 2, asc.BinaryRepeatParams(1, 1, 1, 8, 8, 8)), (64, 2, (1,) * 6),
+                                  ([1, 2], 1, asc.BinaryRepeatParams()), (64.0,), (3, 1)])
+@pytest.mark.parametrize("set_mask", [True, False])
+@pytest.mark.parametrize("counter", [False, True])
+def test_the_short_key_is_the_general_key(core, args, set_mask, counter):
+    ctx = core.context
+    ctx.counter_mode = counter
+    t = [core.t(asc.half, 128, 0), core.t(asc.half, 128, 256), core.t(asc.int8_t, 128, 512)]
+    assert repeat.call_key3(ctx, "Add", *t, args, set_mask) == repeat.call_key(ctx, "Add", t, args, set_mask)
+    assert repeat.call_key3(ctx, "Add", t[0], t[1], None, args, set_mask) is None

@@ -388,6 +388,21 @@ def call_key(ctx, api: str, tensors, args, is_set_mask: bool):
     return tuple(parts)
 
 
+def call_key3(ctx, api: str, t0, t1, t2, args, is_set_mask: bool):
+    """``call_key(ctx, api, (t0, t1, t2), args, is_set_mask)`` for the usual two-source call (mask set by the
+    call, Normal mode, a count or ``mask, repeatTime, BinaryRepeatParams``), built without the general loop.
+    The same tuple, so the two find each other's cache entries."""
+    if (is_set_mask is True and ctx.counter_mode is False and type(t0) is LocalTensor and type(t1) is LocalTensor
+            and type(t2) is LocalTensor):
+        n = len(args)
+        if n == 1 and type(args[0]) is int:
+            return (api, True, False, ctx.float_overflow, ctx.deq_scale, t0.key, t1.key, t2.key, args[0])
+        if n == 3 and type(args[0]) is int and type(args[1]) is int and type(args[2]) is BinaryRepeatParams:
+            return (api, True, False, ctx.float_overflow, ctx.deq_scale, t0.key, t1.key, t2.key, args[0], args[1],
+                    args[2].key())
+    return call_key(ctx, api, (t0, t1, t2), args, is_set_mask)
+
+
 def cached_call(key, slow, *a) -> None:
     """Run ``slow(*a)`` (validation + plan + run) once per key; later calls replay the plan and the mask
     register / mode it left."""
