@@ -40,10 +40,13 @@ class TQueBind:
         if int(depth) < 1:
             raise ConstraintError("TQue", "depth", "depth >= 1", depth)
         self.position, self.depth = position, int(depth)
-        self.producer, self.consumer = _QUE_PIPES[position]
+        self._pipe_pair = _QUE_PIPES[position]       # (producer, consumer): looked up once, used per call
         self.buffers: list[_Buffer] = []
         self.queue: deque = deque()
         self._next = 0
+
+    def _pipes(self):
+        return self._pipe_pair
 
     def AllocTensor(self, dtype) -> LocalTensor:
         ctx = current()
@@ -59,7 +62,7 @@ class TQueBind:
             raise ConstraintError("AllocTensor", "queue", f"a buffer is free: all {n} buffer(s) of this "
                                   f"{self.position.name} queue are allocated; FreeTensor one first (the NPU hangs "
                                   "here, the CPU debug mode aborts)", n)
-        producer, consumer = self.producer, self.consumer
+        producer, consumer = self._pipes()
         if b.free_token is not None and producer != consumer:
             ctx.timeline.wait(producer, b.free_token)          # WaitFlag<consumer_producer>
             ctx.place(producer, "AllocTensor", cost.FLAG_CYCLES)
@@ -75,7 +78,7 @@ class TQueBind:
         if len(self.queue) >= self.depth:
             raise ConstraintError("EnQue", "tensor", f"at most depth = {self.depth} tensors wait in the queue",
                                   len(self.queue) + 1)
-        producer, consumer = self.producer, self.consumer
+        producer, consumer = self._pipes()
         token = None
         if producer != consumer:
             if producer == "PIPE_V":
@@ -91,7 +94,7 @@ class TQueBind:
         if not self.queue:
             raise ConstraintError("DeQue", "queue", "a tensor was enqueued before DeQue (the NPU hangs here)", 0)
         tensor, token = self.queue.popleft()
-        producer, consumer = self.producer, self.consumer
+        producer, consumer = self._pipes()
         if token is not None:
             ctx.timeline.wait(consumer, token)
             ctx.place(consumer, "DeQue", cost.FLAG_CYCLES)      # WaitFlag<producer_consumer>
@@ -106,7 +109,7 @@ class TQueBind:
         b = self._own(tensor, "FreeTensor")
         if b.state != "alloc":
             raise ConstraintError("FreeTensor", "tensor", "an allocated (dequeued) tensor", b.state)
-        producer, consumer = self.producer, self.consumer
+        producer, consumer = self._pipes()
         if producer != consumer:
             if consumer == "PIPE_V":
                 ctx.drain_v()
