@@ -3,6 +3,8 @@
 A VECIN queue (GM->UB) is filled by PIPE_MTE2 and drained by PIPE_V: EnQue is SetFlag<MTE2_V>, DeQue
 WaitFlag<MTE2_V>, FreeTensor SetFlag<V_MTE2> and the next AllocTensor of that buffer waits on it. A VECOUT
 queue is the same with V (producer) and MTE3 (consumer). (ascendc.md §4.2, kernel_event.h GetQueEvt.)
+The queue events touch no memory, so they go straight to ``Timeline.place`` in sync order (what
+``CoreContext.place`` does for an event without footprints) without the extra call frame.
 """
 from __future__ import annotations
 
@@ -65,7 +67,7 @@ class TQueBind:
         producer, consumer = self._pipes()
         if b.free_token is not None and producer != consumer:
             ctx.timeline.wait(producer, b.free_token)          # WaitFlag<consumer_producer>
-            ctx.place(producer, "AllocTensor", cost.FLAG_CYCLES)
+            ctx.timeline.place(producer, "AllocTensor", cost.FLAG_CYCLES, order="sync")
         b.state = "alloc"
         d = as_dtype(dtype)
         return LocalTensor(ctx, b.addr, d, b.nbytes // d.itemsize, self.position, b)
@@ -83,7 +85,7 @@ class TQueBind:
         if producer != consumer:
             if producer == "PIPE_V":
                 ctx.drain_v()                            # the SetFlag drains PIPE_V
-            ctx.place(producer, "EnQue", cost.FLAG_CYCLES)      # SetFlag<producer_consumer>
+            ctx.timeline.place(producer, "EnQue", cost.FLAG_CYCLES, order="sync")      # SetFlag<producer_consumer>
             token = ctx.timeline.signal(producer)
         b.state = "queued"
         self.queue.append((tensor, token))
@@ -97,7 +99,7 @@ class TQueBind:
         producer, consumer = self._pipes()
         if token is not None:
             ctx.timeline.wait(consumer, token)
-            ctx.place(consumer, "DeQue", cost.FLAG_CYCLES)      # WaitFlag<producer_consumer>
+            ctx.timeline.place(consumer, "DeQue", cost.FLAG_CYCLES, order="sync")      # WaitFlag<producer_consumer>
         tensor.buffer.state = "alloc"
         if dtype is None:
             return tensor
@@ -113,7 +115,7 @@ class TQueBind:
         if producer != consumer:
             if consumer == "PIPE_V":
                 ctx.drain_v()
-            ctx.place(consumer, "FreeTensor", cost.FLAG_CYCLES)  # SetFlag<consumer_producer>
+            ctx.timeline.place(consumer, "FreeTensor", cost.FLAG_CYCLES, order="sync")  # SetFlag<consumer_producer>
             b.free_token = ctx.timeline.signal(consumer)
         b.state = "free"
 
