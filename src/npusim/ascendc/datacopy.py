@@ -54,7 +54,8 @@ def DataCopy(dst, src, arg) -> None:
     ctx = current()
     dmem, doff, dsize = _side(dst, api, "dst")
     smem, soff, ssize = _side(src, api, "src")
-    if isinstance(dst, GlobalTensor) and isinstance(src, GlobalTensor):
+    from_gm, to_gm = isinstance(src, GlobalTensor), isinstance(dst, GlobalTensor)
+    if from_gm and to_gm:
         raise ConstraintError(api, "dst", "one side is a LocalTensor (GM->GM is not a DataCopy)", None)
     if dst.dtype.itemsize != src.dtype.itemsize:
         raise ConstraintError(api, "src", "dst and src have the same element size", (dst.dtype, src.dtype))
@@ -88,10 +89,10 @@ def DataCopy(dst, src, arg) -> None:
         copy_dense(sv, dv, api)
     else:
         dv.write(sv.read(api))
-    if isinstance(src, GlobalTensor):
+    if from_gm:
         ctx.gm_accesses.append((sv, False, api))
         pipe, cycles = "PIPE_MTE2", _copy_cycles("in", nbytes, _chip_bpc(ctx), ctx.active_cores)
-    elif isinstance(dst, GlobalTensor):
+    elif to_gm:
         ctx.gm_accesses.append((dv, True, api))
         pipe, cycles = "PIPE_MTE3", _copy_cycles("out", nbytes, _chip_bpc(ctx), ctx.active_cores)
     else:

@@ -27,10 +27,11 @@ def _round32(n: int) -> int:
 
 
 class _Buffer:
-    __slots__ = ("addr", "nbytes", "state", "free_token")
+    __slots__ = ("addr", "nbytes", "state", "free_token", "handles")
 
     def __init__(self, addr: int, nbytes: int):
         self.addr, self.nbytes, self.state, self.free_token = addr, nbytes, "free", None
+        self.handles: dict = {}      # dtype name -> the LocalTensor AllocTensor returns copies of
 
 
 class TQueBind:
@@ -70,7 +71,10 @@ class TQueBind:
             ctx.timeline.place(producer, "AllocTensor", cost.FLAG_CYCLES, order="sync")
         b.state = "alloc"
         d = as_dtype(dtype)
-        return LocalTensor(ctx, b.addr, d, b.nbytes // d.itemsize, self.position, b)
+        t = b.handles.get(d.name)
+        if t is None:
+            t = b.handles[d.name] = LocalTensor(ctx, b.addr, d, b.nbytes // d.itemsize, self.position, b)
+        return t.copy()              # a fresh handle each time, as before, without re-deriving its fields
 
     def EnQue(self, tensor: LocalTensor) -> bool:
         ctx = current()

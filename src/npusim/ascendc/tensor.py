@@ -107,8 +107,8 @@ class GlobalTensor:
         offset = int(offset)
         if not 0 <= offset <= self.size:
             raise ConstraintError("GlobalTensor[]", "offset", f"0 <= offset <= GetSize() = {self.size}", offset)
-        g = GlobalTensor(self.dtype)
-        g.addr, g.size = self.addr + offset, self.size - offset
+        g = GlobalTensor.__new__(GlobalTensor)      # this tensor's dtype, already resolved (a per-tile call)
+        g.dtype, g.addr, g.size = self.dtype, self.addr + offset, self.size - offset
         return g
 
     @property
