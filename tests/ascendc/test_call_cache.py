@@ -48,6 +48,11 @@ def _run(steps, cold: bool, uninitialized: str):
                     elif kind == "gm_forget":
                         _, off, n = step
                         ctx.gm.forget(off, n)
+                    elif kind == "unary":
+                        _, api, d_off, s_off, extra, count = step
+                        d = buf.GetWithOffset(asc.half, 256, d_off)
+                        s = buf.GetWithOffset(asc.half, 256, s_off)
+                        getattr(asc, api)(d, s, *extra, count)
                     elif kind == "barrier":
                         asc.PipeBarrier(asc.PIPE_ALL)
                     elif kind == "forget":
@@ -149,11 +154,15 @@ _step = st.one_of(_call, _call,
                   st.tuples(st.just("forget"), st.integers(0, 3000), st.integers(1, 64)), st.just(("barrier",)),
                   st.tuples(st.sampled_from(["copy_in", "copy_out"]), st.sampled_from([0, 512, 1024, 2048, 16]),
                             st.sampled_from([0, 16, 128, 256, 3]), st.sampled_from([0, 16, 128, 256, 512, 5])),
-                  st.tuples(st.just("gm_forget"), st.integers(0, 2048), st.integers(1, 64)))
+                  st.tuples(st.just("gm_forget"), st.integers(0, 2048), st.integers(1, 64)),
+                  st.tuples(st.just("unary"), st.sampled_from(["Relu", "Exp"]), _offsets, _offsets, st.just(()),
+                            st.integers(0, 300)),
+                  st.tuples(st.just("unary"), st.sampled_from(["Adds", "Muls"]), _offsets, _offsets,
+                            st.tuples(st.sampled_from([0.5, -2.0, 3.0])), st.integers(0, 300)))
 
 
 @given(st.lists(_step, min_size=1, max_size=12), st.sampled_from(["poison", "error"]))
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 def test_warm_and_cold_caches_agree(steps, uninitialized):
     _same(steps + steps, uninitialized)
 
