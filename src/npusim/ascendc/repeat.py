@@ -19,6 +19,7 @@ from ..core.options import options
 from ..core.view import TensorView, views_overlap
 from . import cost
 from .context import FULL64, current
+from .dense import ones
 from .mask import active_lanes, continuous_bits
 from .tensor import LocalTensor
 from .rules import UINT32_MAX, UINT64_MAX, check_repeat, check_u8, check_u16
@@ -300,7 +301,7 @@ def _dense_parts(p: _Plan) -> None:
     The memories' data and init arrays are never rebound, so these views stay valid for the plan's life."""
     p.arrays = [v.array() for v in p.views]
     p.inits = [v.memory.init[v.offset:v.offset + v.nbytes] for v in p.views]
-    p.ones = [b"\x01" * v.nbytes for v in p.views]
+    p.ones = [ones(v.nbytes) for v in p.views]
 
 
 def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap_ok, instrs) -> None:
@@ -322,15 +323,15 @@ def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap
 def _run(ctx, api, p: _Plan, compute, dsts) -> None:
     views, actives, nd, layout = p.views, p.actives, p.nd, p.layout
     if p.simple:                     # dense operands, every lane active, one destination: the common call
-        # TensorView.read / write inlined on the plan's prebuilt arrays: the init map holds 0 or 1 per byte,
-        # so "every source byte written" is one bytes comparison; otherwise the view's own read reports the
-        # never-written bytes exactly as the uncached path does (raise, or warn and poison in place).
+        # TensorView.read / write inlined on the plan's prebuilt arrays (dense.py: the init map holds 0 or 1
+        # per byte, so "every source byte written" is one bytes comparison; otherwise the view's own read
+        # reports the never-written bytes exactly as the uncached path does: raise, or warn and poison).
         arrays, inits = p.arrays, p.inits
         track = options().track_init
         if track:
-            ones = p.ones
+            want = p.ones
             for j in range(1, len(arrays)):
-                if inits[j].tobytes() != ones[j]:
+                if inits[j].tobytes() != want[j]:
                     views[j].read(api)
         if len(arrays) == 3:
             arrays[0][...] = compute(arrays[1], arrays[2])
