@@ -66,6 +66,7 @@ class Run:
         self._shared_ports = chip.nc_version == 2     # NC-v2 port sharing (issue): read once, not per call
         self.grid = tuple(grid)
         self.program = (0,) * len(self.grid)
+        self.grid_ndim = len(self.grid)     # nl.program_ndim(); a launch without a grid sets 0
         self.sbuf, self.psum = _take_memories(chip)
         self.alloc = {
             MemoryRegion.sbuf: Allocator(f"SBUF ({chip.name}: usable bytes per partition)", chip.sbuf_usable,
@@ -84,6 +85,7 @@ class Run:
         self._shared_next = 0
         self._hbm_count = 0
         self.released = False   # release() gave SBUF/PSUM to a later launch: on-chip tensors are gone
+        self.scopes: list = []  # open loop-iteration scopes, innermost last (scope.py)
 
     def release(self) -> None:
         """The launch is over: hand SBUF/PSUM back for the next launch on this chip. Only the bytes up
@@ -145,7 +147,10 @@ class Run:
         view = TensorView(mem, block.offset, shape, strides, dt, api=api)
         t = NkiTensor(view, buffer, name, None, self)
         t.stale = True          # a new tensor is never-written: its init bytes are cleared when first needed
-        weakref.finalize(t, alloc.free, block)         # freed when the kernel drops its last reference
+        fin = weakref.finalize(t, alloc.free, block)   # freed when the kernel drops its last reference
+        if self.scopes:                                # ... or when its loop iteration ends (scope.py)
+            t.scope = self.scopes[-1]
+            t.scope.finalizers.append(fin)
         return t
 
     # ---- placing instructions ----
