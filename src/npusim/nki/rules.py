@@ -36,7 +36,8 @@ def tile(api: str, param: str, t, on_chip: bool = True) -> NkiTensor:
         raise NkiValidationError(api, param, "an NKI tensor (nl.ndarray or a view of one)", type(t).__name__)
     in_scope(api, param, t)
     if on_chip and not t.on_chip:
-        raise NkiValidationError(api, param, "a tile in SBUF or PSUM", t.buffer)
+        raise NkiValidationError(api, param, "a tile in SBUF or PSUM", t.buffer,
+                                 f"{short(api)} {param} must be in ['sbuf', 'psum'], got {t.buffer.value}")
     if on_chip:
         compute_tile(api, param, t)
     return t
