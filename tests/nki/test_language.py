@@ -32,7 +32,7 @@ def test_elementwise_ops_map_onto_isa():
     np.testing.assert_array_equal(y[4], np.maximum(a, b).astype(ml_dtypes.bfloat16).astype(np.float32))
     np.testing.assert_array_equal(y[5], -a)
     names = {e.name for e in nki.last_run().trace.events}
-    assert {"nisa.dma_copy", "nisa.tensor_tensor", "nisa.tensor_scalar", "nisa.tensor_copy"} <= names
+    assert {"nisa.dma_copy", "nisa.tensor_tensor", "nisa.tensor_scalar", "nisa.activation"} <= names   # nl.copy: ScalarE
 
 
 def test_creation_and_loops():

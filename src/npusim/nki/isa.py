@@ -36,6 +36,8 @@ class engine(enum.IntEnum):
 # Deprecated aliases kept by the SDK.
 vector_engine, scalar_engine, gpsimd_engine = engine.vector, engine.scalar, engine.gpsimd
 tensor_engine, unknown_engine = engine.tensor, engine.unknown
+dma_engine = engine.dma
+from .isa_enums import dge_mode, oob_mode  # noqa: E402  (the DMA option enums)
 
 
 class nc_version(enum.IntEnum):
@@ -473,6 +475,9 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     run = current(api)
     R.tile(api, "dst", dst, on_chip=False)
     R.tile(api, "src", src, on_chip=False)
+    for p, v, cls in (("oob_mode", oob_mode, globals()["oob_mode"]), ("dge_mode", dge_mode, globals()["dge_mode"])):
+        if v is not None and not isinstance(v, cls):
+            raise NkiValidationError(api, p, f"an nki.isa.{p} member (or None)", v)
     if src.in_psum:
         raise NkiValidationError(api, "src", "dma_copy does not read PSUM (since NKI 0.3: copy to SBUF first)",
                                  "psum")

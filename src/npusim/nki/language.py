@@ -64,8 +64,8 @@ fmod = _not_alu("fmod")
 mod = _not_alu("mod")
 
 
-class tile_size:
-    """``nl.tile_size``: hardware tile limits."""
+class _TileSize:
+    """``nl.tile_size``: hardware tile limits (an instance: the SBUF sizes depend on the kernel's target)."""
     pmax = 128
     psum_bank_fmax = 512
     psum_fmax = 512                 # deprecated name of psum_bank_fmax
@@ -74,6 +74,19 @@ class tile_size:
     gemm_stationary_fmax = 128
     gemm_moving_fmax = 512
     bn_stats_fmax = 512
+
+    @property
+    def sbuf_fmax_bytes(self) -> int:
+        """Usable SBUF bytes per partition of the running kernel's target (reference §1.1)."""
+        return current("nl.tile_size.sbuf_fmax_bytes").chip.sbuf_usable
+
+    @property
+    def total_available_sbuf_size(self) -> int:
+        """Deprecated; per-partition bytes, as sbuf_fmax_bytes (reference §1.1)."""
+        return current("nl.tile_size.total_available_sbuf_size").chip.sbuf_usable
+
+
+tile_size = _TileSize()
 
 
 # ---- tensors ----
@@ -145,8 +158,13 @@ def store(dst, value) -> None:
 
 
 def copy(x, dtype=None) -> NkiTensor:
-    out = ndarray(x.shape, dtype or x.dtype, sbuf)
-    _isa.tensor_copy(out, x)
+    """A copy of the tile ``x`` in x's buffer (SBUF or PSUM), made by ScalarE ``activation(op=copy)``,
+    which casts through fp32 (the current nl.copy docstring; v2.32's said "allocated on SBUF")."""
+    api = "nl.copy"
+    if not isinstance(x, NkiTensor) or not x.on_chip:
+        raise ConstraintError(api, "x", "a tile in SBUF or PSUM", getattr(x, "buffer", type(x).__name__))
+    out = ndarray(x.shape, dtype or x.dtype, x.buffer)
+    _isa.activation(out, ACT["copy"], x)
     return out
 
 
