@@ -36,6 +36,8 @@ class engine(enum.IntEnum):
 # Deprecated aliases kept by the SDK.
 vector_engine, scalar_engine, gpsimd_engine = engine.vector, engine.scalar, engine.gpsimd
 tensor_engine, unknown_engine = engine.tensor, engine.unknown
+dma_engine = engine.dma
+from .isa_enums import dge_mode, oob_mode  # noqa: E402  (the DMA option enums)
 
 
 class nc_version(enum.IntEnum):
@@ -97,9 +99,8 @@ def _operand(api: str, param: str, value, data: NkiTensor, op: AluOp, reads: lis
     if value.shape != (data.shape[0], 1):
         raise NkiValidationError(api, param, f"a tile of shape (data.shape[0], 1) = ({data.shape[0]}, 1)",
                                  value.shape)
-    if value.start_partition != data.start_partition:
-        raise NkiValidationError(api, param, "a vector operand covers the same partitions as data",
-                                 f"starts at {value.start_partition}, data at {data.start_partition}")
+    # The operand may start at another partition than data (a fresh (64, 1) tile for data[64:128]): the
+    # arch guide allows cross-half moves at <= 64 partitions, and R.tile checked its own start partition.
     reads.append(value)
     v = value.read(api)
     bshape = (data.shape[0],) + (1,) * (len(data.shape) - 1)
@@ -156,8 +157,8 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
     api = "nisa.tensor_tensor"
     run = current(api)
     chip = run.chip
-    for p, t in (("dst", dst), ("data1", data1), ("data2", data2)):
-        R.tile(api, p, t)
+    for p, t in (("data1", data1), ("data2", data2), ("dst", dst)):    # inputs first, as the official
+        R.tile(api, p, t)                                                 # simulator reports them
     R.same_partitions(api, ["dst", "data1", "data2"], [dst, data1, data2])
     R.same_free_size(api, ["data1", "data2"], [data1, data2])
     R.same_free_size(api, ["data1", "dst"], [data1, dst])
@@ -271,6 +272,9 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     run = current(api)
     R.tile(api, "dst", dst, on_chip=False)
     R.tile(api, "src", src, on_chip=False)
+    for p, v, cls in (("oob_mode", oob_mode, globals()["oob_mode"]), ("dge_mode", dge_mode, globals()["dge_mode"])):
+        if v is not None and not isinstance(v, cls):
+            raise NkiValidationError(api, p, f"an nki.isa.{p} member (or None)", v)
     if src.in_psum:
         raise NkiValidationError(api, "src", "dma_copy does not read PSUM (since NKI 0.3: copy to SBUF first)",
                                  "psum")
@@ -282,7 +286,9 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
                                      f"dma_copy {p} partition dimension {t.partitions} exceeds maximum 128")
     if dst.size != src.size:
         raise NkiValidationError(api, "dst", "dst and src hold the same number of elements",
-                                 f"dst {dst.shape} ({dst.size}), src {src.shape} ({src.size})")
+                                 f"dst {dst.shape} ({dst.size}), src {src.shape} ({src.size})",
+                                 "dma_copy requires src and dst to have the same number of elements, "
+                                 f"got src={src.size}, dst={dst.size}")
     x = src.read(api)
     if src.view.dtype == dst.view.dtype:
         dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)

@@ -66,6 +66,7 @@ class Run:
         self._shared_ports = chip.nc_version == 2     # NC-v2 port sharing (issue): read once, not per call
         self.grid = tuple(grid)
         self.program = (0,) * len(self.grid)
+        self.grid_ndim = len(self.grid)     # nl.program_ndim(); a launch without a grid sets 0
         self.sbuf, self.psum = _take_memories(chip)
         self.alloc = {
             MemoryRegion.sbuf: Allocator(f"SBUF ({chip.name}: usable bytes per partition)", chip.sbuf_usable,
@@ -84,6 +85,7 @@ class Run:
         self._shared_next = 0
         self._hbm_count = 0
         self.released = False   # release() gave SBUF/PSUM to a later launch: on-chip tensors are gone
+        self.scopes: list = []  # open loop-iteration scopes, innermost last (scope.py)
 
     def release(self) -> None:
         """The launch is over: hand SBUF/PSUM back for the next launch on this chip. Only the bytes up
@@ -132,20 +134,28 @@ class Run:
         label = "SBUF" if buffer is MemoryRegion.sbuf else "PSUM"
         if len(shape) < 2:
             raise ConstraintError(api, "shape", "SBUF and PSUM tensors must have at least 2 dimensions "
-                                  "(partition-dim and free-dims)", shape)
-        if shape[0] > self.chip.partitions:
-            raise ConstraintError(api, "shape", f"{label} tensor partition dimension {shape[0]} exceeds maximum "
-                                  f"{self.chip.partitions}", shape)
+                                  "(partition-dim and free-dim)", shape)
         mem = self.sbuf if buffer is MemoryRegion.sbuf else self.psum
         free_bytes = math.prod(shape[1:]) * dt.itemsize
         alloc = self.alloc[buffer]
         block = alloc.alloc(free_bytes, name or f"{label.lower()}[{shape}]", api)
         self.peak[buffer] = max(self.peak[buffer], alloc.peak_end)
+        offset = block.offset
+        if shape[0] > mem.lanes:
+            # The official simulator allocates an over-wide tile and fails at the first ISA op that
+            # touches it ("<op> <operand> partition dimension 256 exceeds maximum 128", rules.py). Its
+            # rows live in a memory of their own (no SBUF/PSUM has them); capacity counts its bytes per
+            # partition like any tile's.
+            mem = Memory(f"{label} (over-wide {shape[0]}-partition tile)", free_bytes, shape[0])
+            offset = 0
         strides = [mem.lane_bytes] + _c_strides(shape[1:], dt.itemsize)
-        view = TensorView(mem, block.offset, shape, strides, dt, api=api)
+        view = TensorView(mem, offset, shape, strides, dt, api=api)
         t = NkiTensor(view, buffer, name, None, self)
         t.stale = True          # a new tensor is never-written: its init bytes are cleared when first needed
-        weakref.finalize(t, alloc.free, block)         # freed when the kernel drops its last reference
+        fin = weakref.finalize(t, alloc.free, block)   # freed when the kernel drops its last reference
+        if self.scopes:                                # ... or when its loop iteration ends (scope.py)
+            t.scope = self.scopes[-1]
+            t.scope.finalizers.append(fin)
         return t
 
     # ---- placing instructions ----
