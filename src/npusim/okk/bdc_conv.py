@@ -3,8 +3,8 @@
 Weights are in 2IC mode: the tensor (ceil(IC/2), OC, kh, kw) of fp32 pairs (input channels 2m, 2m+1),
 ``kernel_stride`` in pair units (NULL: compact). Output, weight and bias start on the same NPU; the
 input need not. Accumulation order: see ``ORDER`` and docs/okk.md, part two.
-Cost: ``trunc(N * ceil((q + OC)/64) * ceil(OH*OW/16) * (kh*kw*ceil(IC/2)*a*b*s + 3 + 2*bias))`` with
-a = 2.5 if IC == 3 else 1, b = 2 if IC == 1 else 1, s = (stride_w + 1)/2 if IC <= 2 else 1.
+Cost: ``trunc(N * ceil((q + OC)/64) * ceil(OH*OW/16) * (kh*kw*ceil(IC/2)*s*a + 3 + 2*bias))`` with
+s = (stride_w + 1)/min(IC, 64) if stride_w >= min(IC, 64) else 1, a = 2.5 if IC == 3 else 1.
 """
 from __future__ import annotations
 
@@ -42,15 +42,17 @@ def _pool() -> ThreadPoolExecutor:
 
 
 def conv_cycles(q, n, oc, oh, ow, kh, kw, ic, bias: bool, stride_w: int = 1) -> int:
-    """Sophgo's CONV_FP32 cost in float maths, truncated once. For IC <= 2 the tap term also scales
-    by (stride_w + 1) / 2 (found with the differential suite; okkernel_cycles.md §3 covered stride 1)."""
+    """Sophgo's CONV_FP32 cost, in the C-model's own mixed float/double arithmetic (read from
+    atomic_conv_forward_get_cycle in libbackend_bm1684.so, then checked against random sweeps):
+    the input fetch limits the unit when stride_w >= min(IC, 64), which scales the tap term by
+    s = (stride_w + 1) / min(IC, 64); IC = 3 runs at 2.5x the cost per tap."""
     f = np.float32
-    a = f(2.5) if ic == 3 else f(1.0)
-    b = f(2.0) if ic == 1 else f(1.0)
-    s = f(stride_w + 1) / f(2.0) if ic <= 2 else f(1.0)
-    per = f(kh * kw * (-(-ic // 2))) * a * b * s + f(3 + 2 * bias)
+    lanes = min(ic, spec.NPU_NUM)
+    s = f(stride_w + 1) / f(lanes) if lanes <= stride_w else f(1.0)
+    taps = float(s * f(kh * kw * ((ic + 1) // 2)))        # product in float32, the rest in double
+    per = taps * (2.5 if ic == 3 else 1.0) + (2.0 if bias else 0.0) + 3.0
     blocks = n * (-(-(q + oc) // spec.NPU_NUM)) * (-(-(oh * ow) // 16))
-    return int(f(blocks) * per)
+    return int(f(per * float(blocks)))
 
 
 def conv_sum(xp, wv, kh, kw, oh, ow, st, dil, order=None) -> np.ndarray:
