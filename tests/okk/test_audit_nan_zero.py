@@ -143,3 +143,65 @@ def test_nan_pairs_and_zero_signs_against_cmodel():
         ref, got = oracle.run(prog), npusim_runner.run(prog)
         assert ref.error is None
         assert ref.reads[0] == got.reads[0], name
+
+
+LANE = 0x80000
+
+
+def _pattern_value(bits, pos):
+    """Tap ``pos`` of pattern ``bits``: a NaN with payload pos + 1 if its bit is set, else 1.0."""
+    return (0x7FC00000 | (pos + 1)) if (bits >> pos) & 1 else 0x3F800000
+
+
+@pytest.mark.skipif(not available(), reason="C-model libraries absent")
+@pytest.mark.parametrize("kind", ["dw_zero", "dw_nan", "avg_nan"])
+def test_depthwise_pool_every_tap_pattern_against_cmodel(kind):
+    """All ±0 / NaN patterns of 1-5 taps, one channel (NPU) per pattern."""
+    from npusim.okk.oracle import npusim_runner
+    from npusim.okk.oracle.differential import shared_oracle
+    oracle = shared_oracle()
+    for k in range(1, 6):
+        prog = []
+        pats = range(2 ** k)
+        for c in pats:
+            if kind == "dw_zero":
+                xs = [0x80000000 if (c >> t) & 1 else 0 for t in range(k)]
+            else:
+                xs = [_pattern_value(c, t) for t in range(k)]
+            prog += [("wl", c * LANE, np.array(xs, np.uint32).tobytes()),
+                     ("wl", c * LANE + 0x2000, np.full(k, 0x3F800000, np.uint32).tobytes()),
+                     ("wl", c * LANE + 0x1000, np.full(4, 0x12345678, np.uint32).tobytes())]
+        prog.append(("call", "okk_initialize", ()))
+        if kind == "avg_nan":
+            prog.append(("call", "okk_bdc_avg_pool2d", (0x1000, 0, (1, len(pats), 1, k), 1, k, None, None)))
+        else:
+            prog.append(("call", "okk_bdc_depthwise2d", (0x1000, 0, 0x2000, 0x3000, (1, len(pats), 1, k), 1, k, 0,
+                                                          None, None, None)))
+        prog += [("call", "okk_poll", ())] + [("rl", c * LANE + 0x1000, 4) for c in pats]
+        ref, got = oracle.run(prog), npusim_runner.run(prog)
+        assert ref.error is None
+        assert ref.reads == got.reads, (kind, k)
+
+
+@pytest.mark.skipif(not available(), reason="C-model libraries absent")
+@pytest.mark.parametrize("ic,k", [(1, 3), (2, 2), (3, 2), (4, 1), (5, 1)])
+def test_conv_every_nan_pattern_against_cmodel(ic, k):
+    """Every NaN pattern over the IC x K taps of a 1 x K kernel: which payload the sum keeps."""
+    from npusim.okk.oracle import npusim_runner
+    from npusim.okk.oracle.differential import shared_oracle
+    pats = range(1, 2 ** (ic * k))
+    prog = [("wl", q * LANE + 0x30000, np.full(64, 0x3F800000, np.uint32).tobytes()) for q in range(64)]
+    calls = []
+    for i, c in enumerate(pats):
+        base = 0x4000 + i * 0x80
+        for ch in range(ic):
+            xs = [_pattern_value(c, ch * k + t) for t in range(k)]
+            prog.append(("wl", ch * LANE + base, np.array(xs, np.uint32).tobytes()))
+        kst = okk.okk_compact_stride(None, 0, okk.dim4(-(-ic // 2), 1, 1, k))
+        calls.append(("call", "okk_bdc_conv2d", (0x1000 + i * 0x80, base, 0x30000, 0x38000, (1, ic, 1, k), 1, 1, k,
+                                                 None, (kst.n, kst.c, kst.h, kst.w), 0, 0, None, None, None)))
+    prog += [("call", "okk_initialize", ())] + calls + [("call", "okk_poll", ())]
+    prog += [("rl", 0x1000 + i * 0x80, 4) for i in range(len(pats))]
+    ref, got = shared_oracle().run(prog), npusim_runner.run(prog)
+    assert ref.error is None
+    assert ref.reads == got.reads
