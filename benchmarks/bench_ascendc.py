@@ -1,5 +1,7 @@
 """Ascend C: AddReluCast over 192 KiB of UB in one call, per-instruction overhead on one repeat, and the
-AddCustom kernel (8 blocks x 2048 halves, double buffered), each against plain numpy doing the same math."""
+AddCustom kernel (8 blocks x 2048 halves, double buffered), each against plain numpy doing the same math, and
+AddCustom against numpy running the same 128 tiles. benchmarks/addcustom_floor.py measures the kernel's own
+Python against stub APIs (the floor)."""
 import importlib.util
 import os
 
@@ -84,16 +86,28 @@ def _add_custom():
     x = rng.uniform(-100, 100, [8, 2048]).astype(np.float16)
     y = rng.uniform(-100, 100, [8, 2048]).astype(np.float16)
     z = np.zeros_like(x)
-    return (lambda: asc.launch(mod.add_custom, 8, x, y, z)), (lambda: x + y)
+    return (lambda: asc.launch(mod.add_custom, 8, x, y, z)), (lambda: x + y), (lambda: _numpy_tiles(x, y, z))
+
+
+def _numpy_tiles(x, y, z, tile: int = 128):
+    """numpy doing AddCustom's structure: per block, per tile, copy x and y in, add, copy z out (128 tiles)."""
+    xf, yf, zf = x.reshape(-1), y.reshape(-1), z.reshape(-1)
+    for lo in range(0, xf.size, tile):
+        xl = xf[lo:lo + tile].copy()
+        yl = yf[lo:lo + tile].copy()
+        zl = xl + yl
+        zf[lo:lo + tile] = zl
 
 
 def cases():
     big, big_np = _big_call()
-    kern, kern_np = _add_custom()
+    kern, kern_np, kern_tiles = _add_custom()
     return [
         Case(f"AddReluCast half->int8, {N_BIG} elements (192 KiB UB), count form", big, numpy=big_np,
              target="within 2x of numpy"),
         Case("AddReluCast, one repeat (level 0, mask 128); numpy = the same 128-element math", _one_repeat_calls(),
              numpy=_numpy_small(), per=N_CALLS, target="< 30 us per instruction"),
         Case("AddCustom kernel, 8 blocks x 2048 half, double buffered (launch)", kern, numpy=kern_np, repeats=3),
+        Case("AddCustom, numpy running the same 128 tiles (per-tile copies and adds in a Python loop)", kern,
+             numpy=kern_tiles, repeats=3),
     ]

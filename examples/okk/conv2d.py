@@ -1,17 +1,19 @@
 """conv2d (NCHW, fp32) the OKKernel way: 2IC weights converted on the host, output-row tiles with halo,
-checked at the contest tolerance (1e-4) on contest-1 conv cases that run in seconds (reference §5);
-``--plan`` lists modelled cycles for the rest.
+checked at the contest tolerance (1e-4) on the demo shapes and the contest-1 conv cases that run in a
+few seconds (3, 6, 9; S2 host/conv2d.cpp); ``--plan`` prints the modelled cycles of all 15 contest cases
+(the same tiling plan, costed without computing: spatial.plan_cycles).
 
-Run: ``PYTHONPATH=src python examples/okk/conv2d.py``.
+Run: ``PYTHONPATH=src python examples/okk/conv2d.py [--plan]``.
 """
 from __future__ import annotations
 
+import argparse
 import sys
 
 import numpy as np
 
 from contest import Host, contest_ok
-from spatial import Window, reference, run_window, to_2ic
+from spatial import Window, plan_cycles, reference, run_window, to_2ic
 
 # (N, IC, H, W, OC, Window)
 CASES = [
@@ -19,7 +21,31 @@ CASES = [
     ((4, 3, 224, 224), 16, Window(3, 3)),                                  # the benchmark case
     ((4, 16, 40, 40), 32, Window(3, 3, (2, 2, 2, 2), (1, 1), (2, 2))),
 ]
+# The 15 contest-1 cases, (N, IC, H, W), OC, Window(kh, kw, (top, bottom, left, right), stride, dilation)
+CONTEST = [
+    ((4, 3, 640, 640), 16, Window(3, 3, (1, 1, 1, 1), (2, 2))),
+    ((4, 3, 512, 960), 16, Window(7, 7, (3, 3, 3, 3))),
+    ((4, 3, 1080, 1920), 16, Window(3, 3, (1, 1, 1, 1))),
+    ((4, 3, 384, 384), 24, Window(7, 7, (1, 2, 1, 2), (4, 4))),
+    ((4, 3, 227, 227), 96, Window(11, 11, (0, 0, 0, 0), (4, 4))),
+    ((4, 3, 127, 127), 192, Window(11, 11, (0, 0, 0, 0), (2, 2))),
+    ((4, 18, 192, 256), 36, Window(3, 3, (1, 1, 1, 1), (2, 2))),
+    ((4, 72, 160, 160), 72, Window(3, 3, (1, 1, 1, 1), (2, 2))),
+    ((4, 128, 50, 50), 256, Window(3, 3, (2, 2, 2, 2), (1, 1), (2, 2))),
+    ((4, 160, 30, 30), 192, Window(7, 1, (3, 3, 0, 0))),
+    ((4, 256, 128, 128), 512, Window(1, 1, (0, 0, 0, 0), (2, 2))),
+    ((4, 512, 28, 28), 512, Window(3, 3, (4, 4, 4, 4), (1, 1), (4, 4))),
+    ((4, 1024, 10, 10), 546, Window(3, 3, (1, 1, 1, 1))),
+    ((4, 2048, 28, 28), 256, Window(3, 3, (12, 12, 12, 12), (1, 1), (12, 12))),
+    ((4, 4032, 11, 11), 672, Window(1, 1)),
+]
+QUICK = (3, 6, 9)       # the contest cases that simulate in about 2 s each
 TOL = 1e-4
+
+
+def estimate(shape, oc, win) -> int:
+    """Modelled cycles of this kernel's plan, without computing."""
+    return plan_cycles("conv2d", shape, win, 0, oc, min(oc, 64))
 
 
 def run(shape, oc, win, seed=0):
@@ -44,15 +70,25 @@ def simulate(shape, oc, win, seed=0):
     return y, x, wt, host.dev
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--plan", action="store_true", help="print the modelled cycles of every contest case")
+    args = p.parse_args(argv)
+    if args.plan:
+        for i, (shape, oc, win) in enumerate(CONTEST):
+            c = estimate(shape, oc, win)
+            print(f"conv2d case {i} {shape} -> OC {oc}, k{win.kh}x{win.kw} pad {win.pad} stride {win.stride} "
+                  f"dil {win.dilation}: ~{c:,} cycles (~{c / 550e3:,.1f} ms modelled)")
+        return 0
     ok = True
-    for shape, oc, win in CASES:
+    runs = [(f"demo {i}", *c) for i, c in enumerate(CASES)] + [(f"contest case {i}", *CONTEST[i]) for i in QUICK]
+    for name, shape, oc, win in runs:
         y, ref, dev = run(shape, oc, win)
         good, worst = contest_ok(y, ref, TOL)
         ok &= good
-        print(f"conv2d {shape} -> OC {oc}, k{win.kh}x{win.kw} pad {win.pad} stride {win.stride} dil {win.dilation}: "
-              f"worst rel err {worst:.2e} ({'ok' if good else 'FAILED'} at {TOL}), {dev.total_cycles:,} cycles "
-              f"({dev.total_ns / 1e3:,.1f} us modelled), {len(dev.events)} instructions")
+        print(f"conv2d {name} {shape} -> OC {oc}, k{win.kh}x{win.kw} pad {win.pad} stride {win.stride} "
+              f"dil {win.dilation}: worst rel err {worst:.2e} ({'ok' if good else 'FAILED'} at {TOL}), "
+              f"{dev.total_cycles:,} cycles ({dev.total_ns / 1e3:,.1f} us modelled), {len(dev.events)} instructions")
     return 0 if ok else 1
 
 

@@ -80,7 +80,8 @@ def estimate(M, K, N) -> int:
                     total += cost.gdma_cycles("S2L", kk * nn * 4, min(nn, rcpc) * 4)
                 total += cost.gdma_cycles("S2L", mm * kk * 4, min(kk, lcpc) * 4)
                 total += fc_cycles(0, mm, kk, nn, rcpc, False, k0 > 0)
-            total += cost.gdma_cycles("L2S", mm * nn * 4, min(nn, rcpc) * 4)
+            # matrix_L2S is costed over the padded columns ceil(nn / rcpc) * rcpc (as in the C-model)
+            total += cost.gdma_cycles("L2S", mm * -(-nn // rcpc) * rcpc * 4, min(nn, rcpc) * 4)
     return total
 
 

@@ -130,3 +130,51 @@ def to_2ic(wt: np.ndarray) -> np.ndarray:
     for c in range(ic):
         out[c // 2, :, :, :, c % 2] = wt[:, c]
     return out
+
+
+def plan_cycles(kind: str, shape, win: Window, c_tile: int, out_c: int | None = None,
+                oc_tile: int | None = None) -> int:
+    """Modelled cycles of run_window's instruction sequence without computing anything: the same loops,
+    each call replaced by its cost formula (GDMA: cost.gdma_cycles over gdma_run_bytes; BDC: conv_cycles /
+    pool_cycles). Equal to the simulated total (tests/okk/test_audit_examples.py checks it)."""
+    from npusim.okk import cost
+    from npusim.okk.bdc_conv import conv_cycles
+    from npusim.okk.bdc_depthwise_pool import pool_cycles
+
+    def gdma(kind_, shp, dst_st, src_st, dst_local, src_local):
+        run = cost.gdma_run_bytes(4, shp, dst_st, src_st, dst_local, src_local)
+        return cost.gdma_cycles(kind_, 4 * shp[0] * shp[1] * shp[2] * shp[3], run)
+
+    def aligned(shp):
+        s = okk.okk_128_byte_aligned_stride_for_32bit(None, 0, okk.dim4(*shp))
+        return (s.n, s.c, s.h, s.w)
+
+    n, c, h, w = shape
+    oc = out_c if kind == "conv2d" else c
+    oh, ow = win.out_hw(h, w)
+    groups = [(0, c, o0, min(oc_tile, oc - o0)) for o0 in range(0, oc, oc_tile)] if kind == "conv2d" else \
+        [(c0, min(c_tile, c - c0), c0, min(c_tile, c - c0)) for c0 in range(0, c, c_tile)]
+    src_st = (c * h * w, h * w, w, 1)
+    dst_st = (oc * oh * ow, oh * ow, ow, 1)
+    total = 0
+    for ci, cn, o0, on in groups:
+        if kind == "conv2d":
+            kh, kw, ic2 = win.kh, win.kw, -(-c // 2)
+            k = okk.okk_compact_stride(None, 0, okk.dim4(ic2, on, kh, kw))
+            total += gdma("S2L", (ic2, on, kh, 2 * kw), (2 * k.n, 2 * k.c, 2 * k.h, 1),
+                          (oc * kh * kw * 2, kh * kw * 2, kw * 2, 1), True, False)
+        elif kind == "depthwise2d":
+            k = okk.okk_compact_stride(None, 0, okk.dim4(1, cn, win.kh, win.kw))
+            total += gdma("S2L", (1, cn, win.kh, win.kw), (k.n, k.c, k.h, k.w),
+                          (cn * win.kh * win.kw, win.kh * win.kw, win.kw, 1), True, False)
+        for _ in range(n):
+            for r0, rn, i0, inn, ptop, pbot in row_tiles(win, h, w, cn, on):
+                ish = (1, cn, inn, w)
+                total += gdma("S2L", ish, aligned(ish), src_st, True, False)
+                if kind == "conv2d":
+                    total += conv_cycles(0, 1, on, rn, ow, win.kh, win.kw, c, False, win.stride[1])
+                else:
+                    total += pool_cycles(0, 1, cn, rn, ow, win.kh, win.kw, win.stride[1], kind == "max_pool2d")
+                osh = (1, on, rn, ow)
+                total += gdma("L2S", osh, dst_st, aligned(osh), False, True)
+    return total

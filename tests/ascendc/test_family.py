@@ -171,7 +171,7 @@ def _round_ref(x, mode):
     raise ValueError(mode)
 
 
-@pytest.mark.parametrize("mode", ["RINT", "FLOOR", "CEIL", "ROUND", "TRUNC", "NONE"])
+@pytest.mark.parametrize("mode", ["RINT", "FLOOR", "CEIL", "ROUND", "TRUNC"])   # no CAST_NONE (Cast.md A2 table)
 def test_cast_float_to_int32_every_mode(core, mode):
     x = np.concatenate([[2.5, -2.5, 1.5, -0.5, 0.5, 3e9, -3e9, np.nan], data(np.float32, 56, scale=4)]).astype(np.float32)
     s = core.t(asc.float, 64, 0).load(x)
@@ -256,9 +256,11 @@ def test_compare_bits_and_select(core, mode, ref):
 
 
 def test_compare_count_must_fill_whole_repeats(core):
-    with pytest.raises(ConstraintError, match="256 bytes"):
-        asc.Compare(core.t(asc.uint8_t, 32, 2048), core.t(asc.half, 256, 0), core.t(asc.half, 256, 1024),
-                    asc.CMPMODE.LT, 100)
+    # Compare.md: an unaligned tail takes no part (audit finding 10): count 100 < 128 halves is a NOP.
+    d = core.t(asc.uint8_t, 32, 2048).load(np.full(32, 7))
+    asc.Compare(d, core.t(asc.half, 256, 0).load(np.zeros(256)), core.t(asc.half, 256, 1024).load(np.ones(256)),
+                asc.CMPMODE.LT, 100)
+    assert (d.numpy() == 7).all()
 
 
 def test_reduce_sum_max_min(core):

@@ -170,7 +170,7 @@ def test_bookkeeping_stays_bounded_over_long_programs(mem):
             tl.place("b", "r", 10, reads=[x], order=order)
             if order == "sync":
                 tl.wait("a", tl.signal("b"))
-        assert max(len(v) for v in tl._accesses.values()) <= Timeline.MAX_TRACKED
+        assert max(len(v.accesses) for v in tl._logs.values()) <= Timeline.MAX_TRACKED
 
 
 def test_place_accepts_generators_and_none_footprints():

@@ -323,7 +323,7 @@ def test_fixed_point_mac_keeps_a_16bit_accumulator():
 def test_nan_choice_follows_x86_operand_order_on_long_arrays():
     """numpy's SIMD add of long arrays may return the second operand's NaN; the C-model (x86) returns the
     first operand's NaN, quieted, and mac adds the product first (C-model probes)."""
-    from npusim.okk.bdc_binary import x86_nan
+    from npusim.okk.nan_payload import keep_first_nan as x86_nan
     n = 1000
     a = np.full(n, np.uint32(0xFFC00000)).view(np.float32)
     b = np.full(n, np.uint32(0x7FA00000)).view(np.float32)           # a signalling NaN

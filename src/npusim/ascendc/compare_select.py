@@ -17,10 +17,14 @@ from . import cost
 from . import dtypes as T
 from .context import current
 from .repeat import BinaryRepeatParams, Operand, _extent, resolve_mask
+from .tensor import LocalTensor
 from .rules import check_count, check_dtypes, check_repeat, check_vector_tensor
+from .select_level0 import select_level0
 
 _ALL = (2201, 2002, 1001, 3002)
-_CMP_TYPES = {a: (T.half, T.float) for a in _ALL}
+_SEL_TYPES = {a: (T.half, T.float) for a in _ALL}
+# Compare.md: A2/A3 also compare int32_t, with CMPMODE::EQ only.
+_CMP_TYPES = {**_SEL_TYPES, 2201: (T.half, T.float, T.int32_t)}
 
 
 class CMPMODE(enum.Enum):
@@ -47,12 +51,13 @@ def _flat(t, n, api):
 
 
 def _cmp_cycles(dtype, r: int) -> int:
-    """VCMPV fits (costs §3): 2r + 0.03, plus an unaligned-output penalty when r*E/8 bytes % 32 != 0."""
+    """VCMPV fits (costs §3): 2r + 0.03, plus an unaligned-output penalty when r*E/8 bytes % 32 != 0;
+    rounded to the nearest cycle like every fit in cost.py."""
     if dtype == T.half:
         p = (5 if r < 16 else 6) if r % 2 else 0
     else:
         p = 5 if r % 4 else 0
-    return math.ceil(2 * r + 0.03 + p)
+    return math.floor(2 * r + 0.03 + p + 0.5)
 
 
 def Compare(*args, isSetMask: bool = True) -> None:
@@ -82,12 +87,14 @@ def Compare(*args, isSetMask: bool = True) -> None:
         raise ConstraintError(api, "dstLocal", "a uint8_t bit-mask tensor", dst.dtype)
     if not isinstance(cmpMode, CMPMODE):
         raise ConstraintError(api, "cmpMode", "a CMPMODE", cmpMode)
+    _check_int32_eq(api, src0, cmpMode)
     n = check_count(api, count)
-    if n * src0.dtype.itemsize % 256:
-        raise ConstraintError(api, "count", "count * sizeof(T) is a multiple of 256 bytes (whole repeats)", n)
     for name, t in (("src0Local", src0), ("src1Local", src1)):
         if n > t.size:
             raise ConstraintError(api, name, f"count <= the LocalTensor's {t.size} elements (check instr failed)", n)
+    # Compare.md (count): "未对齐部分元素不参与计算，仅完整对齐块有效" -- only whole 256-byte blocks are
+    # compared; the tail's elements take no part and their dst bits are left as they were.
+    n -= n % (256 // src0.dtype.itemsize)
     nbytes = n // 8
     if nbytes > dst.size * dst.dtype.itemsize:
         raise ConstraintError(api, "dstLocal", f"count / 8 bytes fit in dst ({dst.size} bytes)", nbytes)
@@ -102,20 +109,43 @@ def Compare(*args, isSetMask: bool = True) -> None:
               nbytes=n * 2 * src0.dtype.itemsize + nbytes, elements=n)
 
 
-def Select(dst, selMask, src0, src1, selMode: SELMODE, count) -> None:
+def _check_int32_eq(api, src0, cmpMode) -> None:
+    if src0.dtype == T.int32_t and cmpMode is not CMPMODE.EQ:
+        raise ConstraintError(api, "cmpMode", "int32_t operands compare with CMPMODE::EQ only", cmpMode.name)
+
+
+def Select(dst, selMask, src0, src1, selMode: SELMODE, *args, isSetMask: bool = True) -> None:
     """``Select(dst, selMask, src0, src1, selMode, count)``: bit 1 takes src0, bit 0 takes src1 (a tensor in
-    VSEL_TENSOR_TENSOR_MODE, a scalar in VSEL_TENSOR_SCALAR_MODE)."""
+    VSEL_TENSOR_TENSOR_MODE, a scalar in VSEL_TENSOR_SCALAR_MODE);
+    ``Select(dst, selMask, src0, src1, selMode, mask, repeatTime, BinaryRepeatParams)``: level 0
+    (select_level0.py)."""
     api = "Select"
     ctx = current()
     check_vector_tensor(api, "dstLocal", dst)
     check_vector_tensor(api, "selMask", selMask)
     check_vector_tensor(api, "src0Local", src0)
-    check_dtypes(api, "src0Local", src0, _CMP_TYPES.get(ctx.soc.arch, ()), ctx.soc)
+    check_dtypes(api, "src0Local", src0, _SEL_TYPES.get(ctx.soc.arch, ()), ctx.soc)
     if not isinstance(selMode, SELMODE):
         raise ConstraintError(api, "selMode", "a SELMODE", selMode)
+    if ctx.soc.arch == 1001 and selMode is not SELMODE.VSEL_CMPMASK_SPR:     # Select.md: 仅支持模式0
+        raise ConstraintError(api, "selMode", f"VSEL_CMPMASK_SPR (mode 0) only on {ctx.soc.name} (Atlas "
+                              "training)", selMode.name)
     if dst.dtype != src0.dtype:
         raise ConstraintError(api, "dstLocal", "dst has src0's dtype", dst.dtype)
-    n = check_count(api, count)
+    if len(args) == 3:
+        scalar = selMode is SELMODE.VSEL_TENSOR_SCALAR_MODE
+        if not scalar:
+            check_vector_tensor(api, "src1Local", src1)
+            if src1.dtype != src0.dtype:
+                raise ConstraintError(api, "src1Local", "src0's dtype", src1.dtype)
+        elif isinstance(src1, LocalTensor):
+            raise ConstraintError(api, "src1", "a scalar of type T in VSEL_TENSOR_SCALAR_MODE", "LocalTensor")
+        return select_level0(dst, selMask, src0, src1, selMode is SELMODE.VSEL_CMPMASK_SPR, scalar, *args,
+                             isSetMask)
+    if len(args) != 1:
+        raise ConstraintError(api, "arguments", "(dst, selMask, src0, src1, selMode, count) or (dst, selMask, src0, "
+                              "src1, selMode, mask, repeatTime, BinaryRepeatParams)", len(args) + 5)
+    n = check_count(api, args[0])
     for name, t in (("dstLocal", dst), ("src0Local", src0)):
         if n > t.size:
             raise ConstraintError(api, name, f"count <= the LocalTensor's {t.size} elements (check instr failed)", n)
@@ -166,6 +196,7 @@ def _check_cmp_operands(api, ctx, src0, src1, cmpMode):
         raise ConstraintError(api, "src1Local", "src0 and src1 have the same dtype", src1.dtype)
     if not isinstance(cmpMode, CMPMODE):
         raise ConstraintError(api, "cmpMode", "a CMPMODE", cmpMode)
+    _check_int32_eq(api, src0, cmpMode)
 
 
 def _compare_bits(api, ctx, src0, src1, cmpMode, mask, R, p, isSetMask):

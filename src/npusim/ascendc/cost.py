@@ -1,7 +1,8 @@
 """Cycle costs, anchored to msKPP's measured 910B1 tables (../shared/reference/ascendc_costs.md §3).
 
-Vector instruction: ``ceil(max(L, s * repeats) + 0.03)`` cycles, per-family ``(L, s)``; slow families
-have their own closed forms. Copies: the two-regime latency/bandwidth fits of §3, with a chip-wide GM
+Vector instruction: ``max(L, s * repeats)`` cycles (issue 7's formula), per-family ``(L, s)``; slow families
+have their own closed forms. A cycle count is the §3 fit rounded to the nearest whole cycle, which is also
+the measured row rounded: the fits' 0.03 constant is the measurement's own overhead, not a cycle. Copies: the two-regime latency/bandwidth fits of §3, with a chip-wide GM
 bandwidth cap shared by the cores that run at once. What msKPP leaves out and the docs define (bank
 groups, 1-cycle mask/flag instructions) is added here; every constant is cited in docs/ascendc.md.
 """
@@ -22,8 +23,12 @@ TWO_SOURCE = (3, 2)    # Add, Sub, Mul, Max, Min, AddRelu, SubRelu, AddReluCast,
 ONE_SOURCE = (3, 1)    # Adds, Muls, Maxs, Mins, LeakyRelu, Abs, Relu, Rsqrt, Reciprocal, Duplicate, Cast, Not, Shift*
 
 
+def _nearest(x: float) -> int:
+    return math.floor(x + 0.5)
+
+
 def _fit(L: float, s: float, r: int) -> int:
-    return math.ceil(max(L, s * r) + FIT_C)
+    return _nearest(max(L, s * r) + FIT_C)
 
 
 def vector_cycles(kind: str, repeats: int, dtype_name: str = "", bank_factor: int = 1) -> int:
@@ -35,20 +40,20 @@ def vector_cycles(kind: str, repeats: int, dtype_name: str = "", bank_factor: in
     f16 = dtype_name == "float16"
     if kind == "div":
         per, c = 4.0, (4.07 if f16 else FIT_C)                    # VDIV f16 4r+4.07, f32 4r+0.03
-        return math.ceil(max(per, bank_factor) * r + c)
+        return _nearest(max(per, bank_factor) * r + c)
     if kind == "exp_ln":
         if f16:
-            return math.ceil(max(3.89, bank_factor) * r + 0.07)   # VEXP/VLN f16 3.89r+0.07
+            return _nearest(max(3.89, bank_factor) * r + 0.07)    # VEXP/VLN f16 3.89r+0.07
         return _fit(3, max(2, bank_factor), r)                    # f32 joins the two-source family
     if kind == "sqrt":
         if f16:
-            return math.ceil(max(4, bank_factor) * r + FIT_C)     # VSQRT f16 4r+0.03
+            return _nearest(max(4, bank_factor) * r + FIT_C)      # VSQRT f16 4r+0.03
         return _fit(3, max(2, bank_factor), r)
     if kind == "reduce_sum":
         per = 7 if f16 else 3                                     # VCADD f16 7r, f32 3r+0.05
-        return math.ceil(per * r + (FIT_C if f16 else 0.05))
+        return _nearest(per * r + (FIT_C if f16 else 0.05))
     if kind == "reduce_maxmin":
-        return math.ceil(7 * r + FIT_C)                           # VCMAX/VCMIN 7r+0.03
+        return _nearest(7 * r + FIT_C)                            # VCMAX/VCMIN 7r+0.03
     L, s = TWO_SOURCE if kind == "two" else ONE_SOURCE
     return _fit(L, max(s, bank_factor), r)
 

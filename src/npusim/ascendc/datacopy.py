@@ -6,11 +6,14 @@ DataCopyPad is the API for other lengths), both raised as ConstraintError.
 """
 from __future__ import annotations
 
+import functools
+
 from ..core.errors import ConstraintError
 from ..core.dtypes import DTYPES
 from . import cost
 from .context import current
 from .rules import VECTOR_POSITIONS
+from .dense import copy_dense
 from .tensor import GlobalTensor, LocalTensor
 
 
@@ -51,7 +54,8 @@ def DataCopy(dst, src, arg) -> None:
     ctx = current()
     dmem, doff, dsize = _side(dst, api, "dst")
     smem, soff, ssize = _side(src, api, "src")
-    if isinstance(dst, GlobalTensor) and isinstance(src, GlobalTensor):
+    from_gm, to_gm = isinstance(src, GlobalTensor), isinstance(dst, GlobalTensor)
+    if from_gm and to_gm:
         raise ConstraintError(api, "dst", "one side is a LocalTensor (GM->GM is not a DataCopy)", None)
     if dst.dtype.itemsize != src.dtype.itemsize:
         raise ConstraintError(api, "src", "dst and src have the same element size", (dst.dtype, src.dtype))
@@ -81,19 +85,23 @@ def DataCopy(dst, src, arg) -> None:
                                   f"({size} bytes)", need)
     sv = ctx.view(soff, shape, (sst, 1), _U8, api, smem)
     dv = ctx.view(doff, shape, (dst_st, 1), _U8, api, dmem)
-    dv.write(sv.read(api))
-    if isinstance(src, GlobalTensor):
+    if nb == 1:
+        copy_dense(sv, dv, api)
+    else:
+        dv.write(sv.read(api))
+    if from_gm:
         ctx.gm_accesses.append((sv, False, api))
-    elif isinstance(dst, GlobalTensor):
+        pipe, cycles = "PIPE_MTE2", _copy_cycles("in", nbytes, _chip_bpc(ctx), ctx.active_cores)
+    elif to_gm:
         ctx.gm_accesses.append((dv, True, api))
-    if isinstance(src, GlobalTensor):
-        pipe, cycles = "PIPE_MTE2", cost.copy_cycles("in", nbytes, _chip_bpc(ctx), ctx.active_cores)
-    elif isinstance(dst, GlobalTensor):
-        pipe, cycles = "PIPE_MTE3", cost.copy_cycles("out", nbytes, _chip_bpc(ctx), ctx.active_cores)
+        pipe, cycles = "PIPE_MTE3", _copy_cycles("out", nbytes, _chip_bpc(ctx), ctx.active_cores)
     else:
         pipe, cycles = "PIPE_V", -(-nbytes // 255)               # UB->UB: B / 255.3 (costs §3)
     ctx.place(pipe, api, cycles, reads=[sv.footprint], writes=[dv.footprint], nbytes=nbytes,
               elements=nbytes // dst.dtype.itemsize)
+
+
+_copy_cycles = functools.lru_cache(maxsize=1024)(cost.copy_cycles)   # pure; a kernel repeats its sizes
 
 
 def _chip_bpc(ctx) -> float:

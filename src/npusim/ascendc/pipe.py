@@ -3,12 +3,14 @@
 A VECIN queue (GM->UB) is filled by PIPE_MTE2 and drained by PIPE_V: EnQue is SetFlag<MTE2_V>, DeQue
 WaitFlag<MTE2_V>, FreeTensor SetFlag<V_MTE2> and the next AllocTensor of that buffer waits on it. A VECOUT
 queue is the same with V (producer) and MTE3 (consumer). (ascendc.md §4.2, kernel_event.h GetQueEvt.)
+The queue events touch no memory, so they go straight to ``Timeline.place`` in sync order (what
+``CoreContext.place`` does for an event without footprints) without the extra call frame.
 """
 from __future__ import annotations
 
 from collections import deque
 
-from ..core.errors import ConstraintError, UnsupportedError
+from ..core.errors import ConstraintError
 from . import cost
 from .context import current
 from .dtypes import as_dtype
@@ -25,27 +27,29 @@ def _round32(n: int) -> int:
 
 
 class _Buffer:
-    __slots__ = ("addr", "nbytes", "state", "free_token")
+    __slots__ = ("addr", "nbytes", "state", "free_token", "handles")
 
     def __init__(self, addr: int, nbytes: int):
         self.addr, self.nbytes, self.state, self.free_token = addr, nbytes, "free", None
+        self.handles: dict = {}      # dtype name -> the LocalTensor AllocTensor returns copies of
 
 
 class TQueBind:
     def __init__(self, position: TPosition = TPosition.VECIN, depth: int = 1):
         position = TPosition(position)
         if position not in _VECTOR_POSITIONS:
-            raise UnsupportedError("TQue", f"position {position.name}", "npusim.ascendc models the vector "
-                                   "core only: VECIN, VECOUT, VECCALC")
+            raise ConstraintError("TQue", "position", "supported positions are VECIN / VECCALC / VECOUT (the "
+                                  "vector APIs' operand positions; npusim models the vector core)", position.name)
         if int(depth) < 1:
             raise ConstraintError("TQue", "depth", "depth >= 1", depth)
         self.position, self.depth = position, int(depth)
+        self._pipe_pair = _QUE_PIPES[position]       # (producer, consumer): looked up once, used per call
         self.buffers: list[_Buffer] = []
         self.queue: deque = deque()
         self._next = 0
 
     def _pipes(self):
-        return _QUE_PIPES[self.position]
+        return self._pipe_pair
 
     def AllocTensor(self, dtype) -> LocalTensor:
         ctx = current()
@@ -61,13 +65,23 @@ class TQueBind:
             raise ConstraintError("AllocTensor", "queue", f"a buffer is free: all {n} buffer(s) of this "
                                   f"{self.position.name} queue are allocated; FreeTensor one first (the NPU hangs "
                                   "here, the CPU debug mode aborts)", n)
+        # All queues of one TPosition share the limit on tensors allocated at once (AllocTensor.md, FAQ).
+        live, limit = self.pipe.allocated[self.position], ctx.soc.max_que_buffers
+        if live >= limit:
+            raise ConstraintError("AllocTensor", "queue", f"max buffer number in same queue position is {limit}: "
+                                  f"at most {limit} tensors allocated at once over all {self.position.name} "
+                                  f"queues on {ctx.soc.name}; FreeTensor one first", live + 1)
+        self.pipe.allocated[self.position] = live + 1
         producer, consumer = self._pipes()
         if b.free_token is not None and producer != consumer:
             ctx.timeline.wait(producer, b.free_token)          # WaitFlag<consumer_producer>
-            ctx.place(producer, "AllocTensor", cost.FLAG_CYCLES)
+            ctx.timeline.place(producer, "AllocTensor", cost.FLAG_CYCLES, order="sync")
         b.state = "alloc"
         d = as_dtype(dtype)
-        return LocalTensor(ctx, b.addr, d, b.nbytes // d.itemsize, self.position, b)
+        t = b.handles.get(d.name)
+        if t is None:
+            t = b.handles[d.name] = LocalTensor(ctx, b.addr, d, b.nbytes // d.itemsize, self.position, b)
+        return t.copy()              # a fresh handle each time, as before, without re-deriving its fields
 
     def EnQue(self, tensor: LocalTensor) -> bool:
         ctx = current()
@@ -82,7 +96,7 @@ class TQueBind:
         if producer != consumer:
             if producer == "PIPE_V":
                 ctx.drain_v()                            # the SetFlag drains PIPE_V
-            ctx.place(producer, "EnQue", cost.FLAG_CYCLES)      # SetFlag<producer_consumer>
+            ctx.timeline.place(producer, "EnQue", cost.FLAG_CYCLES, order="sync")      # SetFlag<producer_consumer>
             token = ctx.timeline.signal(producer)
         b.state = "queued"
         self.queue.append((tensor, token))
@@ -96,9 +110,12 @@ class TQueBind:
         producer, consumer = self._pipes()
         if token is not None:
             ctx.timeline.wait(consumer, token)
-            ctx.place(consumer, "DeQue", cost.FLAG_CYCLES)      # WaitFlag<producer_consumer>
+            ctx.timeline.place(consumer, "DeQue", cost.FLAG_CYCLES, order="sync")      # WaitFlag<producer_consumer>
         tensor.buffer.state = "alloc"
-        return tensor.ReinterpretCast(dtype) if dtype is not None else tensor
+        if dtype is None:
+            return tensor
+        d = as_dtype(dtype)
+        return tensor.copy() if d is tensor.dtype else tensor.ReinterpretCast(d)
 
     def FreeTensor(self, tensor: LocalTensor) -> None:
         ctx = current()
@@ -109,9 +126,10 @@ class TQueBind:
         if producer != consumer:
             if consumer == "PIPE_V":
                 ctx.drain_v()
-            ctx.place(consumer, "FreeTensor", cost.FLAG_CYCLES)  # SetFlag<consumer_producer>
+            ctx.timeline.place(consumer, "FreeTensor", cost.FLAG_CYCLES, order="sync")  # SetFlag<consumer_producer>
             b.free_token = ctx.timeline.signal(consumer)
         b.state = "free"
+        self.pipe.allocated[self.position] -= 1
 
     def VacantInQue(self) -> bool:
         return len(self.queue) < self.depth
@@ -121,7 +139,7 @@ class TQueBind:
 
     def _own(self, tensor: LocalTensor, api: str) -> _Buffer:
         b = getattr(tensor, "buffer", None)
-        if b is None or all(b is not x for x in self.buffers):
+        if b is None or b not in self.buffers:          # _Buffer has no __eq__: identity
             raise ConstraintError(api, "tensor", "a tensor allocated from this queue", tensor)
         return b
 
@@ -135,7 +153,8 @@ class TBuf:
     def __init__(self, position: TPosition = TPosition.VECCALC):
         position = TPosition(position)
         if position not in _VECTOR_POSITIONS:
-            raise UnsupportedError("TBuf", f"position {position.name}", "vector positions only")
+            raise ConstraintError("TBuf", "position", "supported positions are VECIN / VECCALC / VECOUT (the "
+                                  "vector APIs' operand positions; npusim models the vector core)", position.name)
         self.position = position
         self.addr = None
         self.nbytes = 0
@@ -167,6 +186,7 @@ class TPipe:
     def __init__(self):
         self.ctx = current()
         self.ctx.pipes.append(self)
+        self.allocated = dict.fromkeys(_VECTOR_POSITIONS, 0)     # live AllocTensor results per position
 
     def InitBuffer(self, que, num, len: int | None = None) -> bool:  # noqa: A002 - vendor name
         ctx = self.ctx
@@ -190,6 +210,7 @@ class TPipe:
         nbytes = _round32(len)
         base = self._take(num * nbytes, "len")
         que.buffers = [_Buffer(base + i * nbytes, nbytes) for i in range(num)]
+        que.pipe = self
         return True
 
     def _take(self, nbytes: int, param: str) -> int:

@@ -19,6 +19,7 @@ from ..core.options import options
 from ..core.view import TensorView, views_overlap
 from . import cost
 from .context import FULL64, current
+from .dense import ones
 from .mask import active_lanes, continuous_bits
 from .tensor import LocalTensor
 from .rules import UINT32_MAX, UINT64_MAX, check_repeat, check_u8, check_u16
@@ -229,7 +230,7 @@ class _Plan:
     """Everything about one instruction except the data: views, active lanes, cost. Cached per core by
     geometry, so a kernel's loop pays validation and bookkeeping once per distinct call shape."""
     __slots__ = ("views", "actives", "layout", "nd", "ordered", "cycles", "n", "nbytes", "reads", "writes", "args",
-                 "simple")
+                 "simple", "arrays", "inits", "ones")
 
 
 def _plan(ctx, api, kind, dsts, srcs, E, R, lanes, N, cost_dtype, overlap_ok, instrs) -> _Plan:
@@ -289,7 +290,18 @@ def _plan(ctx, api, kind, dsts, srcs, E, R, lanes, N, cost_dtype, overlap_ok, in
     p.writes = [v.footprint for v in views[:nd]]
     p.args = {"repeats": R, "mask": "counter" if N is not None else f"{ctx.mask_high:#x}:{ctx.mask_low:#x}"}
     p.simple = flat and nd == 1 and len(views) > 1
+    if p.simple:
+        _dense_parts(p)
     return p
+
+
+def _dense_parts(p: _Plan) -> None:
+    """What the simple path touches per call, built once: each (dense, 1-D) view's numpy array, the bytes
+    of its memory's init map, and (sources) the all-written pattern those bytes are compared against.
+    The memories' data and init arrays are never rebound, so these views stay valid for the plan's life."""
+    p.arrays = [v.array() for v in p.views]
+    p.inits = [v.memory.init[v.offset:v.offset + v.nbytes] for v in p.views]
+    p.ones = [ones(v.nbytes) for v in p.views]
 
 
 def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap_ok, instrs) -> None:
@@ -311,10 +323,22 @@ def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap
 def _run(ctx, api, p: _Plan, compute, dsts) -> None:
     views, actives, nd, layout = p.views, p.actives, p.nd, p.layout
     if p.simple:                     # dense operands, every lane active, one destination: the common call
-        if len(views) == 3:
-            views[0].write(compute(views[1].read(api), views[2].read(api)))
+        # TensorView.read / write inlined on the plan's prebuilt arrays (dense.py: the init map holds 0 or 1
+        # per byte, so "every source byte written" is one bytes comparison; otherwise the view's own read
+        # reports the never-written bytes exactly as the uncached path does: raise, or warn and poison).
+        arrays, inits = p.arrays, p.inits
+        track = options().track_init
+        if track:
+            want = p.ones
+            for j in range(1, len(arrays)):
+                if inits[j].tobytes() != want[j]:
+                    views[j].read(api)
+        if len(arrays) == 3:
+            arrays[0][...] = compute(arrays[1], arrays[2])
         else:
-            views[0].write(compute(*[v.read(api) for v in views[1:]]))
+            arrays[0][...] = compute(*arrays[1:])
+        if track:
+            inits[0].fill(1)         # TensorView.mark_written of a dense view
         if ctx.check_pipe_v:         # ctx.place, inlined: this is the per-instruction hot path
             ctx._check_pipe_v(api, p.reads, p.writes)
         ctx.timeline.place("PIPE_V", api, p.cycles, reads=p.reads, writes=p.writes, order="sync", nbytes=p.nbytes,
@@ -363,6 +387,21 @@ def call_key(ctx, api: str, tensors, args, is_set_mask: bool):
         else:
             return None
     return tuple(parts)
+
+
+def call_key3(ctx, api: str, t0, t1, t2, args, is_set_mask: bool):
+    """``call_key(ctx, api, (t0, t1, t2), args, is_set_mask)`` for the usual two-source call (mask set by the
+    call, Normal mode, a count or ``mask, repeatTime, BinaryRepeatParams``), built without the general loop.
+    The same tuple, so the two find each other's cache entries."""
+    if (is_set_mask is True and ctx.counter_mode is False and type(t0) is LocalTensor and type(t1) is LocalTensor
+            and type(t2) is LocalTensor):
+        n = len(args)
+        if n == 1 and type(args[0]) is int:
+            return (api, True, False, ctx.float_overflow, ctx.deq_scale, t0.key, t1.key, t2.key, args[0])
+        if n == 3 and type(args[0]) is int and type(args[1]) is int and type(args[2]) is BinaryRepeatParams:
+            return (api, True, False, ctx.float_overflow, ctx.deq_scale, t0.key, t1.key, t2.key, args[0], args[1],
+                    args[2].key())
+    return call_key(ctx, api, (t0, t1, t2), args, is_set_mask)
 
 
 def cached_call(key, slow, *a) -> None:

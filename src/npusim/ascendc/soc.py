@@ -30,6 +30,7 @@ class SocSpec:
     gm_chip_gbps: float             # chip-wide GM bandwidth shared by all cores (assumption, see docs)
     addrelucast_pairs: frozenset = field(default_factory=frozenset)   # (src, dst) pairs
     mask_zero_is_error: bool = False                                  # 310P: Normal-mode mask 0 is an error
+    vector_core_cnt: int | None = None    # the ini's vector_core_cnt when it differs from ``aiv`` (310P3)
 
     @property
     def freq_hz(self) -> float:
@@ -47,14 +48,16 @@ SOCS: dict[str, SocSpec] = {s.name: s for s in [
     SocSpec("Ascend910B1", 2201, 24, 48, 192 * _KIB, 1850, True, "inf", 8, 6, 1600.0, _A2_PAIRS),
     SocSpec("Ascend910B4", 2201, 20, 40, 192 * _KIB, 1500, True, "inf", 8, 6, 1600.0, _A2_PAIRS),
     SocSpec("Ascend910_9391", 2201, 24, 48, 192 * _KIB, 1850, True, "inf", 8, 6, 1600.0, _A2_PAIRS),
-    # 310P3: 8 coupled AI cores (each has its own vector unit) + 7 Vector Cores; a vector kernel on the
-    # AI cores is what we model (AddReluCast and counter mode are absent on the Vector Cores).
+    # 310P3 (Ascend310P3.ini: ai_core_cnt=8, vector_core_cnt=7): 8 coupled AI cores (each has its own
+    # vector unit) + 7 Vector Cores; a vector kernel runs on the 8 AI cores here (AddReluCast, Cast and
+    # the reductions are absent on the Vector Cores), so ``aiv`` = 8 and ``vector_core_cnt`` = 7.
     SocSpec("Ascend310P3", 2002, 8, 8, 256 * _KIB, 1060, True, "saturate", 8, 6, 204.8, _A2_PAIRS,
-            mask_zero_is_error=True),
-    # 910A and 310B1: core counts and clocks are assumptions (not in the reference); UB 256 KiB per the
-    # devkit's 1001 constants (310B assumed alike).
+            mask_zero_is_error=True, vector_core_cnt=7),
+    # 910A: core count and clock are assumptions (no 910A ini in the reference); UB 256 KiB per the
+    # devkit's 1001 constants. 310B1: Ascend310B1.ini ai_core_cnt=1, vector_core_cnt=1, ub_size=253952,
+    # cube_freq=1224 (the vector unit is in the AI core and runs at its clock).
     SocSpec("Ascend910A", 1001, 32, 32, 256 * _KIB, 1000, False, "saturate", 4, 2, 1200.0, frozenset()),
-    SocSpec("Ascend310B1", 3002, 1, 1, 256 * _KIB, 1000, True, "saturate", 8, 6, 51.2,
+    SocSpec("Ascend310B1", 3002, 1, 1, 253952, 1224, True, "saturate", 8, 6, 51.2,
             frozenset({HALF_INT8, FLOAT_HALF})),
 ]}
 DEFAULT_SOC = "Ascend910B1"
@@ -74,7 +77,9 @@ def info() -> dict[str, dict[str, object]]:
     out = {}
     for s in SOCS.values():
         out[s.name] = {
-            "arch (__NPU_ARCH__)": s.arch, "AI cores (AIC)": s.aic, "vector cores (AIV)": s.aiv,
+            "arch (__NPU_ARCH__)": s.arch, "AI cores (AIC)": s.aic,
+            "vector cores (AIV)": s.aiv if s.vector_core_cnt is None else s.vector_core_cnt,
+            "cores a vector kernel runs on": s.aiv,
             "UB bytes": s.ub_bytes, "clock MHz": s.freq_mhz, "counter mode": s.counter_mode,
             "float overflow": s.float_overflow, "TQue buffers per position": s.max_que_buffers,
             "SetFlag ids": s.event_ids,

@@ -107,8 +107,8 @@ class GlobalTensor:
         offset = int(offset)
         if not 0 <= offset <= self.size:
             raise ConstraintError("GlobalTensor[]", "offset", f"0 <= offset <= GetSize() = {self.size}", offset)
-        g = GlobalTensor(self.dtype)
-        g.addr, g.size = self.addr + offset, self.size - offset
+        g = GlobalTensor.__new__(GlobalTensor)      # this tensor's dtype, already resolved (a per-tile call)
+        g.dtype, g.addr, g.size = self.dtype, self.addr + offset, self.size - offset
         return g
 
     @property
@@ -167,6 +167,14 @@ class LocalTensor:
             raise ConstraintError("LocalTensor[]", "offset", f"0 <= offset <= GetSize() = {self.size}", offset)
         return LocalTensor(self.ctx, self.addr + offset * self.dtype.itemsize, self.dtype, self.size - offset,
                            self.position, self.buffer)
+
+    def copy(self) -> "LocalTensor":
+        """Another handle on the same window (what DeQue<T> returns for the tensor's own T): the fields are
+        copied, not re-derived, because this is on every DeQue."""
+        t = LocalTensor.__new__(LocalTensor)
+        t.ctx, t.addr, t.dtype, t.size, t.position, t.buffer, t.key = (self.ctx, self.addr, self.dtype, self.size,
+                                                                      self.position, self.buffer, self.key)
+        return t
 
     def ReinterpretCast(self, dtype) -> "LocalTensor":
         d = as_dtype(dtype)

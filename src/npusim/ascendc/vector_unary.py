@@ -166,7 +166,8 @@ LeakyRelu = _make("LeakyRelu")
 ShiftLeft = _make("ShiftLeft")
 ShiftRight = _make("ShiftRight")
 
-_DUP = {a: (T.half, T.float, T.int16_t, T.uint16_t, T.int32_t, T.uint32_t) for a in _ALL_ARCH}
+# Duplicate.md: every product npusim models lists bfloat16_t too.
+_DUP = {a: (T.half, T.bfloat16_t, T.float, T.int16_t, T.uint16_t, T.int32_t, T.uint32_t) for a in _ALL_ARCH}
 
 
 def Duplicate(dst, scalarValue, *args, isSetMask: bool = True) -> None:

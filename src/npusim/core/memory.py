@@ -7,6 +7,11 @@ Every TensorView of it must stay inside one lane in its byte dimensions.
 Storage comes from ``np.zeros``, which the OS maps lazily: a 4 GiB global memory costs nothing until a
 page is touched. A second array of the same size records which bytes were ever written, so a read of
 never-written bytes can be reported (or made to read as poison).
+
+Init bytes only go from 0 to 1, except through ``forget``, ``forget_lanes`` and
+``fill(mark_written=False)``. Each of those bumps ``generation``, so a TensorView can remember "all my
+bytes were written at generation g" and skip its init check until the count moves. Code that clears
+``init`` bytes by hand must call ``forget``/``forget_lanes`` instead (or bump ``generation`` itself).
 """
 from __future__ import annotations
 
@@ -32,6 +37,7 @@ class Memory:
         self.id = next(_ids)
         self.data = np.zeros(self.size, np.uint8)
         self.init = np.zeros(self.size, np.uint8)     # 1 where the byte was ever written
+        self.generation = 0     # bumped whenever some init bytes may have gone back to 0
 
     @property
     def laned(self) -> bool:
@@ -64,13 +70,25 @@ class Memory:
     def fill(self, offset: int, nbytes: int, value: int = 0, mark_written: bool = True) -> None:
         self.check_range(offset, nbytes)
         self.data[offset:offset + nbytes] = value
+        if not mark_written:
+            self.generation += 1
         self.init[offset:offset + nbytes] = 1 if mark_written else 0
 
     def forget(self, offset: int = 0, nbytes: int | None = None) -> None:
         """Mark bytes as never written again (a freed buffer, a fresh allocation)."""
         nbytes = self.size - offset if nbytes is None else nbytes
         self.check_range(offset, nbytes)
+        self.generation += 1
         self.init[offset:offset + nbytes] = 0
+
+    def forget_lanes(self, lane_lo: int, lane_hi: int, byte_lo: int, byte_hi: int) -> None:
+        """``forget`` for a box of a laned memory: bytes [byte_lo, byte_hi) of lanes [lane_lo, lane_hi)."""
+        if not 0 <= lane_lo <= lane_hi <= self.lanes:
+            raise OutOfBoundsError(self.name, (lane_lo, lane_hi), (0, self.lanes), what="lanes")
+        if not 0 <= byte_lo <= byte_hi <= self.lane_bytes:
+            raise OutOfBoundsError(self.name, (byte_lo, byte_hi), (0, self.lane_bytes), what="bytes of each lane")
+        self.generation += 1
+        self.init.reshape(self.lanes, self.lane_bytes)[lane_lo:lane_hi, byte_lo:byte_hi] = 0
 
     def initialized_fraction(self) -> float:
         return float(np.count_nonzero(self.init)) / self.size if self.size else 1.0

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 from .errors import RaceError
 from .options import options
-from .trace import Event, Trace, active_traces
+from .trace import Event, Trace
+from .trace import _active as _active_traces     # the list itself: one truth test per event when empty
 from .view import Footprint
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -46,7 +47,7 @@ def caller_source() -> str:
     return ""
 
 
-@dataclass
+@dataclass(slots=True)
 class Engine:
     name: str
     freq_hz: float
@@ -79,6 +80,24 @@ class _Access:
     sync: bool          # placed with order="sync" (kept for race checks until every engine knows it)
 
 
+def _end_ns(a: _Access) -> float:
+    return a.end_ns
+
+
+class _MemoryLog:
+    """The remembered accesses of one memory, and what the scans need to know about them."""
+    __slots__ = ("accesses", "horizon", "prune_at", "engine")
+
+    def __init__(self, prune_at: int):
+        self.accesses: list[_Access] = []
+        self.horizon = 0.0          # end of the latest forgotten access
+        self.prune_at = prune_at    # list length that triggers the next pruning
+        # The one engine every remembered access ran on, or None (mixed or empty). An instruction on that
+        # engine skips the scan: program order on its own engine already covers every entry, and races
+        # are only between engines.
+        self.engine: str | None = None
+
+
 class Timeline:
     """One core's engines. ``place`` puts an instruction on an engine and records its event."""
 
@@ -91,9 +110,7 @@ class Timeline:
         self.trace = trace if trace is not None else Trace()
         for e in self.engines.values():
             self.trace.add_engine(core, e.name, e.freq_hz)
-        self._accesses: dict[int, list[_Access]] = {}
-        self._horizon: dict[int, float] = {}   # end of the latest forgotten access, per memory
-        self._prune_at: dict[int, int] = {}    # list length that triggers the next pruning, per memory
+        self._logs: dict[int, _MemoryLog] = {}     # memory id -> its remembered accesses
 
     # ---- placing instructions ----
 
@@ -102,7 +119,9 @@ class Timeline:
               source: str | None = None) -> Event:
         eng = self.engines[engine]
         opts = options()
-        start = max(eng.free_ns, not_before_ns)
+        start = eng.free_ns
+        if not_before_ns > start:           # max(free, not_before): the first of equals, as max() picks
+            start = not_before_ns
         if not isinstance(reads, (list, tuple)):      # a generator would be consumed by the test below
             reads = list(reads)
         if not isinstance(writes, (list, tuple)):
@@ -112,32 +131,54 @@ class Timeline:
         if None in writes:
             writes = [f for f in writes if f is not None]
         if order == "data":
-            start = max(start, self._dependencies_end(reads, writes, engine))
+            dep = self._dependencies_end(reads, writes, engine)
+            if dep > start:
+                start = dep
         elif order == "sync":
             if opts.check_races:
                 self._check_races(reads, writes, eng, name)
         elif order != "none":
             raise ValueError(f"order must be 'data', 'sync' or 'none', not {order!r}")
-        dur = eng.ns(cycles)
-        end = start + dur
         if source is None and opts.record_source:
             source = caller_source()
-        ev = Event(self.core, engine, name, start, end, cycles, eng.freq_hz, nbytes, elements,
-                   source or "", args)
+        return self._record(eng, engine, name, cycles, start, reads, writes, order == "sync", nbytes, elements,
+                            args, source or "")
+
+    def place_rw(self, engine: str, name: str, cycles: float, read: Footprint, write: Footprint,
+                 nbytes: int = 0, elements: int = 0, args: dict | None = None) -> Event:
+        """``place(engine, name, cycles, reads=[read], writes=[write], nbytes=, elements=, args=)`` for
+        exactly one read and one write footprint (neither None), in data order: the per-instruction path
+        of tiled loops, without the argument normalisation of ``place``."""
+        eng = self.engines[engine]
+        start = eng.free_ns
+        t = self._conflicts_end(read, False, engine, 0.0)
+        t = self._conflicts_end(write, True, engine, t)
+        if t > start:
+            start = t
+        source = caller_source() if options().record_source else ""
+        return self._record(eng, engine, name, cycles, start, (read,), (write,), False, nbytes, elements, args,
+                            source)
+
+    def _record(self, eng: Engine, engine: str, name: str, cycles: float, start: float, reads, writes,
+                sync: bool, nbytes: int, elements: int, args: dict | None, source: str) -> Event:
+        """The event of an instruction starting at ``start``: advance its engine, remember its accesses."""
+        dur = cycles * 1e9 / eng.freq_hz          # Engine.ns, inlined (the same expression: same bits)
+        end = start + dur
+        ev = Event(self.core, engine, name, start, end, cycles, eng.freq_hz, nbytes, elements, source, args)
         eng.free_ns = end
         eng.busy_ns += dur
         eng.count += 1
-        eng.seq += 1
-        eng.clock[engine] = eng.seq
-        sync = order == "sync"
-        for fp in reads:
-            self._remember(_Access(fp, False, end, engine, eng.seq, ev, sync))
-        for fp in writes:
-            self._remember(_Access(fp, True, end, engine, eng.seq, ev, sync))
+        seq = eng.seq = eng.seq + 1
+        eng.clock[engine] = seq
+        if reads:
+            self._remember(reads, False, end, engine, seq, ev, sync)
+        if writes:
+            self._remember(writes, True, end, engine, seq, ev, sync)
         self.trace.events.append(ev)
-        for t in active_traces():
-            if t is not self.trace:
-                t.add_event(ev, self.engines[engine].freq_hz)
+        if _active_traces:
+            for t in _active_traces:
+                if t is not self.trace:
+                    t.add_event(ev, eng.freq_hz)
         return ev
 
     def dependencies_end(self, reads, writes, engine: str) -> float:
@@ -148,19 +189,28 @@ class Timeline:
 
     def _dependencies_end(self, reads, writes, engine: str) -> float:
         t = 0.0
-        accesses, horizon = self._accesses, self._horizon
-        for fps, is_write in ((reads, False), (writes, True)):
-            for fp in fps:
-                mid = fp.memory.id
-                h = horizon.get(mid, 0.0)
-                if h > t:
-                    t = h
-                lo, hi, lane_lo, lane_hi = fp.lo, fp.hi, fp.lane_lo, fp.lane_hi
-                for acc in accesses.get(mid, ()):
-                    if acc.end_ns > t and (is_write or acc.write) and acc.engine != engine:
-                        o = acc.fp      # the box test of Footprint.overlaps, inlined (same memory by key)
-                        if lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi:
-                            t = acc.end_ns
+        for fp in reads:
+            t = self._conflicts_end(fp, False, engine, t)
+        for fp in writes:
+            t = self._conflicts_end(fp, True, engine, t)
+        return t
+
+    def _conflicts_end(self, fp: Footprint, is_write: bool, engine: str, t: float) -> float:
+        """The later of ``t`` and the end of every remembered access of ``fp``'s memory that conflicts
+        with this one (it or the other writes, boxes overlap) and ran on another engine."""
+        log = self._logs.get(fp.memory.id)
+        if log is None:
+            return t
+        if log.horizon > t:
+            t = log.horizon
+        if log.engine == engine:
+            return t
+        lo, hi, lane_lo, lane_hi = fp.lo, fp.hi, fp.lane_lo, fp.lane_hi
+        for acc in log.accesses:
+            if acc.end_ns > t and (is_write or acc.write) and acc.engine != engine:
+                o = acc.fp      # the box test of Footprint.overlaps, inlined (same memory by key)
+                if lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi:
+                    t = acc.end_ns
         return t
 
     def _check_races(self, reads, writes, eng: Engine, name: str) -> None:
@@ -170,8 +220,11 @@ class Timeline:
             self._check_race(fp, True, eng, name)
 
     def _check_race(self, fp: Footprint, is_write: bool, eng: Engine, name: str) -> None:
+        log = self._logs.get(fp.memory.id)
+        if log is None or log.engine == eng.name:
+            return
         clock = eng.clock
-        for acc in self._accesses.get(fp.memory.id, ()):
+        for acc in log.accesses:
             if acc.engine == eng.name or not (is_write or acc.write):
                 continue
             if clock.get(acc.engine, 0) >= acc.seq:
@@ -189,32 +242,43 @@ class Timeline:
     def _at(src: str) -> str:
         return f" ({src})" if src else ""
 
-    def _remember(self, acc: _Access) -> None:
-        mid = acc.fp.memory.id
-        lst = self._accesses.get(mid)
-        if lst is None:
-            lst = self._accesses[mid] = []
-        lst.append(acc)
-        if len(lst) <= self._prune_at.get(mid, self.PRUNE_AT):
-            return
+    def _remember(self, fps, is_write: bool, end: float, engine: str, seq: int, ev: Event, sync: bool) -> None:
+        logs = self._logs
+        for fp in fps:
+            mid = fp.memory.id
+            log = logs.get(mid)
+            if log is None:
+                log = logs[mid] = _MemoryLog(self.PRUNE_AT)
+            lst = log.accesses
+            if not lst:
+                log.engine = engine
+            elif log.engine != engine:
+                log.engine = None
+            lst.append(_Access(fp, is_write, end, engine, seq, ev, sync))
+            if len(lst) > log.prune_at:
+                self._prune(log)
+
+    def _prune(self, log: _MemoryLog) -> None:
         # Keep an access while it can still delay a later start (it ends after some engine in use is
         # free) or, for sync-ordered accesses, while some engine in use has not synchronised past it.
         used = [e for e in self.engines.values() if e.count]
         horizon = min(e.free_ns for e in used)
-        keep = [a for a in lst if a.end_ns > horizon
+        keep = [a for a in log.accesses if a.end_ns > horizon
                 or (a.sync and any(e.clock.get(a.engine, 0) < a.seq for e in used))]
         if len(keep) > self.MAX_TRACKED:
             # Too many in flight: forget the oldest half. For data ordering their end folds into a
             # per-memory horizon (a conservative bound); race checks lose only those oldest accesses.
-            keep.sort(key=lambda a: a.end_ns)
+            keep.sort(key=_end_ns)
             cut = len(keep) - self.MAX_TRACKED // 2
-            self._horizon[mid] = max(self._horizon.get(mid, 0.0), keep[cut - 1].end_ns)
+            log.horizon = max(log.horizon, keep[cut - 1].end_ns)
             keep = keep[cut:]
-        self._accesses[mid] = keep
+        log.accesses = keep
+        engines = {a.engine for a in keep}
+        log.engine = engines.pop() if len(engines) == 1 else None
         # Prune again only after PRUNE_AT more accesses: those that must be kept (still able to delay an
         # idle engine, or sync-ordered and not yet known everywhere) would otherwise be rescanned on
         # every event.
-        self._prune_at[mid] = len(keep) + self.PRUNE_AT
+        log.prune_at = len(keep) + self.PRUNE_AT
 
     # ---- explicit synchronisation ----
 
@@ -257,7 +321,5 @@ class Timeline:
             e.free_ns = e.busy_ns = 0.0
             e.count = e.seq = 0
             e.clock = {}
-        self._accesses.clear()
-        self._horizon.clear()
-        self._prune_at.clear()
+        self._logs.clear()
         self.trace.events.clear()

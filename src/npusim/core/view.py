@@ -7,6 +7,12 @@ memory's bytes and costs one ``np.ndarray`` call.
 
 In a laned memory each stride is either a multiple of the lane size (it steps across lanes) or smaller
 than a lane (it steps inside one); every element of the view must stay inside its lane.
+
+Init tracking works on the view's *byte box*: its bytes as a uint8 array with size-1 axes dropped and
+contiguous axes merged (an (8, 64, 64, 64) fp32 laned tensor is 512 runs of 16 KiB). Init bytes are 0 or
+1, so "every byte written" is one ``min`` of that box and marking is one ``fill``, instead of a uint32 pass
+per element. A view that passed the check (or was marked whole) remembers the memory's ``generation``;
+until some init bytes go back to 0 (which moves it) reads skip the check and whole writes skip the fill.
 """
 from __future__ import annotations
 
@@ -20,6 +26,23 @@ import warnings
 from .errors import ConstraintError, OutOfBoundsError, UninitializedReadError, UninitializedReadWarning
 from .memory import Memory
 from .options import options
+
+def byte_box(shape, strides, itemsize: int) -> tuple[tuple, tuple]:
+    """The bytes of a (shape, byte strides) view of ``itemsize``-byte elements as (shape, strides) of
+    uint8: size-1 axes dropped, an axis merged into the next inner one when it steps right past it."""
+    dims = [(n, s) for n, s in zip(shape, strides) if n != 1]
+    merged = [(itemsize, 1)]
+    for n, s in reversed(dims):
+        inner_n, inner_s = merged[-1]
+        if s == inner_n * inner_s:
+            merged[-1] = (n * inner_n, inner_s)
+        else:
+            merged.append((n, s))
+    merged.reverse()
+    return tuple(n for n, _ in merged), tuple(s for _, s in merged)
+
+
+_SMALL_RUN = 65536      # below this a contiguous run is checked with count_nonzero (cheaper than min)
 
 _INIT_PATTERN = {1: (np.uint8, 0x01), 2: (np.uint16, 0x0101), 4: (np.uint32, 0x01010101),
                  8: (np.uint64, 0x0101010101010101)}
@@ -59,7 +82,8 @@ class Footprint:
 
 
 class TensorView:
-    __slots__ = ("memory", "offset", "shape", "strides", "dtype", "footprint", "_array", "_iv", "_dense")
+    __slots__ = ("memory", "offset", "shape", "strides", "dtype", "footprint", "_array", "_iv", "_ibox",
+                 "_written_gen")
 
     def __init__(self, memory: Memory, offset: int, shape, strides=None, dtype="float32",
                  api: str | None = None):
@@ -82,8 +106,9 @@ class TensorView:
             raise ConstraintError(api or "TensorView", "shape", "sizes are >= 0", self.shape)
         self.footprint = self._footprint(api)
         self._array = None
-        self._iv = None          # the init-map view, built on first use
-        self._dense = None       # contiguous? (decides the fast "all written" test)
+        self._iv = None          # the per-element init-map view, built on first use
+        self._ibox = None        # the init bytes as a merged byte box, built on first use
+        self._written_gen = None  # memory.generation at which every byte was known written
 
     # ---- bounds ----
 
@@ -146,34 +171,52 @@ class TensorView:
                                         strides=self.strides), full)
         return iv
 
+    def init_box(self) -> np.ndarray:
+        """A writable uint8 view of the init bytes the view covers, as its merged byte box."""
+        b = self._ibox
+        if b is None:
+            shape, strides = byte_box(self.shape, self.strides, self.dtype.itemsize)
+            b = self._ibox = np.ndarray(shape, np.uint8, buffer=self.memory.init, offset=self.offset,
+                                        strides=strides)
+        return b
+
+    def is_fully_written(self) -> bool:
+        """Was every byte of the view written? One pass over its byte box, then remembered until the
+        memory's generation moves (some init bytes went back to 0)."""
+        gen = self.memory.generation
+        if self._written_gen == gen:
+            return True
+        if not self._bytes_all_written():
+            return False
+        self._written_gen = gen
+        return True
+
+    def _bytes_all_written(self) -> bool:
+        """The check itself: one min (or count_nonzero on a small contiguous run) over the byte box."""
+        if not self.size:
+            return True
+        b = self.init_box()
+        if b.ndim == 1 and b.strides[0] == 1 and b.size <= _SMALL_RUN:
+            return np.count_nonzero(b) == b.size
+        return b.min() != 0
+
     def uninitialized_mask(self) -> np.ndarray | None:
-        """Elements with a never-written byte, or None when every byte was written."""
-        if self.size == 0:
+        """Elements with a never-written byte, or None when every byte was written. Unlike read() this
+        does not remember a passed check: front ends call it on buffers whose init bytes they may still
+        clear by hand before the first real access (nki's stale allocations)."""
+        if self._written_gen == self.memory.generation or self._bytes_all_written():
             return None
-        dense = self._dense
-        if dense is None:
-            dense = self._dense = self.is_contiguous()
-        if dense:    # one pass over the init bytes (0 or 1): count on small views, min on big ones
-            n = self.nbytes
-            b = self.memory.init[self.offset:self.offset + n]
-            if (np.count_nonzero(b) == n) if n <= 65536 else (b.min() != 0):
-                return None
         iv, full = self._init_view()
-        if iv.min() == full:
-            return None
         return iv != full
 
     def mark_written(self, where=None) -> None:
         """Record the view's bytes (or those ``where`` is true) as written, without storing values."""
         if where is None:
-            dense = self._dense
-            if dense is None:
-                dense = self._dense = self.is_contiguous()
-            if dense:                                   # a memset of the init bytes
-                self.memory.init[self.offset:self.offset + self.nbytes] = 1
-                return
-            iv, full = self._init_view()
-            iv[...] = full
+            gen = self.memory.generation
+            if self._written_gen != gen:     # known written: its init bytes are all 1 already
+                if self.size:
+                    self.init_box().fill(1)
+                self._written_gen = gen
         else:
             iv, full = self._init_view()
             np.copyto(iv, full, where=where, casting="unsafe")
@@ -181,17 +224,17 @@ class TensorView:
     def read(self, api: str | None = None) -> np.ndarray:
         """The operand's values (a view, not a copy). Never-written elements read as poison, or raise."""
         opts = options()
-        if opts.track_init:
-            bad = self.uninitialized_mask()
-            if bad is not None:
-                idx = np.unravel_index(int(np.argmax(bad)), bad.shape)
-                first = self.offset + sum(i * s for i, s in zip(idx, self.strides))
-                err = UninitializedReadError(self.memory.name, self.memory.base + first,
-                                             int(np.count_nonzero(bad)) * self.dtype.itemsize, api)
-                if opts.uninitialized_is_error():
-                    raise err
-                warnings.warn(f"{err} (they read as poison)", UninitializedReadWarning, stacklevel=3)
-                self.array()[bad] = self.poison()
+        if opts.track_init and not self.is_fully_written():
+            iv, full = self._init_view()
+            bad = iv != full
+            idx = np.unravel_index(int(np.argmax(bad)), bad.shape)
+            first = self.offset + sum(i * s for i, s in zip(idx, self.strides))
+            err = UninitializedReadError(self.memory.name, self.memory.base + first,
+                                         int(np.count_nonzero(bad)) * self.dtype.itemsize, api)
+            if opts.uninitialized_is_error():
+                raise err
+            warnings.warn(f"{err} (they read as poison)", UninitializedReadWarning, stacklevel=3)
+            self.array()[bad] = self.poison()
         return self.array()
 
     def write(self, values, where=None) -> None:

@@ -78,6 +78,17 @@ def _power(a, b):
     return np.power(a, b)
 
 
+def _abs_max(a, b):
+    # nl.abs_max docstring: the original signed value of the input with the larger magnitude; a tie
+    # (|x| == |y|) returns y. NaN compares false, so a NaN x yields y and a NaN y yields NaN.
+    return np.where(np.abs(a) > np.abs(b), a, b)
+
+
+def _abs_min(a, b):
+    # nl.abs_min docstring: the signed value with the smaller magnitude; a tie returns y.
+    return np.where(np.abs(a) < np.abs(b), a, b)
+
+
 _VSG = frozenset({V, S, G})
 _VEC = frozenset({V})
 
@@ -105,8 +116,8 @@ OPS: dict[str, AluOp] = {op.name: op for op in [
     AluOp("logical_or", ARITH, False, _logical(np.logical_or), _VEC, True),
     AluOp("logical_xor", ARITH, False, _logical(np.logical_xor), _VEC, True),
     AluOp("power", ARITH, False, _power, frozenset({G})),
-    AluOp("abs_max", ARITH, False, lambda a, b: np.maximum(np.abs(a), np.abs(b)), _VEC, min_nc=4),
-    AluOp("abs_min", ARITH, False, lambda a, b: np.minimum(np.abs(a), np.abs(b)), _VEC, min_nc=4),
+    AluOp("abs_max", ARITH, False, _abs_max, _VEC, min_nc=4),
+    AluOp("abs_min", ARITH, False, _abs_min, _VEC, min_nc=4),
     # arithmetic, unary
     AluOp("logical_not", ARITH, True, lambda a: (a == 0).astype(np.float32), _VEC),
     AluOp("abs", ARITH, True, np.abs, frozenset({V, S})),

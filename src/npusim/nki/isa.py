@@ -36,6 +36,8 @@ class engine(enum.IntEnum):
 # Deprecated aliases kept by the SDK.
 vector_engine, scalar_engine, gpsimd_engine = engine.vector, engine.scalar, engine.gpsimd
 tensor_engine, unknown_engine = engine.tensor, engine.unknown
+dma_engine = engine.dma
+from .isa_enums import dge_mode, oob_mode  # noqa: E402  (the DMA option enums)
 
 
 class nc_version(enum.IntEnum):
@@ -97,9 +99,8 @@ def _operand(api: str, param: str, value, data: NkiTensor, op: AluOp, reads: lis
     if value.shape != (data.shape[0], 1):
         raise NkiValidationError(api, param, f"a tile of shape (data.shape[0], 1) = ({data.shape[0]}, 1)",
                                  value.shape)
-    if value.start_partition != data.start_partition:
-        raise NkiValidationError(api, param, "a vector operand covers the same partitions as data",
-                                 f"starts at {value.start_partition}, data at {data.start_partition}")
+    # The operand may start at another partition than data (a fresh (64, 1) tile for data[64:128]): the
+    # arch guide allows cross-half moves at <= 64 partitions, and R.tile checked its own start partition.
     reads.append(value)
     v = value.read(api)
     bshape = (data.shape[0],) + (1,) * (len(data.shape) - 1)
@@ -128,60 +129,7 @@ def _apply(op: AluOp, x, v, reverse: bool, out=None):
     return r
 
 
-#: Tiles up to this many bytes compute in a scratch tile: on tiny tiles numpy's per-row overhead on the
-#: partition-strided views dominates, and two plain strided copies beat two strided ufunc passes. Larger
-#: tiles compute straight into dst: two memory passes instead of four ((128, 8192) fp32 was 2.8x numpy
-#: through the scratch tile, 1.8x direct).
-_SCRATCH_MAX = 16 * 1024
-
-#: shape -> a contiguous float32 work tile (reused: results are copied out before the next call)
-_SCRATCH: dict = {}
-
-
-def _scratch(shape) -> np.ndarray:
-    a = _SCRATCH.get(shape)
-    if a is None:
-        if len(_SCRATCH) > 64:
-            _SCRATCH.clear()
-        a = _SCRATCH[shape] = np.empty(shape, np.float32)
-    return a
-
-
-def _zero_d(v):
-    return np.array(v) if isinstance(v, np.float32) else v
-
-
-def _unary_operand_ok(value) -> bool:
-    return value is None or (R.is_scalar(value) and float(value) == 0)
-
-
-# --------------------------------------------------------------------------------------- tensor_scalar
-
-def _tensor_scalar_engines(chip, a0: AluOp, a1: AluOp | None, tiles, names) -> dict[str, str | None]:
-    """engine -> None when it may run this tensor_scalar, else the reason it may not."""
-    ops = [a for a in (a0, a1) if a is not None]
-    why: dict[str, str | None] = {}
-    bad = [a.name for a in ops if "vector" not in a.engines]
-    why["vector"] = f"the Vector engine has no {bad[0]}" if bad else None
-    if a0.is_bitvec:
-        why["scalar"] = why["gpsimd"] = "bitvec operators run on the Vector engine only"
-        return why
-    if chip.nc_version == 2:
-        why["scalar"] = "add and multiply on the Scalar engine exist from NeuronCore-v3 on (trn1 has none)"
-    elif chip.nc_version == 3:
-        combo = (a0.name, a1.name if a1 else None)
-        ok = combo in (("multiply", "add"), ("multiply", None), ("add", None))
-        why["scalar"] = None if ok else ("the trn2 Scalar engine runs only (multiply, add), (multiply, None), "
-                                         f"(add, None); got {combo}")
-    else:
-        bad = [a.name for a in ops if "scalar" not in a.engines]
-        why["scalar"] = f"the Scalar engine has no {bad[0]}" if bad else None
-    if a0.name != "rsqrt" or a1 is not None:
-        why["gpsimd"] = "tensor_scalar runs on GpSimd only for rsqrt (op0=nl.rsqrt, op1=None)"
-    else:
-        why["gpsimd"] = R.gpsimd_memory("", names, tiles)
-    return why
-
+# ------------------------------------------------------------------- engine choice (tensor_scalar: its own file)
 
 def choose_engine(api: str, run, engine_value, why: dict[str, str | None], order=("vector", "scalar", "gpsimd")) -> str:
     name = R.engine_arg(api, engine_value, engine)
@@ -199,156 +147,6 @@ def choose_engine(api: str, run, engine_value, why: dict[str, str | None], order
     return name
 
 
-_ENGINE_CACHE: dict = {}
-
-
-def _const(v) -> bool:
-    """A scalar constant (or None) that can be part of a validation-cache key."""
-    return v is None or type(v) in (float, int) or isinstance(v, (np.floating, np.integer))
-
-
-def _sig(t) -> tuple:
-    """What tensor_scalar's validation and cost depend on in one operand (views are immutable)."""
-    v = t.view
-    s = t.sig = (v.shape, v.strides, v.dtype.name, t.in_psum)
-    return s
-
-
-_PLAIN = frozenset({float, int, type(None)})
-
-#: tensor_scalar argument geometry -> (op0, op1, engine, bitvec, operand values) of a call that passed
-_VALIDATED: dict = {}
-
-
-def _tensor_scalar_checks(api, run, dst, data, op0, operand0, op1, operand1, engine):
-    """Every geometry rule of tensor_scalar; returns (op0, op1, engine, bitvec, reads, operand values)."""
-    chip = run.chip
-    R.same_partitions(api, ["dst", "data"], [dst, data])
-    R.same_free_size(api, ["data", "dst"], [data, dst])
-    a0 = _op(api, "op0", op0, chip)
-    a1 = None
-    if op1 is None:
-        if operand1 is not None:
-            raise NkiValidationError(api, "operand1", "op1 and operand1 are None (the defaults) when unused",
-                                     operand1)
-    else:
-        a1 = _op(api, "op1", op1, chip)
-        if a1.cls != a0.cls:
-            raise NkiValidationError(api, "op1", "op0 and op1 are of the same type (both bitvec or both "
-                                     "arithmetic)", f"{a0.name} ({a0.cls}), {a1.name} ({a1.cls})")
-    for a, p, val in ((a0, "operand0", operand0), (a1, "operand1", operand1)):
-        if a is None:
-            continue
-        if a.unary and not _unary_operand_ok(val):
-            raise NkiValidationError(api, p, f"a unary operator ({a.name}) takes None or 0 as its operand", val)
-        if not a.unary and val is None:
-            raise NkiValidationError(api, p, f"a binary operator ({a.name}) needs an operand", None)
-    bitvec = a0.is_bitvec
-    if bitvec:
-        for p, t in (("data", data), ("dst", dst)):
-            if not t.view.dtype.is_int:
-                raise NkiValidationError(api, p, "bitvec operators need integer input/output dtypes",
-                                         t.view.dtype.name)
-        if data.itemsize != dst.itemsize:
-            raise NkiValidationError(api, "dst", "bitvec results are bit patterns: dst has data's width",
-                                     f"{data.view.dtype.name} -> {dst.view.dtype.name}")
-    reads = [data]
-    v0 = None if a0.unary else _operand(api, "operand0", operand0, data, a0, reads)
-    v1 = None if (a1 is None or a1.unary) else _operand(api, "operand1", operand1, data, a1, reads)
-    tiles = [dst, *reads]
-    names = ["dst", "data", "operand0", "operand1"][:len(tiles)]
-    key = (chip.nc_version, a0, a1, tuple(t.in_psum for t in tiles))
-    why = _ENGINE_CACHE.get(key)
-    if why is None:
-        why = _ENGINE_CACHE[key] = _tensor_scalar_engines(chip, a0, a1, tiles, names)
-    eng = choose_engine(api, run, engine, why)
-
-    return a0, a1, eng, bitvec, reads, v0, v1
-
-
-def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False,
-                  engine=engine.unknown, name=None) -> NkiInstruction:
-    """``dst = (data <op0> operand0) <op1> operand1`` with scalar or (P, 1) vector operands."""
-    api = "nisa.tensor_scalar"
-    run = current(api)
-    chip = run.chip
-    # per-view checks, cached on the view (rules.compute_tile); a view that passed them skips the call
-    if not (type(dst) is NkiTensor and dst.checked and dst.on_chip):
-        R.tile(api, "dst", dst)
-    if not (type(data) is NkiTensor and data.checked and data.on_chip):
-        R.tile(api, "data", data)
-    # Every other rule depends only on the argument geometry (ops, scalar constants, dtypes, sizes,
-    # buffers, engine): a repeat of a geometry that passed skips them (the hot path of tiled loops).
-    key = None
-    if ((type(operand0) in _PLAIN or _const(operand0))       # (plain Python scalars skip a call)
-            and (type(operand1) in _PLAIN or _const(operand1))):
-        # the views' layout is part of the key so the hit also carries the instruction's cost
-        key = (chip.nc_version, op0, op1, operand0, operand1, engine, type(engine), dst.sig or _sig(dst),
-               data.sig or _sig(data))
-        try:
-            hit = _VALIDATED.get(key)
-        except TypeError:           # an unhashable op: the slow path reports it
-            key = hit = None
-    else:
-        hit = None
-    if hit is not None:
-        a0, a1, eng, bitvec, v0, v1, cycles = hit    # operand values and cost depend only on the key too
-        reads = [data]
-    else:
-        a0, a1, eng, bitvec, reads, v0, v1 = _tensor_scalar_checks(api, run, dst, data, op0, operand0, op1,
-                                                                   operand1, engine)
-        # numpy dispatches a ufunc on a 0-d float32 array ~0.25 us faster than on a float32 scalar
-        # (same loop, same bits)
-        v0, v1 = _zero_d(v0), _zero_d(v1)
-        slow = _cost.GPSIMD_RSQRT_SLOWDOWN if eng == "gpsimd" else 1
-        cycles = _cost.one_input(chip, eng, data, dst, slowdown=slow)
-        if key is not None:
-            if len(_VALIDATED) > 4096:
-                _VALIDATED.clear()
-            _VALIDATED[key] = (a0, a1, eng, bitvec, v0, v1, cycles)
-
-    x = data.read(api)
-    if bitvec:
-        u = _bits_unsigned(data.view.dtype)
-        r = _apply(a0, x.view(u), v0, reverse0)
-        if a1 is not None:
-            r = _apply(a1, r, v1, reverse1)
-        dst.write(np.asarray(r, u).view(dst.view.dtype.np).reshape(dst.shape))
-    else:
-        f32_same = dst.view.dtype.name == "float32" and dst.shape == data.shape
-        if f32_same and dst.nbytes > _SCRATCH_MAX:
-            # a large float32 tile: compute straight into dst's bytes (memory passes dominate)
-            out = dst.view.array()
-            _apply(a0, _f32(x), v0, reverse0, out)
-            if a1 is not None:
-                _apply(a1, out, v1, reverse1, out)
-            dst.mark_written()
-        elif f32_same:
-            # a small float32 tile: compute in a contiguous scratch tile, then one copy into dst's bytes.
-            # A ufunc pass over the partition-strided SBUF view costs ~4x one over contiguous memory (and
-            # more when in and out share the SBUF buffer: numpy's overlap analysis), so the strided memory
-            # is touched exactly twice: one read of data, one write of dst.
-            tmp = _scratch(data.shape)
-            if x.dtype == np.float32:
-                np.copyto(tmp, x)       # a plain strided copy is cheaper than a strided ufunc pass
-                x = tmp
-            _apply(a0, _f32(x), v0, reverse0, tmp)      # (the run's errstate silences FP warnings)
-            if a1 is not None:
-                _apply(a1, tmp, v1, reverse1, tmp)
-            np.copyto(dst.view.array(), tmp)
-            dst.mark_written()
-        else:
-            r = _apply(a0, _f32(x), v0, reverse0)
-            if a1 is not None:
-                r = _apply(a1, _f32(r), v1, reverse1)
-            store_result(dst, _f32(np.asarray(r)))
-    args = {"op0": a0.name, "op1": a1.name if a1 else None}
-    if len(reads) == 1:       # dst and data are on-chip tiles (R.tile): the short issue path applies
-        return run.issue_one(api, eng, cycles, data, dst, args, dst.partitions * dst.free_size)
-    return run.issue(api, eng, cycles, reads=reads, writes=[dst], elements=dst.partitions * dst.free_size,
-                     args=args)
-
-
 # ----------------------------------------------------------------------------------------- tensor_tensor
 
 _INT32 = ("int32", "uint32")
@@ -359,8 +157,8 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
     api = "nisa.tensor_tensor"
     run = current(api)
     chip = run.chip
-    for p, t in (("dst", dst), ("data1", data1), ("data2", data2)):
-        R.tile(api, p, t)
+    for p, t in (("data1", data1), ("data2", data2), ("dst", dst)):    # inputs first, as the official
+        R.tile(api, p, t)                                                 # simulator reports them
     R.same_partitions(api, ["dst", "data1", "data2"], [dst, data1, data2])
     R.same_free_size(api, ["data1", "data2"], [data1, data2])
     R.same_free_size(api, ["data1", "dst"], [data1, dst])
@@ -474,6 +272,9 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     run = current(api)
     R.tile(api, "dst", dst, on_chip=False)
     R.tile(api, "src", src, on_chip=False)
+    for p, v, cls in (("oob_mode", oob_mode, globals()["oob_mode"]), ("dge_mode", dge_mode, globals()["dge_mode"])):
+        if v is not None and not isinstance(v, cls):
+            raise NkiValidationError(api, p, f"an nki.isa.{p} member (or None)", v)
     if src.in_psum:
         raise NkiValidationError(api, "src", "dma_copy does not read PSUM (since NKI 0.3: copy to SBUF first)",
                                  "psum")
@@ -485,7 +286,9 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
                                      f"dma_copy {p} partition dimension {t.partitions} exceeds maximum 128")
     if dst.size != src.size:
         raise NkiValidationError(api, "dst", "dst and src hold the same number of elements",
-                                 f"dst {dst.shape} ({dst.size}), src {src.shape} ({src.size})")
+                                 f"dst {dst.shape} ({dst.size}), src {src.shape} ({src.size})",
+                                 "dma_copy requires src and dst to have the same number of elements, "
+                                 f"got src={src.size}, dst={dst.size}")
     x = src.read(api)
     if src.view.dtype == dst.view.dtype:
         dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
@@ -516,3 +319,4 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
 # ---- part two (TensorE, activation, reductions, GpSimd ...): see part_two.py ----
 from .part_two import *  # noqa: E402,F401,F403
 from .isa_matmul import VECTOR_TRANSPOSE_MAX  # noqa: E402,F401
+from .isa_tensor_scalar import tensor_scalar  # noqa: E402,F401

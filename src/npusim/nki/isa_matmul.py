@@ -60,6 +60,7 @@ def _psum_dst(api, param, t, chip, allow_multi_bank: bool) -> None:
         raise NkiValidationError(api, param, "an NKI tensor (nl.ndarray or a view of one)", type(t).__name__)
     if t.buffer is not MemoryRegion.psum:
         raise NkiValidationError(api, param, "TensorE writes its result to PSUM", t.buffer)
+    R.in_scope(api, param, t)
     if allow_multi_bank and t.free_size * t.itemsize > chip.psum_bank_bytes:
         if t.partitions > chip.partitions:
             raise NkiValidationError(api, param, "partition dim <= 128", t.shape,

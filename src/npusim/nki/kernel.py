@@ -36,7 +36,9 @@ def _grid(g) -> tuple:
 
 
 class Kernel:
-    def __init__(self, fn, grid: tuple = (1,), target: str | None = None):
+    """A kernel function with its launch grid (None: launched without one, ``nl.program_ndim() == 0``)."""
+
+    def __init__(self, fn, grid: tuple | None = None, target: str | None = None):
         self.fn = fn
         self.grid = grid
         self.target = target
@@ -49,11 +51,17 @@ class Kernel:
         return launch(self, args, kwargs, self.target)
 
 
-def jit(fn=None, **options):
-    """``@nki.jit`` (or ``@nki.jit(...)``; options such as ``mode`` are accepted and ignored)."""
+def jit(fn=None, platform_target: str | None = None, **options):
+    """``@nki.jit`` (or ``@nki.jit(...)``). ``platform_target="trn1" | "trn2" | "trn3"`` (older SDKs' option)
+    picks the chip the kernel runs on unless ``nki.simulate(..., target=)`` names one; other options
+    such as ``mode`` are accepted and ignored."""
+    if platform_target is not None:
+        _spec.chip(platform_target)         # an unknown target fails here, at decoration
     if fn is None:
-        return lambda f: Kernel(f)
-    return fn if isinstance(fn, Kernel) else Kernel(fn)
+        return lambda f: Kernel(f, target=platform_target)
+    if isinstance(fn, Kernel):
+        return fn
+    return Kernel(fn, target=platform_target)
 
 
 def simulate(kernel, target: str | None = None):
@@ -101,7 +109,8 @@ def _outputs(value, api="nki.simulate"):
 
 def launch(kernel: Kernel, args, kwargs, target=None):
     global _last
-    run = Run(_spec.chip(target), kernel.grid)
+    run = Run(_spec.chip(target), kernel.grid or (1,))
+    run.grid_ndim = len(kernel.grid) if kernel.grid else 0
     _last = run
     try:
         params = list(inspect.signature(kernel.fn).parameters)

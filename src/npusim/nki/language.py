@@ -14,6 +14,8 @@ from ..core.errors import ConstraintError, UnsupportedError
 from . import isa as _isa
 from .actfuncs import ACT
 from .alu import NOT_ALU, OPS, AluOp
+from . import runtime as _runtime
+from . import scope as _scope
 from .runtime import current
 from .tensor import DynSlice, MemoryRegion, NkiTensor
 
@@ -62,8 +64,8 @@ fmod = _not_alu("fmod")
 mod = _not_alu("mod")
 
 
-class tile_size:
-    """``nl.tile_size``: hardware tile limits."""
+class _TileSize:
+    """``nl.tile_size``: hardware tile limits (an instance: the SBUF sizes depend on the kernel's target)."""
     pmax = 128
     psum_bank_fmax = 512
     psum_fmax = 512                 # deprecated name of psum_bank_fmax
@@ -72,6 +74,19 @@ class tile_size:
     gemm_stationary_fmax = 128
     gemm_moving_fmax = 512
     bn_stats_fmax = 512
+
+    @property
+    def sbuf_fmax_bytes(self) -> int:
+        """Usable SBUF bytes per partition of the running kernel's target (reference §1.1)."""
+        return current("nl.tile_size.sbuf_fmax_bytes").chip.sbuf_usable
+
+    @property
+    def total_available_sbuf_size(self) -> int:
+        """Deprecated; per-partition bytes, as sbuf_fmax_bytes (reference §1.1)."""
+        return current("nl.tile_size.total_available_sbuf_size").chip.sbuf_usable
+
+
+tile_size = _TileSize()
 
 
 # ---- tensors ----
@@ -143,8 +158,13 @@ def store(dst, value) -> None:
 
 
 def copy(x, dtype=None) -> NkiTensor:
-    out = ndarray(x.shape, dtype or x.dtype, sbuf)
-    _isa.tensor_copy(out, x)
+    """A copy of the tile ``x`` in x's buffer (SBUF or PSUM), made by ScalarE ``activation(op=copy)``,
+    which casts through fp32 (the current nl.copy docstring; v2.32's said "allocated on SBUF")."""
+    api = "nl.copy"
+    if not isinstance(x, NkiTensor) or not x.on_chip:
+        raise ConstraintError(api, "x", "a tile in SBUF or PSUM", getattr(x, "buffer", type(x).__name__))
+    out = ndarray(x.shape, dtype or x.dtype, x.buffer)
+    _isa.activation(out, ACT["copy"], x)
     return out
 
 
@@ -164,11 +184,27 @@ def _result_dtype(x, y, dtype):
     return dts[0] if dts[0].name == "tfloat32" else dts[0].np
 
 
+def _vector_operand(x, y):
+    """The (P, 1) tile of two tiles that broadcasts along the other's free dims, else None.
+    nl.abs_max's doc example combines a (128, 512) and a (128, 1) tile: the compiler lowers that to
+    tensor_scalar with a vector operand, so the (P, 1) tile obeys tensor_scalar's operand rules."""
+    if not (isinstance(x, NkiTensor) and isinstance(y, NkiTensor)) or x.shape == y.shape:
+        return None
+    if y.free_size == 1 and x.free_size > 1 and y.shape == (x.shape[0], 1):
+        return y
+    if x.free_size == 1 and y.free_size > 1 and x.shape == (y.shape[0], 1):
+        return x
+    return None
+
+
 def elementwise(op: AluOp, x, y=None, dtype=None, **kw) -> NkiTensor:
     api = f"nl.{op.name}"
     if not isinstance(x, NkiTensor) and not isinstance(y, NkiTensor):
         raise ConstraintError(api, "x", "at least one operand is an NKI tile", (type(x).__name__, type(y).__name__))
     tile = x if isinstance(x, NkiTensor) else y
+    vector = _vector_operand(x, y)
+    if vector is not None:
+        tile = y if vector is x else x
     out = ndarray(tile.shape, _result_dtype(x, y, dtype), sbuf)
     if op.unary:
         if y is not None:
@@ -178,6 +214,10 @@ def elementwise(op: AluOp, x, y=None, dtype=None, **kw) -> NkiTensor:
             _isa.activation(out, ACT[op.name], x)
         else:
             _isa.tensor_scalar(out, x, op, None)
+    elif vector is y:
+        _isa.tensor_scalar(out, x, op, y)               # a (P, 1) tile broadcasts along the free dims
+    elif vector is x:
+        _isa.tensor_scalar(out, y, op, x, reverse0=True)
     elif isinstance(x, NkiTensor) and isinstance(y, NkiTensor):
         _isa.tensor_tensor(out, x, y, op)
     elif isinstance(x, NkiTensor):
@@ -212,20 +252,28 @@ def num_programs(axes=0):
 
 
 def program_ndim() -> int:
-    return len(current("nl.program_ndim").grid)
+    """The launch grid's number of axes; 0 for a kernel launched without a grid (its docstring)."""
+    return current("nl.program_ndim").grid_ndim
 
 
-def affine_range(*args, **kwargs) -> range:
-    """Parallel loop (no loop-carried dependency): here a Python range, as in NKI >= 0.2."""
-    return range(*args)
+def _scoped_range(api, args):
+    # Each iteration scopes the tiles allocated in it (scope.py); outside a kernel: a plain range.
+    r = range(*args)
+    run = _runtime._current
+    return r if run is None else _scope.iterate(run, r, api)
 
 
-def sequential_range(*args, **kwargs) -> range:
-    return range(*args)
+def affine_range(*args, **kwargs):
+    """Parallel loop (no loop-carried dependency): a Python range whose iterations scope their tiles."""
+    return _scoped_range("nl.affine_range", args)
 
 
-def static_range(*args, **kwargs) -> range:
-    return range(*args)
+def sequential_range(*args, **kwargs):
+    return _scoped_range("nl.sequential_range", args)
+
+
+def static_range(*args, **kwargs):
+    return _scoped_range("nl.static_range", args)
 
 
 def device_print(prefix, tensor) -> None:

@@ -34,11 +34,23 @@ def short(api: str) -> str:
 def tile(api: str, param: str, t, on_chip: bool = True) -> NkiTensor:
     if not isinstance(t, NkiTensor):
         raise NkiValidationError(api, param, "an NKI tensor (nl.ndarray or a view of one)", type(t).__name__)
+    in_scope(api, param, t)
     if on_chip and not t.on_chip:
-        raise NkiValidationError(api, param, "a tile in SBUF or PSUM", t.buffer)
+        raise NkiValidationError(api, param, "a tile in SBUF or PSUM", t.buffer,
+                                 f"{short(api)} {param} must be in ['sbuf', 'psum'], got {t.buffer.value}")
     if on_chip:
         compute_tile(api, param, t)
     return t
+
+
+def in_scope(api: str, param: str, t: NkiTensor) -> None:
+    """A tile allocated in a loop iteration is dead once the iteration ends (scope.py)."""
+    scope = (t.root or t).scope
+    if scope is not None and scope.ended:
+        name = t.name or f"{t.buffer.value}{list(t.shape)}"
+        raise NkiValidationError(api, param, "a tile allocated in a loop iteration is used only inside it "
+                                 "(NKI tensor scoping)", scope.label,
+                                 f"Local variable '{name}' is referenced outside of its parent scope {scope.label}")
 
 
 def compute_tile(api: str, param: str, t: NkiTensor) -> None:
@@ -80,6 +92,9 @@ def compute_tile(api: str, param: str, t: NkiTensor) -> None:
             raise NkiValidationError(api, param, "free dims have uint16 sizes and int16 element strides",
                                      (t.shape, tuple(s // item for s in v.strides[1:])))
     t.checked = True
+    scope = (t.root or t).scope
+    if scope is not None and not scope.ended:
+        scope.views.append(t)       # unchecked again when the iteration ends (scope.py)
 
 
 def same_partitions(api: str, names: list[str], tiles: list[NkiTensor]) -> None:

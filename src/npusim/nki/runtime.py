@@ -66,6 +66,7 @@ class Run:
         self._shared_ports = chip.nc_version == 2     # NC-v2 port sharing (issue): read once, not per call
         self.grid = tuple(grid)
         self.program = (0,) * len(self.grid)
+        self.grid_ndim = len(self.grid)     # nl.program_ndim(); a launch without a grid sets 0
         self.sbuf, self.psum = _take_memories(chip)
         self.alloc = {
             MemoryRegion.sbuf: Allocator(f"SBUF ({chip.name}: usable bytes per partition)", chip.sbuf_usable,
@@ -84,6 +85,7 @@ class Run:
         self._shared_next = 0
         self._hbm_count = 0
         self.released = False   # release() gave SBUF/PSUM to a later launch: on-chip tensors are gone
+        self.scopes: list = []  # open loop-iteration scopes, innermost last (scope.py)
 
     def release(self) -> None:
         """The launch is over: hand SBUF/PSUM back for the next launch on this chip. Only the bytes up
@@ -132,20 +134,28 @@ class Run:
         label = "SBUF" if buffer is MemoryRegion.sbuf else "PSUM"
         if len(shape) < 2:
             raise ConstraintError(api, "shape", "SBUF and PSUM tensors must have at least 2 dimensions "
-                                  "(partition-dim and free-dims)", shape)
-        if shape[0] > self.chip.partitions:
-            raise ConstraintError(api, "shape", f"{label} tensor partition dimension {shape[0]} exceeds maximum "
-                                  f"{self.chip.partitions}", shape)
+                                  "(partition-dim and free-dim)", shape)
         mem = self.sbuf if buffer is MemoryRegion.sbuf else self.psum
         free_bytes = math.prod(shape[1:]) * dt.itemsize
         alloc = self.alloc[buffer]
         block = alloc.alloc(free_bytes, name or f"{label.lower()}[{shape}]", api)
         self.peak[buffer] = max(self.peak[buffer], alloc.peak_end)
+        offset = block.offset
+        if shape[0] > mem.lanes:
+            # The official simulator allocates an over-wide tile and fails at the first ISA op that
+            # touches it ("<op> <operand> partition dimension 256 exceeds maximum 128", rules.py). Its
+            # rows live in a memory of their own (no SBUF/PSUM has them); capacity counts its bytes per
+            # partition like any tile's.
+            mem = Memory(f"{label} (over-wide {shape[0]}-partition tile)", free_bytes, shape[0])
+            offset = 0
         strides = [mem.lane_bytes] + _c_strides(shape[1:], dt.itemsize)
-        view = TensorView(mem, block.offset, shape, strides, dt, api=api)
+        view = TensorView(mem, offset, shape, strides, dt, api=api)
         t = NkiTensor(view, buffer, name, None, self)
         t.stale = True          # a new tensor is never-written: its init bytes are cleared when first needed
-        weakref.finalize(t, alloc.free, block)         # freed when the kernel drops its last reference
+        fin = weakref.finalize(t, alloc.free, block)   # freed when the kernel drops its last reference
+        if self.scopes:                                # ... or when its loop iteration ends (scope.py)
+            t.scope = self.scopes[-1]
+            t.scope.finalizers.append(fin)
         return t
 
     # ---- placing instructions ----
@@ -167,13 +177,13 @@ class Run:
         return NkiInstruction(ev)
 
     def issue_one(self, api: str, engine: str, cycles: float, src: NkiTensor, dst: NkiTensor, args: dict,
-                  elements: int) -> NkiInstruction:
-        """``issue`` for one on-chip read and one on-chip write (the tiny-tile hot path: no lists to filter)."""
+                  elements: int, nbytes: int) -> NkiInstruction:
+        """``issue`` for one on-chip read and one on-chip write (the tiny-tile hot path: no lists to filter);
+        ``nbytes`` is dst.nbytes (the caller keeps it with its cached plan)."""
         if self._shared_ports and engine in _SHARED_PORTS:
             return self.issue(api, engine, cycles, reads=[src], writes=[dst], args=args, elements=elements)
-        ev = self.timeline.place(engine, api, cycles, reads=[src.view.footprint], writes=[dst.view.footprint],
-                                 nbytes=dst.nbytes, elements=elements, args=args)
-        return NkiInstruction(ev)
+        return NkiInstruction(self.timeline.place_rw(engine, api, cycles, src.view.footprint, dst.view.footprint,
+                                                     nbytes, elements, args))
 
     def _shared_port_free(self, engine: str, reads, writes) -> float:
         """NC-v2 only: VectorE and GpSimd cannot access SBUF in parallel, VectorE and ScalarE cannot
@@ -217,7 +227,30 @@ def _take_memories(chip: _spec.Chip):
     if idle:
         return idle.pop()
     p = chip.partitions
-    return Memory("SBUF", chip.sbuf_usable, p), Memory("PSUM", chip.psum_bytes, p)
+    with _small_pages():
+        return Memory("SBUF", chip.sbuf_usable, p), Memory("PSUM", chip.psum_bytes, p)
+
+
+try:        # numpy's switch for madvise(MADV_HUGEPAGE) on large allocations (absent: nothing to switch off)
+    from numpy._core.multiarray import _set_madvise_hugepage as _set_hugepage
+except ImportError:
+    _set_hugepage = None
+
+
+@contextlib.contextmanager
+def _small_pages():
+    """Allocate SBUF/PSUM with ordinary 4 KiB pages. Every tile touches all its partitions, 192 KiB apart:
+    with huge pages the first (128, 8) tile of a fresh SBUF faulted in and zeroed twelve 2 MiB pages
+    (35-100 ms CPU measured under memory pressure, the kernel compacting for each), with 4 KiB pages 128
+    small ones (~0.5 ms). Contents and behaviour are the same either way (zeroed memory)."""
+    if _set_hugepage is None:
+        yield
+        return
+    previous = _set_hugepage(False)
+    try:
+        yield
+    finally:
+        _set_hugepage(previous)
 
 
 def _shape(shape, api) -> tuple:

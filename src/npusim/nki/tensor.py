@@ -51,7 +51,7 @@ class NkiTensor:
     """A tensor in SBUF, PSUM or HBM: a typed strided window (``view``) onto one memory."""
     __slots__ = ("view", "buffer", "name", "root", "run", "full", "stale", "checked", "on_chip", "in_psum", "free_size",
                  "partitions", "nbytes",
-                 "sig", "__weakref__")
+                 "sig", "scope", "__weakref__")
 
     def __init__(self, view: TensorView, buffer: MemoryRegion, name: str, root: "NkiTensor | None", run):
         self.view = view
@@ -63,6 +63,7 @@ class NkiTensor:
         self.stale = False      # (on the allocation) its init map is an earlier tensor's: clear before use
         self.checked = False    # the per-operand ISA rules (rules.compute_tile) passed for this view
         self.sig = None         # (shape, strides, dtype name, in_psum): a cache-key part, built on first use
+        self.scope = None       # (on the allocation) the loop-iteration Scope it belongs to (scope.py)
         self.in_psum = buffer is PSUM
         self.on_chip = self.in_psum or buffer is SBUF
         n = 1

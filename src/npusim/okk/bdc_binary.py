@@ -17,6 +17,7 @@ from ..core.errors import ConstraintError
 from . import cost, fp32
 from .bdc_fp32_unary import _Call
 from .fp32 import F32
+from .nan_payload import div_nan, keep_first_nan
 
 MD_CMP = cost.MD_CMP
 
@@ -63,35 +64,6 @@ _MAC = (cost.TENSOR_ARITH, cost.ARITH_MAC)
 _CMP = (MD_CMP, 1)
 
 
-_QUIET = np.uint32(0x00400000)
-
-
-def x86_nan(res: np.ndarray, a, b) -> np.ndarray:
-    """``res`` with the C-model's (x86 SSE) NaN choice: the first operand's NaN if it is one, else the
-    second's, quieted; an invalid operation keeps the default NaN. numpy's SIMD loops may swap the
-    operands of a commutative op (from ~64 elements), so its NaN choice is not this; fixed up here only
-    where the result is NaN."""
-    nan = np.isnan(res)
-    if not nan.any():
-        return res
-    a, b = (np.broadcast_to(np.asarray(v, F32), res.shape) for v in (a, b))
-    bits = np.where(np.isnan(a), a.view(np.uint32) | _QUIET,
-                    np.where(np.isnan(b), b.view(np.uint32) | _QUIET, res.view(np.uint32)))
-    return bits.view(F32)
-
-
-def _add(a, b):
-    return x86_nan(fp32.add(a, b), a, b)
-
-
-def _sub(a, b):
-    return x86_nan(fp32.sub(a, b), a, b)
-
-
-def _mul(a, b):
-    return x86_nan(fp32.mul(a, b), a, b)
-
-
 def _max(a, b):
     a, b = _D(a), _D(b)
     return np.where(a > b, a, b)
@@ -120,31 +92,37 @@ def _with_c(api, op, plain, strided):
     return f
 
 
-okk_bdc_add = _binary("okk_bdc_add", lambda a, b: _add(_D(a), _D(b)), _SIMPLE, _ARITH)
-okk_bdc_sub = _binary("okk_bdc_sub", lambda a, b: _sub(_D(a), _D(b)), _SIMPLE, _ARITH)
-okk_bdc_mul = _binary("okk_bdc_mul", lambda a, b: _mul(_D(a), _D(b)), _SIMPLE, _ARITH)
-okk_bdc_div = _binary("okk_bdc_div", lambda a, b: fp32.div_fnc(a, b), _DIV, _ARITH_DIV)
+okk_bdc_add = _binary("okk_bdc_add", lambda a, b: keep_first_nan(fp32.add(_D(a), _D(b)), a, b), _SIMPLE, _ARITH)
+okk_bdc_sub = _binary("okk_bdc_sub", lambda a, b: keep_first_nan(fp32.sub(_D(a), _D(b)), a, b), _SIMPLE, _ARITH)
+okk_bdc_mul = _binary("okk_bdc_mul", lambda a, b: keep_first_nan(fp32.mul(_D(a), _D(b)), a, b), _SIMPLE, _ARITH)
+okk_bdc_div = _binary("okk_bdc_div", lambda a, b: div_nan(fp32.div_fnc(a, b), a, b), _DIV, _ARITH_DIV)
 okk_bdc_max = _binary("okk_bdc_max", _max, _CMP, _ARITH)
 okk_bdc_min = _binary("okk_bdc_min", _min, _ARITH, _ARITH)
 
-okk_bdc_add_C = _with_c("okk_bdc_add_C", lambda x, k: _add(_D(x), k), _SIMPLE, _ARITH)
-okk_bdc_sub_C = _with_c("okk_bdc_sub_C", lambda x, k: _sub(_D(x), k), _SIMPLE, _ARITH)
-okk_bdc_C_sub = _with_c("okk_bdc_C_sub", lambda x, k: _sub(k, _D(x)), _SIMPLE, _ARITH)
-okk_bdc_mul_C = _with_c("okk_bdc_mul_C", lambda x, k: _mul(_D(x), k), _SIMPLE, _ARITH)
-okk_bdc_div_C = _with_c("okk_bdc_div_C", lambda x, k: fp32.div_fnc(x, np.full(x.shape, k, F32)),
+# Finding 3: the C-model keeps the tensor operand's NaN of a NaN pair (x86 first-operand rule); numpy
+# may swap operands (commutative ops, scalar operands), so every add/sub/mul form and mac pin it.
+okk_bdc_add_C = _with_c("okk_bdc_add_C", lambda x, k: keep_first_nan(fp32.add(_D(x), k), x, k), _SIMPLE, _ARITH)
+okk_bdc_sub_C = _with_c("okk_bdc_sub_C", lambda x, k: keep_first_nan(fp32.sub(_D(x), k), x, k), _SIMPLE, _ARITH)
+okk_bdc_C_sub = _with_c("okk_bdc_C_sub", lambda x, k: keep_first_nan(fp32.sub(k, _D(x)), k, x), _SIMPLE, _ARITH)
+okk_bdc_mul_C = _with_c("okk_bdc_mul_C", lambda x, k: keep_first_nan(fp32.mul(_D(x), k), x, k), _SIMPLE, _ARITH)
+okk_bdc_div_C = _with_c("okk_bdc_div_C", lambda x, k: div_nan(fp32.div_fnc(x, np.full(x.shape, k, F32)), x, k),
                         _DIV, _ARITH_DIV)
-okk_bdc_C_div = _with_c("okk_bdc_C_div", lambda x, k: fp32.div_fnc(np.full(x.shape, k, F32), x),
+okk_bdc_C_div = _with_c("okk_bdc_C_div", lambda x, k: div_nan(fp32.div_fnc(np.full(x.shape, k, F32), x), k, x),
                         _DIV, _ARITH_DIV)
 okk_bdc_max_C = _with_c("okk_bdc_max_C", lambda x, k: _max(x, np.full(x.shape, k, F32)), _CMP, _ARITH)
 okk_bdc_min_C = _with_c("okk_bdc_min_C", lambda x, k: _min(x, np.full(x.shape, k, F32)), _ARITH, _ARITH)
 
 
+def _mac(p, d):
+    """fl(p + dst) with the product's NaN kept for a NaN pair."""
+    return keep_first_nan(fp32.add(p, _D(d)), p, d)
+
+
 def okk_bdc_mac(dst_addr, src0_addr, src1_addr, shape, dst_stride=None, src0_stride=None, src1_stride=None):
-    """dst = dst + src0 * src1, unfused: fl(fl(a*b) + dst), the product as the first addend, so a NaN
-    product wins over a NaN dst (x86 keeps the first operand's NaN; C-model probes)."""
+    """dst = dst + src0 * src1, unfused: fl(fl(a*b) + dst), the product first (its NaN wins a pair)."""
     elementwise("okk_bdc_mac", shape, dst_addr, {"src0_addr": src0_addr, "src1_addr": src1_addr},
                 {"dst_addr": dst_stride, "src0_addr": src0_stride, "src1_addr": src1_stride},
-                lambda a, b, d: _add(_mul(_D(a), _D(b)), _D(d)), _SIMPLE, _MAC, reads_dst=True)
+                lambda a, b, d: _mac(keep_first_nan(fp32.mul(_D(a), _D(b)), a, b), d), _SIMPLE, _MAC, reads_dst=True)
 
 
 def okk_bdc_mac_C(dst_addr, src_addr, C, shape, dst_stride=None, src_stride=None):
@@ -152,7 +130,7 @@ def okk_bdc_mac_C(dst_addr, src_addr, C, shape, dst_stride=None, src_stride=None
     k = c_float("okk_bdc_mac_C", C)
     elementwise("okk_bdc_mac_C", shape, dst_addr, {"src_addr": src_addr},
                 {"dst_addr": dst_stride, "src_addr": src_stride},
-                lambda a, d: _add(_mul(_D(a), k), _D(d)), _SIMPLE, _MAC, reads_dst=True)
+                lambda a, d: _mac(keep_first_nan(fp32.mul(_D(a), k), a, k), d), _SIMPLE, _MAC, reads_dst=True)
 
 
 def okk_bdc_relu(dst_addr, src_addr, shape, dst_stride=None, src_stride=None):

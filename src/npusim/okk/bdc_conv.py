@@ -3,8 +3,8 @@
 Weights are in 2IC mode: the tensor (ceil(IC/2), OC, kh, kw) of fp32 pairs (input channels 2m, 2m+1),
 ``kernel_stride`` in pair units (NULL: compact). Output, weight and bias start on the same NPU; the
 input need not. Accumulation order: see ``ORDER`` and docs/okk.md, part two.
-Cost: ``trunc(N * ceil((q + OC)/64) * ceil(OH*OW/16) * (kh*kw*ceil(IC/2)*a*b*s + 3 + 2*bias))`` with
-a = 2.5 if IC == 3 else 1, b = 2 if IC == 1 else 1, s = (stride_w + 1)/2 if IC <= 2 else 1.
+Cost: ``trunc(N * ceil((q + OC)/64) * ceil(OH*OW/16) * (kh*kw*ceil(IC/2)*s*a + 3 + 2*bias))`` with
+s = (stride_w + 1)/min(IC, 64) if stride_w >= min(IC, 64) else 1, a = 2.5 if IC == 3 else 1.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from . import fp32, spec
 from .device import BDC, current
 from .fastsum import products_stay_normal
 from .fp32 import F32
+from .nan_payload import keep_first_nan
 from .layout import LANE, LocalTensor, compact_stride
 from .nn_common import check_addrs, dim2_arg, kernel_arg, out_size, padded, padding_arg, tap
 from .rules import shape_bdc
@@ -42,15 +43,17 @@ def _pool() -> ThreadPoolExecutor:
 
 
 def conv_cycles(q, n, oc, oh, ow, kh, kw, ic, bias: bool, stride_w: int = 1) -> int:
-    """Sophgo's CONV_FP32 cost in float maths, truncated once. For IC <= 2 the tap term also scales
-    by (stride_w + 1) / 2 (found with the differential suite; okkernel_cycles.md §3 covered stride 1)."""
+    """Sophgo's CONV_FP32 cost, in the C-model's own mixed float/double arithmetic (read from
+    atomic_conv_forward_get_cycle in libbackend_bm1684.so, then checked against random sweeps):
+    the input fetch limits the unit when stride_w >= min(IC, 64), which scales the tap term by
+    s = (stride_w + 1) / min(IC, 64); IC = 3 runs at 2.5x the cost per tap."""
     f = np.float32
-    a = f(2.5) if ic == 3 else f(1.0)
-    b = f(2.0) if ic == 1 else f(1.0)
-    s = f(stride_w + 1) / f(2.0) if ic <= 2 else f(1.0)
-    per = f(kh * kw * (-(-ic // 2))) * a * b * s + f(3 + 2 * bias)
+    lanes = min(ic, spec.NPU_NUM)
+    s = f(stride_w + 1) / f(lanes) if lanes <= stride_w else f(1.0)
+    taps = float(s * f(kh * kw * ((ic + 1) // 2)))        # product in float32, the rest in double
+    per = taps * (2.5 if ic == 3 else 1.0) + (2.0 if bias else 0.0) + 3.0
     blocks = n * (-(-(q + oc) // spec.NPU_NUM)) * (-(-(oh * ow) // 16))
-    return int(f(blocks) * per)
+    return int(f(per * float(blocks)))
 
 
 def conv_sum(xp, wv, kh, kw, oh, ow, st, dil, order=None) -> np.ndarray:
@@ -58,7 +61,8 @@ def conv_sum(xp, wv, kh, kw, oh, ow, st, dil, order=None) -> np.ndarray:
 
     Model: the unit steps through (input-channel pair m, tap t) items in ORDER; item number s goes to
     accumulator s % 2 of each of the two input-channel lanes (ic = 2m + lane), sequential and
-    unfused; lane_p = acc[p][0] + acc[p][1]; out = lane_0 + lane_1. Computed in blocks of output rows
+    unfused; lane_p = acc[p][1] + acc[p][0] (odd first: its NaN wins a pair, as in the C-model);
+    out = lane_0 + lane_1. Computed in blocks of output rows
     that stay in cache, without FTZ passes when no product can be subnormal (fastsum)."""
     order = order or ORDER
     n, ic = xp.shape[:2]
@@ -102,7 +106,7 @@ def conv_sum(xp, wv, kh, kw, oh, ow, st, dil, order=None) -> np.ndarray:
                 _combine_plain(acc, dst)
             else:
                 zero = np.zeros((n, oc, rn, ow), F32)
-                lanes = [fp32.add(acc.get((p, 0), zero), acc.get((p, 1), zero)) for p in (0, 1)]
+                lanes = [fp32.add(acc.get((p, 1), zero), acc.get((p, 0), zero)) for p in (0, 1)]
                 dst[...] = fp32.add(lanes[0], lanes[1])
 
     starts = range(0, oh, rch)
@@ -116,7 +120,7 @@ def conv_sum(xp, wv, kh, kw, oh, ow, st, dil, order=None) -> np.ndarray:
 
 
 def _combine_plain(acc: dict, dst: np.ndarray) -> None:
-    """dst = (acc00 + acc01) + (acc10 + acc11) in plain float32, a missing accumulator being +0 (so a
+    """dst = (acc01 + acc00) + (acc11 + acc10) in plain float32, a missing accumulator being +0 (so a
     lone -0 still becomes +0, as in the FTZ path). Exact when no product is subnormal (fastsum)."""
     zero = F32(0.0)
     lanes = []
@@ -127,7 +131,7 @@ def _combine_plain(acc: dict, dst: np.ndarray) -> None:
         elif a is None or b is None:
             lanes.append(np.add(a if b is None else b, zero))
         else:
-            lanes.append(np.add(a, b, out=a))
+            lanes.append(np.add(b, a, out=a))
     l0, l1 = lanes
     if l1 is None:
         np.add(l0, zero, out=dst)
@@ -183,10 +187,12 @@ def okk_bdc_conv2d(output_addr, input_addr, weight_addr, bias_addr, input_shape,
     if using_bias:
         bsh = dim4(1, oc, 1, 1)
         bt = LocalTensor(dev.local, api, "bias_addr", bias_addr, bsh, compact_stride(None, q, bsh), F32, 4)
-        res = fp32.add(res, fp32.daz(bt.read()))
+        bias = fp32.daz(bt.read())
+        res = keep_first_nan(fp32.add(res, bias), res, bias)
         reads += bt.footprints
     if result_add:
-        res = fp32.add(fp32.daz(out.read()), res)
+        old = fp32.daz(out.read())
+        res = keep_first_nan(fp32.add(res, old), res, old)     # new + old: its NaN wins a pair
         reads += out.footprints
     out.write(res)
     dev.issue(BDC, api, "CONV_FP32", conv_cycles(q, n, oc, oh, ow, kh, kw, ic, bool(using_bias), st[1]),

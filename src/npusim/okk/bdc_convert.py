@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import ConstraintError
-from . import cost, fp32
+from . import cost, fp32, rules
 from .bdc_binary import elementwise
 from .bdc_fp32_unary import _Call
 from .fp32 import F32
@@ -55,7 +55,10 @@ def okk_bdc_lookup_int32_to_fp32(dst_addr, src_addr, shape) -> None:
     """dst(fp32) = (float) i8(src(int32)): the low byte read as int8 (wraps outside [-128, 127])."""
     c = _Call("okk_bdc_lookup_int32_to_fp32", shape)
     dst, src = c.operands(128, dst_addr=dst_addr, src_addr=src_addr)
-    dst.write(fp32.lookup_int8(np.asarray(src.read()).view(np.int32)))
+    si = np.asarray(src.read()).view(np.int32)
+    # data-range remark (reference §4.3: the docs say the input is in [-128, 127]); strict mode reports it
+    rules.data_range(c.api, "src_addr", si, -128, 127, "the elements of the source tensor are in [-128, 127]")
+    dst.write(fp32.lookup_int8(si))
     c.emit(cost.TABLE_LOOKUP, cost.LOOKUP, [src], [dst])
 
 

@@ -16,6 +16,7 @@ from . import fp32, spec
 from .device import BDC, current
 from .fastsum import LIMIT, smallest_nonzero
 from .fp32 import F32
+from .nan_payload import keep_first_nan
 from .layout import LANE, LocalTensor, compact_stride
 from .nn_common import check_addrs, dim2_arg, kernel_arg, out_size, padded, padding_arg, tap
 from .rules import shape_bdc
@@ -48,7 +49,7 @@ def _tensors(dev, api, output_addr, input_addr, n, c, h, w, oh, ow):
 
 
 def even_odd_taps(xp, weights, kh, kw, oh, ow, st, dil, wmin=None) -> np.ndarray:
-    """fl(acc_even + acc_odd) over taps t = i*kw + j; ``weights(i, j)`` broadcasts against a tap.
+    """fl(acc_even + acc_odd) over taps t = i*kw + j (acc_odd from +0); ``weights(i, j)`` broadcasts against a tap.
     Blocks of output rows stay in cache; no FTZ passes when no product can be subnormal (fastsum,
     ``wmin`` = the smallest nonzero |weight|)."""
     n, c = xp.shape[:2]
@@ -75,10 +76,12 @@ def even_odd_taps(xp, weights, kh, kw, oh, ow, st, dil, wmin=None) -> np.ndarray
                     else:
                         p = fp32.mul(x, weights(i, j))
                         accs[k] = p if accs[k] is None else fp32.add(accs[k], p)
+            # Zero signs (C-model): one tap gives the product itself (-0 stays -0); from two taps on
+            # the odd accumulator starts from +0, so the sum is never -0: add +0 to the sum.
             if accs[1] is None:
-                out[:, :, r0:r0 + rn] = fp32.add(accs[0], F32(0.0))
+                out[:, :, r0:r0 + rn] = accs[0]
             else:
-                out[:, :, r0:r0 + rn] = fp32.add(accs[0], accs[1])
+                out[:, :, r0:r0 + rn] = fp32.add(fp32.add(accs[0], accs[1]), F32(0.0))
     return out
 
 
@@ -106,7 +109,8 @@ def okk_bdc_depthwise2d(output_addr, input_addr, weight_addr, bias_addr, input_s
     if using_bias:
         bsh = dim4(1, c, 1, 1)
         bt = LocalTensor(dev.local, api, "bias_addr", bias_addr, bsh, compact_stride(None, q, bsh), F32, 4)
-        res = fp32.add(res, fp32.daz(bt.read()))
+        bias = fp32.daz(bt.read())
+        res = keep_first_nan(fp32.add(res, bias), res, bias)
         reads += bt.footprints
     out.write(res)
     dev.issue(BDC, api, "DEPTHWISE_FP32", pool_cycles(q, n, c, oh, ow, kh, kw, st[1], False),

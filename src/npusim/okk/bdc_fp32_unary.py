@@ -10,7 +10,8 @@ import functools
 
 import numpy as np
 
-from . import cost, fp32, rules, spec
+from ..core.options import options
+from . import cost, fp32, initmap, rules, spec
 from .device import BDC, current
 from .fp32 import F32
 from .layout import LANE, LocalTensor
@@ -84,6 +85,9 @@ def _exp_chain(call: _Call, out: LocalTensor, x: LocalTensor, tmp: LocalTensor, 
                frac: LocalTensor, ints: LocalTensor) -> None:
     """The seven-instruction exp of the C-model (§4.4): the integer part in ``ints``, the fraction in
     ``frac``; ``out`` receives e^x. okk_bdc_exp_tunable uses ints=out=dst, frac=work."""
+    if _fusable(call, x, frac, ints):
+        _exp_chain_fused(call, out, x, n, frac, ints)
+        return
     _put_int(ints, fp32.fp32_to_int32(_f(x)))                       # MD_SFU: i = trunc_sat(x)
     call.emit(cost.MD_SFU, cost.SFU_SIMPLE, [x], [ints])
     ints.write(fp32.lookup_int8(_i(ints)))                          # TABLE_LOOKUP: fi = (float) i8(i)
@@ -99,6 +103,47 @@ def _exp_chain(call: _Call, out: LocalTensor, x: LocalTensor, tmp: LocalTensor, 
     e = _f(ints)
     out.write(fp32.add(e, fp32.mul(e, _f(frac))))                  # MD_SCALAR mac: y = e + e*s
     call.emit(cost.MD_SCALAR, cost.SCALAR_SIMPLE, [ints, frac], [out])
+
+
+def _disjoint(a: LocalTensor, b: LocalTensor) -> bool:
+    return not any(fa.overlaps(fb) for fa in a.footprints for fb in b.footprints)
+
+
+def _fusable(call: _Call, x: LocalTensor, frac: LocalTensor, ints: LocalTensor) -> bool:
+    """Can the chain run on values instead of through memory with the same final memory, events and
+    reports? Yes when ``ints`` shares no byte box with ``x`` or ``frac`` (then x is read unchanged at
+    steps 1 and 3, and frac unchanged at step 6; x is never read after frac is written, and out is
+    written last, so any other overlap ends the same), the source is known fully written (so the two
+    reads of x report nothing), and the device is serial (no event can raise a race between steps)."""
+    return (not call.dev.parallel and _disjoint(ints, x) and _disjoint(ints, frac)
+            and (not options().track_init or initmap.is_written(x)))
+
+
+def _exp_chain_fused(call: _Call, out: LocalTensor, x: LocalTensor, n: int, frac: LocalTensor,
+                     ints: LocalTensor) -> None:
+    """``_exp_chain`` computed on arrays (see ``_fusable``), every step's value as the slow path reads
+    it back: i = trunc_sat(x); fi = INT8[i & 0xFF] (integers, never subnormal, so DAZ is the identity
+    and trunc(fi) = fi exactly); frac = x - fi; EXP[i8(trunc(fi)) & 0xFF] = EXP[i & 0xFF]; frac and
+    the Taylor sum are already flushed, so only e needs its DAZ."""
+    xv = _f(x)
+    low = fp32.fp32_to_int32(xv).view(np.uint32) & np.uint32(0xFF)
+    fr = fp32.sub(xv, fp32.INT8_TABLE[low])
+    table = fp32.EXP_TABLE[low]                     # as stored in ints (subnormals kept)
+    e = fp32.daz(table)
+    s = fp32.taylor_sum(fr, n).reshape(call.shape.tuple())
+    y = fp32.add(e, fp32.mul(e, s))
+    if ints is not out:
+        ints.write(table)
+    frac.write(s)
+    out.write(y)
+    for instr, factor, reads, writes in ((cost.MD_SFU, cost.SFU_SIMPLE, [x], [ints]),
+                                         (cost.TABLE_LOOKUP, cost.LOOKUP, [ints], [ints]),
+                                         (cost.MD_SCALAR, cost.SCALAR_SIMPLE, [x, ints], [frac]),
+                                         (cost.MD_SFU, cost.SFU_SIMPLE, [ints], [ints]),
+                                         (cost.TABLE_LOOKUP, cost.LOOKUP, [ints], [ints]),
+                                         (cost.MD_SFU, cost.sfu_taylor(n), [frac], [frac]),
+                                         (cost.MD_SCALAR, cost.SCALAR_SIMPLE, [ints, frac], [out])):
+        call.emit(instr, factor, reads, writes)
 
 
 def _range(call: _Call, t: LocalTensor, param: str = "src_addr") -> None:

@@ -6,8 +6,9 @@ Layouts (``is_aligned_layout`` true / false):
   bytes (128-byte aligned) / ALIGN(H*W, 4) bytes (compact, word aligned); dst fp32 aligned / compact.
 - 4N_int8_to_fp32: the source is in 4N mode (reference §2.5): words (ceil(N/4), C, H, W) in the
   aligned / compact 32-bit layout, byte n % 4 of word (n // 4, c, h, w) holding element (n, c, h, w).
-The work tensor receives the C-model's intermediates; npusim leaves its bytes alone (they are garbage
-to a kernel either way) but counts it as written for hazard checks.
+The work tensor ends as the C-model leaves it: the source's 32-bit words (the whole word tensor, the
+bytes past H*W or N included) in the source's own layout (aligned / compact), XORed with 0x80808080
+when signed (the C-model biases each byte by 128); checked byte for byte on the C-model.
 
 Cost (TENSOR_ARITH, B(shape) = N * ceil((q + C)/64) * ceil(H*W/16)):
 - int8_to_fp32: COPY x1 and 2 (signed) / 1 (unsigned) ops x2 on the word view (N, C, 1, ceil(H*W/4));
@@ -64,8 +65,14 @@ def _dst(dev, api, addr, s, q, aligned):
     return LocalTensor(dev.local, api, "dst_addr", addr, s, st, F32, 4)
 
 
-def _work(dev, api, addr, s, q):
-    return LocalTensor(dev.local, api, "work_addr", addr, s, compact_stride(None, q, s), F32, 4)
+def _work(dev, api, addr, s, q, aligned):
+    st = None if aligned else compact_stride(None, q, s)
+    return LocalTensor(dev.local, api, "work_addr", addr, s, st, np.uint32, 4)
+
+
+def _write_work(wk: LocalTensor, words: np.ndarray, signed: bool) -> None:
+    """work = the source words, byte-biased by 128 when signed (what the C-model's sequence leaves)."""
+    wk.write(words ^ np.uint32(0x80808080) if signed else words)
 
 
 def okk_bdc_int8_to_fp32(dst_addr, src_addr, work_addr, shape, is_signed, is_aligned_layout) -> None:
@@ -81,8 +88,12 @@ def okk_bdc_int8_to_fp32(dst_addr, src_addr, work_addr, shape, is_signed, is_ali
     src = LocalTensor(dev.local, api, "src_addr", src_addr, dim4(n, c, 1, hw), dim4(rows * plane, plane, hw, 1),
                       np.int8 if signed else np.uint8, 1)
     dst = _dst(dev, api, dst_addr, s, q, aligned)
-    wk = _work(dev, api, work_addr, dim4(n, c, 1, -(-hw // 4)), q)
+    wsh = dim4(n, c, 1, -(-hw // 4))
+    wk = _work(dev, api, work_addr, wsh, q, aligned)
+    src_words = LocalTensor(dev.local, api, "src_addr", src_addr, wsh, None if aligned else compact_stride(None, q, wsh),
+                            np.uint32, 4)
     dst.write(src.read().reshape(n, c, h, w).astype(F32))
+    _write_work(wk, _raw(src_words), signed)
     words = _blocks(q, n, c, 1, -(-hw // 4))
     full = _blocks(q, n, c, h, w)
     fp = [f for t in (src,) for f in t.footprints]
@@ -108,8 +119,9 @@ def okk_bdc_4N_int8_to_fp32(dst_addr, src_addr, work_addr, shape, is_signed, is_
     b = np.ascontiguousarray(raw).view(np.int8 if signed else np.uint8).reshape(n4, c, h, w, 4)
     vals = b.transpose(0, 4, 1, 2, 3).reshape(n4 * 4, c, h, w)[:n]
     dst = _dst(dev, api, dst_addr, s, q, aligned)
-    wk = _work(dev, api, work_addr, wsh, q)
+    wk = _work(dev, api, work_addr, wsh, q, aligned)
     dst.write(vals.astype(F32))
+    _write_work(wk, np.ascontiguousarray(raw), signed)
     g = _blocks(q, n4, c, h, w)
     seq = [(g, 1)] + [(g, 2)] * (2 if signed else 1)
     seq += [(_blocks(q, -(-(n - k) // 4), c, h, w), 2) for k in (1, 2, 3) if n > k]

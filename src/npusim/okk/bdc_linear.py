@@ -17,6 +17,7 @@ import numpy as np
 from . import cost, fp32
 from .bdc_binary import elementwise, is_plain
 from .fp32 import F32
+from .nan_payload import keep_first_nan
 from .layout import LANE, LocalTensor, compact_stride
 from .rules import aligned, local_addr, same_npu
 from .types import as_dim4, dim4
@@ -36,13 +37,23 @@ def _per_channel(api, param, addr, dst_addr, shape):
     return LocalTensor(current().local, api, param, addr, sh, compact_stride(None, q, sh), F32, 4)
 
 
+# Finding 3: for a NaN pair the C-model keeps the tensor operand's NaN (x86 first-operand rule), whatever
+# numpy's broadcast loop would pick.
+def _mul(x, s):
+    return keep_first_nan(fp32.mul(fp32.daz(x), s), x, s)
+
+
+def _add(x, b):
+    return keep_first_nan(fp32.add(fp32.daz(x), b), x, b)
+
+
 def okk_bdc_bias(dst_addr, src_addr, bias_addr, shape, dst_stride=None, src_stride=None) -> None:
     """dst[n, c] = src[n, c] + bias[c]."""
     api = "okk_bdc_bias"
     b = _per_channel(api, "bias_addr", bias_addr, dst_addr, shape)
     bv = fp32.daz(b.read())
     elementwise(api, shape, dst_addr, {"src_addr": src_addr}, {"dst_addr": dst_stride, "src_addr": src_stride},
-                lambda x: fp32.add(fp32.daz(x), bv), _LIN, _STRIDED)
+                lambda x: _add(x, bv), _LIN, _STRIDED)
 
 
 def okk_bdc_scale(dst_addr, src_addr, scale_addr, shape, dst_stride=None, src_stride=None) -> None:
@@ -53,8 +64,7 @@ def okk_bdc_scale(dst_addr, src_addr, scale_addr, shape, dst_stride=None, src_st
     strided = not is_plain({"d": dst_stride, "s": src_stride}, {"d": dst_addr, "s": src_addr})
     # MD_LINEAR adds a zero bias (so -0 becomes +0); the strided TENSOR_ARITH MUL does not
     elementwise(api, shape, dst_addr, {"src_addr": src_addr}, {"dst_addr": dst_stride, "src_addr": src_stride},
-                (lambda x: fp32.mul(fp32.daz(x), sv)) if strided else
-                (lambda x: fp32.add(fp32.mul(fp32.daz(x), sv), F32(0.0))), _LIN, _STRIDED)
+                (lambda x: _mul(x, sv)) if strided else (lambda x: fp32.add(_mul(x, sv), F32(0.0))), _LIN, _STRIDED)
 
 
 def okk_bdc_scale_bias(dst_addr, src_addr, scale_addr, bias_addr, shape, dst_stride=None, src_stride=None) -> None:
@@ -65,13 +75,13 @@ def okk_bdc_scale_bias(dst_addr, src_addr, scale_addr, bias_addr, shape, dst_str
     sv, bv = fp32.daz(s.read()), fp32.daz(b.read())
     if is_plain({"d": dst_stride, "s": src_stride}, {"d": dst_addr, "s": src_addr}):
         elementwise(api, shape, dst_addr, {"src_addr": src_addr}, {"dst_addr": None, "src_addr": None},
-                    lambda x: fp32.add(fp32.mul(fp32.daz(x), sv), bv), _LIN, _STRIDED)
+                    lambda x: _add(_mul(x, sv), bv), _LIN, _STRIDED)
         return
     # strided: two TENSOR_ARITH instructions, dst = src * scale, then dst = dst + bias
     elementwise(api, shape, dst_addr, {"src_addr": src_addr}, {"dst_addr": dst_stride, "src_addr": src_stride},
-                lambda x: fp32.mul(fp32.daz(x), sv), _STRIDED, _STRIDED)
+                lambda x: _mul(x, sv), _STRIDED, _STRIDED)
     elementwise(api, shape, dst_addr, {"src_addr": dst_addr}, {"dst_addr": dst_stride, "src_addr": dst_stride},
-                lambda x: fp32.add(fp32.daz(x), bv), _STRIDED, _STRIDED)
+                lambda x: _add(x, bv), _STRIDED, _STRIDED)
 
 
 __all__ = ["okk_bdc_bias", "okk_bdc_scale", "okk_bdc_scale_bias"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .nan_payload import keep_first_nan
 from ..core.errors import ConstraintError
 from . import fp32, rules, spec
 from .device import BDC, current
@@ -107,10 +108,12 @@ def okk_bdc_matmul(output_addr, left_addr, right_addr, bias_addr, left_rows, lef
     res = even_odd_dot(fp32.daz(L.read()), fp32.daz(R.read_padded()))
     if using_bias:
         B = Matrix(dev.local, api, "bias_addr", bias_addr, 1, n, rc)
-        res = fp32.add(res, fp32.daz(B.read_padded()))
+        bias = fp32.daz(B.read_padded())
+        res = keep_first_nan(fp32.add(res, bias), res, bias)
         reads += B.all_footprints
     if result_add:
-        res = fp32.add(fp32.daz(O.read_padded()), res)
+        old = fp32.daz(O.read_padded())
+        res = keep_first_nan(fp32.add(res, old), res, old)     # new + old: its NaN wins a pair
         reads += O.all_footprints
     O.write(res)
     q = int(output_addr) // spec.LOCAL_MEM_SIZE

@@ -1,7 +1,7 @@
 """The small C types of okk.h: dim4, dim2, Padding, and the x32/x16/x8 unions.
 
 Kernels port line by line from C, so these are plain mutable records with the C field names. A union is
-built from one named member (``x32(fp32=1.5)``, ``x32(s32=-1)``, ``x32(s8x4=(1, 2, 3, 4))``); a plain
+built from one named member (``x32(fp32=1.5)``, ``x32(s32=-1)``, ``x32(_4N_s8=(1, 2, 3, 4))``); a plain
 Python float passed where a union is expected means its fp32 bits, a plain int its raw bits.
 """
 from __future__ import annotations
@@ -78,7 +78,9 @@ class _Union:
 
 class x32(_Union):
     bits_width = 32
-    members = {"fp32": ("<f4", 1), "s32": ("<i4", 1), "u32": ("<u4", 1), "s8x4": ("i1", 4),
+    # okk.h names the packed members _4N_s8, _4N_u8, _2N_s16, _2N_u16; s8x4 ... are npusim's older aliases
+    members = {"fp32": ("<f4", 1), "s32": ("<i4", 1), "u32": ("<u4", 1), "_4N_s8": ("i1", 4),
+               "_4N_u8": ("u1", 4), "_2N_s16": ("<i2", 2), "_2N_u16": ("<u2", 2), "s8x4": ("i1", 4),
                "u8x4": ("u1", 4), "s16x2": ("<i2", 2), "u16x2": ("<u2", 2)}
 
 

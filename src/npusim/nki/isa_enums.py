@@ -1,0 +1,23 @@
+"""DMA option enums of ``nki.isa`` (``nki/api/nki/isa/__init__.py``; attribute names from the API pages).
+
+The SDK does not publish their integer values: members are numbered in the documented order. Neither
+changes what npusim computes: descriptor generation is not modelled (dge_mode), and dma_copy has no
+indirect (vector_offset) access here, so no index can fall out of bounds (oob_mode).
+"""
+from __future__ import annotations
+
+import enum
+
+
+class dge_mode(enum.IntEnum):
+    """Descriptor Generation Engine mode of a DMA."""
+    unknown = 0     # let the compiler decide
+    swdge = 1       # software DGE
+    hwdge = 2       # hardware DGE
+    none = 3        # not using DGE
+
+
+class oob_mode(enum.IntEnum):
+    """What a DMA does with an out-of-bounds indirect index."""
+    error = 0       # raise
+    skip = 1        # skip the element

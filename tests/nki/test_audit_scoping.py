@@ -1,0 +1,110 @@
+"""Tiles allocated in an nl.affine_range / sequential_range / static_range iteration are scoped to it
+(NKI err_local_variable_used_out_of_scope): capacity counts only live tiles, later use is an error."""
+import numpy as np
+import pytest
+
+import npusim.nki as nki
+import npusim.nki.isa as nisa
+import npusim.nki.language as nl
+from npusim.core.errors import ConstraintError
+
+TILE_M = 128
+
+
+def tensor_add_kernel(TILE_N):
+    """The vendor tensor-add tutorial kernel (tensor_addition_nki_kernels.py), dst-first API."""
+    @nki.jit
+    def k(a_input, b_input):
+        c_output = nl.ndarray(a_input.shape, dtype=a_input.dtype, buffer=nl.shared_hbm)
+        M, N = a_input.shape
+        for m in nl.affine_range(M // TILE_M):
+            for n in nl.affine_range(N // TILE_N):
+                rows, cols = slice(m * TILE_M, (m + 1) * TILE_M), slice(n * TILE_N, (n + 1) * TILE_N)
+                a_tile = nl.ndarray(shape=(TILE_M, TILE_N), dtype=a_input.dtype, buffer=nl.sbuf)
+                b_tile = nl.ndarray(shape=(TILE_M, TILE_N), dtype=b_input.dtype, buffer=nl.sbuf)
+                nisa.dma_copy(dst=a_tile, src=a_input[rows, cols])
+                nisa.dma_copy(dst=b_tile, src=b_input[rows, cols])
+                c_tile = nl.ndarray(shape=(TILE_M, TILE_N), dtype=a_input.dtype, buffer=nl.sbuf)
+                nisa.tensor_tensor(dst=c_tile, data1=a_tile, data2=b_tile, op=nl.add)
+                nisa.dma_copy(dst=c_output[rows, cols], src=c_tile)
+        return c_output
+    return k
+
+
+def test_tutorial_tensor_add_tile_n_16384_fits_trn2():
+    # three live fp32 tiles of 64 KiB per partition = 192 KiB <= 212984 usable bytes on trn2
+    rng = np.random.default_rng(0)
+    a = rng.random((256, 32768), np.float32)
+    b = rng.random((256, 32768), np.float32)
+    y = nki.simulate(tensor_add_kernel(16384), target="trn2")(a, b)
+    np.testing.assert_array_equal(y, a + b)
+    assert nki.last_run().peak[nl.sbuf] == 3 * 16384 * 4
+
+
+def test_one_large_tile_per_iteration_fits():
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+        for i in nl.sequential_range(2):
+            t = nl.ndarray((128, 32768), a.dtype, buffer=nl.sbuf)     # 128 KiB of 208 KiB per partition
+            nisa.dma_copy(dst=t, src=a[i * 128:(i + 1) * 128, :])
+            nisa.dma_copy(dst=out[i * 128:(i + 1) * 128, :], src=t)
+        return out
+    a = np.arange(256 * 32768, dtype=np.float32).reshape(256, 32768)
+    np.testing.assert_array_equal(nki.simulate(k, target="trn2")(a), a)
+
+
+def test_tiles_outside_the_loop_still_count():
+    @nki.jit
+    def k(a):
+        keep = nl.ndarray((128, 32768), nl.float32, buffer=nl.sbuf)    # 128 KiB, live all along
+        for i in nl.static_range(2):
+            nl.ndarray((128, 32768), nl.float32, buffer=nl.sbuf)      # 128 KiB more: 256 KiB > 208 KiB
+        return None
+    with pytest.raises(ConstraintError, match="212984"):
+        nki.simulate(k, target="trn2")(np.zeros((1, 1), np.float32))
+
+
+def test_tile_used_after_its_iteration_is_an_error():
+    @nki.jit
+    def k(a):
+        for i in nl.affine_range(2):
+            t = nl.load(a)
+        out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, t)
+        return out
+    with pytest.raises(ConstraintError, match="referenced outside of its parent scope nl.affine_range iteration 1"):
+        nki.simulate(k)(np.ones((128, 4), np.float32))
+
+
+def test_checked_view_used_after_its_iteration_is_an_error():
+    # tensor_scalar skips rules.tile for views that passed their checks: the end of the scope resets that
+    @nki.jit
+    def k(a):
+        for i in nl.affine_range(1):
+            t = nl.load(a)
+            nisa.tensor_scalar(t, t, nl.add, 1.0)
+        nisa.tensor_scalar(t, t, nl.add, 1.0)
+    with pytest.raises(ConstraintError, match="outside of its parent scope"):
+        nki.simulate(k)(np.ones((128, 4), np.float32))
+
+
+def test_inner_loop_tiles_die_before_outer_ones():
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+        for i in nl.affine_range(1):
+            acc = nl.zeros(a.shape, nl.float32)          # outer iteration: live through the inner loop
+            for j in nl.affine_range(3):
+                t = nl.load(a)
+                nisa.tensor_tensor(acc, acc, t, nl.add)
+            nl.store(out, acc)
+        return out
+    # acc and one loaded tile (100 KiB per partition each) fit in 208 KiB; two loaded tiles would not
+    a = np.full((128, 25600), 2.0, np.float32)
+    np.testing.assert_array_equal(nki.simulate(k, target="trn2")(a), 3 * a)
+
+
+def test_ranges_outside_a_kernel_are_plain_ranges():
+    assert list(nl.affine_range(3)) == [0, 1, 2]
+    assert nl.sequential_range(2, 8, 3) == range(2, 8, 3)
