@@ -126,3 +126,24 @@ def test_a_scalar_has_no_dim_to_rescale(run):
     h = nl.ndarray((4, 6), nl.int8, buffer=nl.hbm)
     with pytest.raises(ConstraintError, match="needs a free dim"):
         h[1][2].view(nl.int16)
+
+
+def test_psum_tiles_reinterpret_too(run):
+    x = np.array([[1.5, -0.25]] * 128, np.float32)
+    p = nl.ndarray(x.shape, nl.float32, buffer=nl.psum)
+    p.write(x)
+    np.testing.assert_array_equal(p.view(nl.int32).numpy(), x.view(np.int32))
+
+
+def test_the_ported_kernel_pattern_load_then_view():
+    import npusim.nki as nki
+
+    @nki.jit
+    def exponent_bits(a):
+        bits = nl.load(a).view(nl.int32)
+        out = nl.ndarray(a.shape, nl.int32, buffer=nl.shared_hbm)
+        nl.store(out, bits)
+        return out
+
+    x = np.random.default_rng(2).standard_normal((16, 8)).astype(np.float32)
+    np.testing.assert_array_equal(nki.simulate(exponent_bits)(x), x.view(np.int32))
