@@ -7,7 +7,7 @@ import npusim.nki.language as nl
 def tile(values, dtype=None, buffer=None):
     values = np.asarray(values)
     t = nl.ndarray(values.shape, dtype or values.dtype, buffer=buffer or nl.sbuf)
-    t.write(values.astype(t.view.dtype.np))
+    t.write(values.astype(t.tv.dtype.np))
     return t
 
 

@@ -13,7 +13,7 @@ from npusim.nki import run_context
 def tile(values, dtype=None, buffer=None):
     values = np.asarray(values)
     t = nl.ndarray(values.shape, dtype or values.dtype, buffer=buffer or nl.sbuf)
-    t.write(values.astype(t.view.dtype.np))
+    t.write(values.astype(t.tv.dtype.np))
     return t
 
 
@@ -106,7 +106,7 @@ def test_tensor_tensor_matches_fp32_reference(op, out_dt, p, n):
     with run_context("trn3"):
         out = nl.ndarray((p, n), getattr(nl, out_dt))
         nisa.tensor_tensor(out, tile(a), tile(b), getattr(nl, op))
-        np.testing.assert_array_equal(out.numpy(), ref(a, b).astype(out.view.dtype.np))
+        np.testing.assert_array_equal(out.numpy(), ref(a, b).astype(out.tv.dtype.np))
 
 
 def test_tensor_tensor_int32_exact_on_gpsimd(run):
@@ -192,7 +192,7 @@ def test_dma_copy_cast_matches_fp32_reference(src_dt, dst_dt, seed):
     x64 = rng.standard_normal((16, 24)) * rng.choice([1, 100, 1e5])
     with run_context("trn2"):
         src = nl.ndarray((16, 24), getattr(nl, src_dt))
-        src.write(cast(x64, src.view.dtype))
+        src.write(cast(x64, src.tv.dtype))
         dst = nl.ndarray((16, 24), getattr(nl, dst_dt))
         nisa.dma_copy(dst=dst, src=src)
         ref_in = src.numpy()
@@ -200,9 +200,9 @@ def test_dma_copy_cast_matches_fp32_reference(src_dt, dst_dt, seed):
             want = ref_in
         else:                                         # src -> fp32 -> dst, RNE, integers saturate
             f32 = ref_in.astype(np.float32)
-            if dst.view.dtype.is_int:
-                lo, hi = np.iinfo(dst.view.dtype.np).min, np.iinfo(dst.view.dtype.np).max
-                want = np.clip(np.rint(f32.astype(np.float64)), lo, hi).astype(dst.view.dtype.np)
+            if dst.tv.dtype.is_int:
+                lo, hi = np.iinfo(dst.tv.dtype.np).min, np.iinfo(dst.tv.dtype.np).max
+                want = np.clip(np.rint(f32.astype(np.float64)), lo, hi).astype(dst.tv.dtype.np)
             else:
-                want = f32.astype(dst.view.dtype.np)
+                want = f32.astype(dst.tv.dtype.np)
         np.testing.assert_array_equal(dst.numpy().view(np.uint8), np.ascontiguousarray(want).view(np.uint8))

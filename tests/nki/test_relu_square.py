@@ -34,7 +34,7 @@ def test_relu_keeps_an_explicit_dtype():
         t = nl.ndarray((8, 8), nl.float32)
         t.write(np.linspace(-4, 4, 64, dtype=np.float32).reshape(8, 8))
         y = nl.relu(t, dtype=nl.bfloat16)
-        assert y.view.dtype.name == "bfloat16"
+        assert y.tv.dtype.name == "bfloat16"
         want = np.maximum(t.numpy(), 0).astype(nl.bfloat16)        # RNE to bf16 (ml_dtypes)
         assert np.array_equal(y.numpy(), want)
 

@@ -13,8 +13,8 @@ def mm(run, k=128, m=128, n=512, dt=nl.bfloat16, dst_dt=nl.float32, s_buf=None, 
        mdt=None):
     s = nl.ndarray((k, m), dt, buffer=s_buf or nl.sbuf)
     mv = nl.ndarray((k, n), mdt or dt, buffer=m_buf or nl.sbuf)
-    s.write(np.zeros(s.shape, s.view.dtype.np))
-    mv.write(np.zeros(mv.shape, mv.view.dtype.np))
+    s.write(np.zeros(s.shape, s.tv.dtype.np))
+    mv.write(np.zeros(mv.shape, mv.tv.dtype.np))
     d = nl.ndarray((min(m, 128), n), dst_dt, buffer=d_buf or nl.psum)
     return nisa.nc_matmul(dst=d, stationary=s, moving=mv)
 

@@ -31,7 +31,7 @@ def test_capacity_counts_bytes_per_partition_not_partitions():
 def test_psum_holds_eight_banks():
     with run_context("trn2") as run:
         banks = [nl.ndarray((128, 512), nl.float32, buffer=nl.psum) for _ in range(8)]
-        assert [b.view.offset for b in banks] == [2048 * i for i in range(8)]
+        assert [b.tv.offset for b in banks] == [2048 * i for i in range(8)]
         with pytest.raises(ConstraintError, match="PSUM"):
             nl.ndarray((128, 1), nl.float32, buffer=nl.psum)
         small = [nl.ndarray((128, 4), nl.bfloat16, buffer=nl.psum)] if False else []
@@ -159,11 +159,11 @@ def test_next_fit_rotates_loop_tiles_and_wraps():
         offsets = []
         for _ in range(3):
             t = nl.ndarray((128, 1024), nl.float32)      # the previous iteration's tile is freed here
-            offsets.append(t.view.offset)
+            offsets.append(t.tv.offset)
         assert offsets == [0, 4096, 8192]                # rotated, not reused at once (multi-buffering)
         del t
         big = nl.ndarray((128, 52000), nl.float32)        # 208000 B: only fits from offset 0 again
-        assert big.view.offset == 0
+        assert big.tv.offset == 0
         with pytest.raises(ConstraintError, match="holds at most 212984 bytes"):
             nl.ndarray((128, 4096), nl.float32)
 

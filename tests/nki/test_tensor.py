@@ -31,7 +31,7 @@ def test_freed_space_is_poisoned_again(run):
     a = _whole_sbuf(run)
     del a
     b = nl.ndarray((128, 4), nl.float32)
-    assert b.view.offset == 0                      # the allocator wrapped around to the freed bytes
+    assert b.tv.offset == 0                      # the allocator wrapped around to the freed bytes
     with pytest.warns(UninitializedReadWarning):
         assert np.isnan(b.numpy()).all()
 
@@ -40,7 +40,7 @@ def test_partial_writes_after_reuse_leave_the_rest_poisoned(run):
     a = _whole_sbuf(run)
     del a
     b = nl.ndarray((128, 4), nl.float32)           # same bytes, which still hold ones
-    assert b.view.offset == 0
+    assert b.tv.offset == 0
     b[:, 0:2].write(np.full((128, 2), 5.0, np.float32))
     with pytest.warns(UninitializedReadWarning):
         got = b.numpy()

@@ -15,7 +15,7 @@ def sbuf_tile(run, values, dtype=None, buffer=None):
     """An on-chip tile holding ``values`` (written directly, no instruction)."""
     values = np.asarray(values)
     t = nl.ndarray(values.shape, dtype or values.dtype, buffer=buffer or nl.sbuf)
-    t.write(values.astype(t.view.dtype.np))
+    t.write(values.astype(t.tv.dtype.np))
     return t
 
 
@@ -194,7 +194,7 @@ def test_property_two_ops_match_fp32_reference(op0, op1, s0, s1, r0, r1, out_dt)
         tmp = (f[op0](a, x) if r0 else f[op0](x, a)).astype(np.float32)
         if op1:
             tmp = (f[op1](b, tmp) if r1 else f[op1](tmp, b)).astype(np.float32)
-        want = tmp.astype(out.view.dtype.np)
+        want = tmp.astype(out.tv.dtype.np)
         np.testing.assert_array_equal(out.numpy(), want)
 
 
@@ -366,7 +366,7 @@ def test_property_vector_operands_any_dtypes(op0, op1, in_dt, out_dt, tile0, r0,
         data = nl.ndarray((p, 3, 5), getattr(nl, in_dt))
         raw = rng.standard_normal((p, 3, 5)) * 60
         from npusim.core.dtypes import cast
-        data.write(cast(raw, data.view.dtype))
+        data.write(cast(raw, data.tv.dtype))
         x = data.numpy().astype(np.float64)
         s0 = rng.standard_normal((p, 1)).astype(np.float32) * 4
         s1 = np.float32(rng.standard_normal() * 4)
@@ -382,7 +382,7 @@ def test_property_vector_operands_any_dtypes(op0, op1, in_dt, out_dt, tile0, r0,
             f1 = F64_OPS[op1]
             t64 = t.astype(np.float64)
             t = (f1(np.float64(s1), t64) if r1 else f1(t64, np.float64(s1))).astype(np.float32)
-        want = _to_dst(t, out.view.dtype.np).reshape(p, 15)
+        want = _to_dst(t, out.tv.dtype.np).reshape(p, 15)
         np.testing.assert_array_equal(out.numpy(), want)
 
 

@@ -10,7 +10,7 @@ from npusim.nki import cost, run_context
 
 def filled(shape, dtype=nl.float32, buffer=None):
     t = nl.ndarray(shape, dtype, buffer=buffer or nl.sbuf)
-    t.write(np.ones(shape, np.float32).astype(t.view.dtype.np))
+    t.write(np.ones(shape, np.float32).astype(t.tv.dtype.np))
     return t
 
 

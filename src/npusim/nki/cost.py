@@ -21,17 +21,17 @@ _HALF = ("bfloat16", "float16")
 
 
 def _half(*tiles) -> bool:
-    return all(t.view.dtype.name in _HALF for t in tiles)
+    return all(t.tv.dtype.name in _HALF for t in tiles)
 
 
 def _inner_contiguous(t) -> bool:
-    v = t.view
+    v = t.tv
     return len(v.shape) < 2 or v.shape[-1] == 1 or v.strides[-1] == v.dtype.itemsize
 
 
 def _stride_factor(*tiles) -> int:
     for t in tiles:
-        v = t.view
+        v = t.tv
         if len(v.shape) >= 2 and v.shape[-1] > 1 and abs(v.strides[-1]) >= STRIDE_PENALTY_BYTES:
             return 2
     return 1
@@ -56,7 +56,7 @@ _ONE_INPUT_CACHE: dict = {}
 
 def one_input(chip, engine: str, src, dst, slowdown: int = 1) -> float:
     """tensor_scalar, tensor_copy, activation-like ops: max(MIN_II, N) (one op or two cost the same)."""
-    sv, dv = src.view, dst.view
+    sv, dv = src.tv, dst.tv
     key = (chip.nc_version, engine, slowdown, sv.shape, sv.strides, sv.dtype.name, src.in_psum,
            dv.shape, dv.strides, dv.dtype.name, dst.in_psum)
     c = _ONE_INPUT_CACHE.get(key)

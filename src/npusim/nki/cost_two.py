@@ -47,7 +47,7 @@ def scalar_pass(chip, n: int, src, dst) -> float:
     """ScalarE one pass: max(MIN_II, N); trn3's ScalarE streams 256 bf16/fp16/fp8 elements per cycle
     against 128 for other types (§4.1 engine table), so N/2 there when input and output are narrow."""
     n = n * _stride_factor(src, dst)
-    if chip.nc_version >= 4 and src.view.dtype.name in _NARROW and dst.view.dtype.name in _NARROW:
+    if chip.nc_version >= 4 and src.tv.dtype.name in _NARROW and dst.tv.dtype.name in _NARROW:
         n = math.ceil(n / 2)
     return float(max(MIN_II, n))
 

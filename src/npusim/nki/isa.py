@@ -58,7 +58,7 @@ def _f32(values: np.ndarray) -> np.ndarray:
 
 def store_result(dst: NkiTensor, values: np.ndarray) -> None:
     """Cast float32 results to dst's dtype (RNE; integers saturate, NaN -> 0) and write them."""
-    d = dst.view.dtype
+    d = dst.tv.dtype
     if d.name != "float32" or values.dtype != np.float32:
         values = cast(values, d, overflow=options().float_overflow)
     if values.shape != dst.shape:
@@ -89,7 +89,7 @@ def _operand(api: str, param: str, value, data: NkiTensor, op: AluOp, reads: lis
         if op.is_bitvec:
             if isinstance(value, (float, np.floating)) and not float(value).is_integer():
                 raise NkiValidationError(api, param, "bitvec operands are integers (bit patterns)", value)
-            u = _bits_unsigned(data.view.dtype)
+            u = _bits_unsigned(data.tv.dtype)
             return np.array(int(value) & ((1 << (8 * u.itemsize)) - 1), u)
         return np.float32(value)
     if not isinstance(value, NkiTensor):
@@ -105,13 +105,13 @@ def _operand(api: str, param: str, value, data: NkiTensor, op: AluOp, reads: lis
     v = value.read(api)
     bshape = (data.shape[0],) + (1,) * (len(data.shape) - 1)
     if op.is_bitvec:
-        if not value.view.dtype.is_int:
-            raise NkiValidationError(api, param, "bitvec operand tiles have an integer dtype", value.view.dtype.name)
-        u = _bits_unsigned(data.view.dtype)
+        if not value.tv.dtype.is_int:
+            raise NkiValidationError(api, param, "bitvec operand tiles have an integer dtype", value.tv.dtype.name)
+        u = _bits_unsigned(data.tv.dtype)
         mask = (1 << (8 * u.itemsize)) - 1
         return (v.astype(np.int64) & mask).astype(u).reshape(bshape)
-    if value.view.dtype.name != "float32":
-        raise NkiValidationError(api, param, "arithmetic operand tiles are float32", value.view.dtype.name)
+    if value.tv.dtype.name != "float32":
+        raise NkiValidationError(api, param, "arithmetic operand tiles are float32", value.tv.dtype.name)
     return np.array(v, np.float32).reshape(bshape)     # a copy: dst may overlap the operand
 
 
@@ -168,14 +168,14 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
     if a.unary:
         raise NkiValidationError(api, "op", "a binary operator", a.name)
     tiles, names = [dst, data1, data2], ["dst", "data1", "data2"]
-    all_int32 = all(t.view.dtype.name in _INT32 for t in tiles)
+    all_int32 = all(t.tv.dtype.name in _INT32 for t in tiles)
     if a.is_bitvec:
         for p, t in zip(names, tiles):
-            if not t.view.dtype.is_int:
-                raise NkiValidationError(api, p, "bitvec operators need integer dtypes", t.view.dtype.name)
+            if not t.tv.dtype.is_int:
+                raise NkiValidationError(api, p, "bitvec operators need integer dtypes", t.tv.dtype.name)
         if len({t.itemsize for t in tiles}) > 1:
             raise NkiValidationError(api, "dst", "bitvec operands and dst have the same width",
-                                     [t.view.dtype.name for t in tiles])
+                                     [t.tv.dtype.name for t in tiles])
     psum_reason = R.gpsimd_memory(api, names, tiles)
     why = {"vector": None if "vector" in a.engines else f"the Vector engine has no {a.name}",
            "gpsimd": psum_reason or (None if ("gpsimd" in a.engines or all_int32) and not a.is_bitvec
@@ -190,14 +190,14 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
     if x2.shape != x1.shape:
         x2 = x2.reshape(x1.shape)
     if a.is_bitvec:
-        u = _bits_unsigned(data1.view.dtype)
+        u = _bits_unsigned(data1.tv.dtype)
         r = a.fn(x1.view(u), x2.astype(np.int64).astype(u) if x2.dtype != x1.dtype else x2.view(u))
-        dst.write(np.asarray(r, u).view(dst.view.dtype.np).reshape(dst.shape))
+        dst.write(np.asarray(r, u).view(dst.tv.dtype.np).reshape(dst.shape))
     elif eng == "gpsimd" and all_int32 and a.name in ("add", "subtract", "multiply", "maximum", "minimum"):
         r = a.fn(x1.astype(np.int64), x2.astype(np.int64))
-        dst.write(cast(r, dst.view.dtype).reshape(dst.shape))
+        dst.write(cast(r, dst.tv.dtype).reshape(dst.shape))
     else:
-        out = dst.view.array() if (dst.view.dtype.name == "float32" and dst.shape == data1.shape
+        out = dst.tv.array() if (dst.tv.dtype.name == "float32" and dst.shape == data1.shape
                                    and isinstance(a.fn, np.ufunc)) else None
         if out is not None:
             a.fn(_f32(x1), _f32(x2), out=out)
@@ -221,7 +221,7 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None, dtype=None) -> NkiIn
     R.tile(api, "src", src)
     R.same_partitions(api, ["dst", "src"], [dst, src])
     R.same_free_size(api, ["src", "dst"], [src, dst])
-    if dtype is not None and R.dtype_name(dtype) != dst.view.dtype.name:
+    if dtype is not None and R.dtype_name(dtype) != dst.tv.dtype.name:
         raise NkiValidationError(api, "dtype", "dtype, when given, is dst's dtype", R.dtype_name(dtype))
     why = {"vector": None,
            "scalar": None if chip.nc_version >= 3 else "tensor_copy on the Scalar engine is not supported on "
@@ -229,7 +229,7 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None, dtype=None) -> NkiIn
            "gpsimd": R.gpsimd_memory(api, ["dst", "src"], [dst, src])}
     eng = choose_engine(api, run, engine, why)
     x = src.read(api)
-    if src.view.dtype == dst.view.dtype and eng != "scalar":
+    if src.tv.dtype == dst.tv.dtype and eng != "scalar":
         dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
     else:
         store_result(dst, _f32(x))
@@ -244,7 +244,7 @@ def memset(dst, value, engine=engine.unknown, name=None) -> NkiInstruction:
     api = "nisa.memset"
     run = current(api)
     R.tile(api, "dst", dst)
-    d = dst.view.dtype
+    d = dst.tv.dtype
     if not R.is_scalar(value):
         raise NkiValidationError(api, "value", "a scalar constant", type(value).__name__)
     if d.is_int or d.kind == "b":
@@ -290,7 +290,7 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
                                  "dma_copy requires src and dst to have the same number of elements, "
                                  f"got src={src.size}, dst={dst.size}")
     x = src.read(api)
-    if src.view.dtype == dst.view.dtype:
+    if src.tv.dtype == dst.tv.dtype:
         dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
     else:
         store_result(dst, _f32(x).reshape(dst.shape))
@@ -304,7 +304,7 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
         if t.on_chip:
             groups.update(range(t.start_partition // per, (t.start_partition + t.partitions - 1) // per + 1))
     groups = sorted(g for g in groups if g < chip.dma_queues) or list(range(chip.dma_queues))
-    nbytes = max(dst.view.nbytes, src.view.nbytes)
+    nbytes = max(dst.tv.nbytes, src.tv.nbytes)
     q = run.dma_queue()
     ns = _cost.dma_ns(chip, nbytes, len(groups))
     data_ns = ns - chip.dma_fixed_ns

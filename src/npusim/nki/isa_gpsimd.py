@@ -67,12 +67,12 @@ def iota(dst, pattern, offset=0, channel_multiplier=0, name=None) -> NkiInstruct
     if dst.free_size != n:
         raise NkiValidationError(api, "dst", f"dst holds the pattern's {n} elements per partition", dst.shape)
     v = affine_values(dst.partitions, pat, off, cm)
-    if dst.view.dtype.name == "int32":
+    if dst.tv.dtype.name == "int32":
         dst.write(v.reshape(dst.shape))
-    elif dst.view.dtype.is_float:
+    elif dst.tv.dtype.is_float:
         _store(dst, v.astype(np.float32).reshape(dst.shape))        # int32 -> fp32 (RNE) -> dst
     else:
-        dst.write(cast(v.astype(np.float64), dst.view.dtype).reshape(dst.shape))
+        dst.write(cast(v.astype(np.float64), dst.tv.dtype).reshape(dst.shape))
     return run.issue(api, "gpsimd", _cost2.gpsimd(dst.free_size), writes=[dst], elements=dst.size)
 
 
@@ -124,8 +124,8 @@ def affine_select(dst, pattern, *args, name=None, **kwargs) -> NkiInstruction:
     v = affine_values(dst.partitions, pat, off, cm)
     keep = c.fn(v, np.int32(0)) != 0
     x = on_true_tile.read(api).reshape(keep.shape)
-    if on_true_tile.view.dtype == dst.view.dtype:
-        fill = cast(np.array([on_false_value], np.float32), dst.view.dtype)[0]
+    if on_true_tile.tv.dtype == dst.tv.dtype:
+        fill = cast(np.array([on_false_value], np.float32), dst.tv.dtype)[0]
         r = np.where(keep, x, fill)
         dst.write(r.reshape(dst.shape))
     else:

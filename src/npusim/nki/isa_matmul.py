@@ -112,7 +112,7 @@ def _matmul_written(run, dst: NkiTensor) -> np.ndarray:
     m = getattr(run, "_psum_mm_map", None)
     if m is None:
         m = run._psum_mm_map = np.zeros(run.psum.size, np.uint8)
-    v = dst.view
+    v = dst.tv
     return np.ndarray(v.shape, np.uint32, buffer=m, offset=v.offset, strides=v.strides)
 
 
@@ -126,18 +126,18 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, r
         if not root.full:
             dst.read(api)          # never-written PSUM: warns (poison mode) or raises (strict)
     elif options().track_init:
-        fresh = dst.view.uninitialized_mask()
+        fresh = dst.tv.uninitialized_mask()
         acc_mask = True if fresh is None else ~fresh.reshape(result.shape)
     else:
         acc_mask = False        # without init tracking, a view not yet fully written starts a group
     result = result.reshape(dst.shape)
-    if dst.view.dtype.name == "float32":
+    if dst.tv.dtype.name == "float32":
         if run.chip.nc_version < 4:
             mm = _matmul_written(run, dst)
             if acc_mask is not False:
                 foreign = (mm == 0) if acc_mask is True else ((mm == 0) & acc_mask.reshape(dst.shape))
                 if foreign.any() and not root.full and options().track_init:
-                    never = dst.view.uninitialized_mask()      # reported as uninitialized reads instead
+                    never = dst.tv.uninitialized_mask()      # reported as uninitialized reads instead
                     if never is not None:
                         foreign &= ~never
                 if foreign.any():
@@ -145,7 +145,7 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, r
                                   "no nc_matmul wrote (memset / copy): undefined on NeuronCore-v2/v3",
                                   PsumAccumulateWarning, stacklevel=3)
             mm[...] = 0xFFFFFFFF
-        out = dst.view.array()
+        out = dst.tv.array()
         if acc_mask is True:
             np.add(out, result, out=out)
         elif acc_mask is False:
@@ -159,7 +159,7 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, r
         result = dst.read(api).astype(np.float32) + result
     elif acc_mask is not False:
         m = acc_mask.reshape(dst.shape)
-        result = np.where(m, dst.view.array().astype(np.float32) + result, result)
+        result = np.where(m, dst.tv.array().astype(np.float32) + result, result)
     _store(dst, result.astype(np.float32, copy=False))
 
 
@@ -184,7 +184,7 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     if m > MAX_STATIONARY_FREE:
         raise NkiValidationError(api, "stationary", f"stationary free size M <= {MAX_STATIONARY_FREE} "
                                  "(gemm_stationary_fmax)", m)
-    dname = dst.view.dtype.name if isinstance(dst, NkiTensor) else None
+    dname = dst.tv.dtype.name if isinstance(dst, NkiTensor) else None
     if chip.nc_version >= 4:
         nmax = TRN3_MOVING_FREE.get(dname, MAX_MOVING_FREE)
         if n > nmax:
@@ -203,7 +203,7 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
                                  if chip.nc_version >= 4 else " (bfloat16 results exist on trn3 only)"), dname,
                                  None if chip.nc_version >= 4 else     # the official simulator's wording
                                  f"nc_matmul dst dtype must be float32 on gen{chip.nc_version}")
-    s_dt, m_dt = stationary.view.dtype.name, moving.view.dtype.name
+    s_dt, m_dt = stationary.tv.dtype.name, moving.tv.dtype.name
     for p, d in (("stationary", s_dt), ("moving", m_dt)):
         if d not in MATMUL_INPUT_DTYPES:
             raise NkiValidationError(api, p, "an input dtype of fp8_e4m3/fp8_e5m2/bfloat16/float16/tfloat32/"
@@ -263,7 +263,7 @@ def _load_stationary(run, stationary: NkiTensor, ls_cycles: float) -> float:
     LoadStationary is done and the previous MultiplyMoving has started (freeing the other weight buffer).
     So it is hidden behind back-to-back matmuls and exposed only after TensorE waited for data."""
     tl = run.timeline
-    ready = tl.dependencies_end([stationary.view.footprint], [], "tensor")
+    ready = tl.dependencies_end([stationary.tv.footprint], [], "tensor")
     start = max(ready, getattr(run, "_ls_end_ns", 0.0), getattr(run, "_mm_last_start_ns", 0.0))
     end = start + tl.engines["tensor"].ns(ls_cycles)
     run._ls_end_ns = end
@@ -300,8 +300,8 @@ def nc_transpose(dst, data, engine=engine.unknown, name=None) -> NkiInstruction:
     p, f = data.partitions, data.free_size
     if dst.partitions != f or dst.free_size != p:
         raise NkiValidationError(api, "dst", f"dst is data transposed: [{f}, {p}]", dst.shape)
-    if dst.view.dtype != data.view.dtype:
-        raise NkiValidationError(api, "dst", "dst has data's dtype", (dst.view.dtype.name, data.view.dtype.name))
+    if dst.tv.dtype != data.tv.dtype:
+        raise NkiValidationError(api, "dst", "dst has data's dtype", (dst.tv.dtype.name, data.tv.dtype.name))
     why = {}
     if data.buffer is not MemoryRegion.sbuf:
         why["tensor"] = "a TensorE transpose reads SBUF"
@@ -319,7 +319,7 @@ def nc_transpose(dst, data, engine=engine.unknown, name=None) -> NkiInstruction:
     else:
         R.tile(api, "dst", dst)
     x = data.read(api).reshape(p, f)
-    dst.write(_transpose_values(x, chip, eng == "tensor", data.view.dtype.is_float).reshape(dst.shape))
+    dst.write(_transpose_values(x, chip, eng == "tensor", data.tv.dtype.is_float).reshape(dst.shape))
     if eng == "tensor":
         cycles = _cost2.tensor_transpose(p, f)
     else:

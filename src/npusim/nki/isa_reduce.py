@@ -62,17 +62,17 @@ def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None) 
         raise NkiValidationError(api, "dst", f"dst holds the reduced shape {tuple(want)}", dst.shape)
     if a.is_bitvec:
         for p, t in (("data", data), ("dst", dst)):
-            if not t.view.dtype.is_int:
-                raise NkiValidationError(api, p, "bitvec reductions need integer dtypes", t.view.dtype.name)
+            if not t.tv.dtype.is_int:
+                raise NkiValidationError(api, p, "bitvec reductions need integer dtypes", t.tv.dtype.name)
         if negate:
             raise NkiValidationError(api, "negate", "negate applies to arithmetic reductions", negate)
     x = data.read(api)
     flat = x.reshape(data.partitions, kept_free, -1)
     if a.is_bitvec:
-        u = _bits_unsigned(data.view.dtype)
+        u = _bits_unsigned(data.tv.dtype)
         r = a.fn.reduce(flat.view(u) if flat.dtype.itemsize == u.itemsize else flat.astype(u), axis=2)
-        dst.write(r.astype(u).view(dst.view.dtype.np).reshape(dst.shape) if dst.itemsize == u.itemsize
-                  else r.reshape(dst.shape).astype(dst.view.dtype.np))
+        dst.write(r.astype(u).view(dst.tv.dtype.np).reshape(dst.shape) if dst.itemsize == u.itemsize
+                  else r.reshape(dst.shape).astype(dst.tv.dtype.np))
     else:
         f = flat if flat.dtype == np.float32 else flat.astype(np.float32)
         with np.errstate(all="ignore"):
@@ -83,7 +83,7 @@ def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None) 
             if negate:
                 r = -r
         _store(dst, np.asarray(r, np.float32).reshape(dst.shape))
-    half = a.name in ("add", "maximum") and all(t.view.dtype.name == "bfloat16" for t in (data, dst))
+    half = a.name in ("add", "maximum") and all(t.tv.dtype.name == "bfloat16" for t in (data, dst))
     cycles = _cost2.reduce(data.free_size, half, data)
     return run.issue(api, "vector", cycles, reads=[data], writes=[dst], elements=data.size,
                      args={"op": a.name, "axis": axes})
@@ -119,11 +119,11 @@ def tensor_partition_reduce(dst, op, data, name=None) -> NkiInstruction:
         raise NkiValidationError(api, "data", reason, "psum")
     x = data.read(api).reshape(data.partitions, -1)
     if a.is_bitvec:
-        if not data.view.dtype.is_int or not dst.view.dtype.is_int:
-            raise NkiValidationError(api, "data", "bitvec reductions need integer dtypes", data.view.dtype.name)
-        u = _bits_unsigned(data.view.dtype)
+        if not data.tv.dtype.is_int or not dst.tv.dtype.is_int:
+            raise NkiValidationError(api, "data", "bitvec reductions need integer dtypes", data.tv.dtype.name)
+        u = _bits_unsigned(data.tv.dtype)
         r = a.fn.reduce(x.view(u), axis=0)
-        dst.write(r.view(data.view.dtype.np).astype(dst.view.dtype.np).reshape(dst.shape))
+        dst.write(r.view(data.tv.dtype.np).astype(dst.tv.dtype.np).reshape(dst.shape))
     else:
         r = accum.reduce_rows(a.name, np.ascontiguousarray(x.astype(np.float32).T))
         _store(dst, r.reshape(dst.shape))

@@ -105,12 +105,12 @@ def _checks(api, run, dst, data, op0, operand0, op1, operand1, engine):
             raise NkiValidationError(api, p, f"a binary operator ({a.name}) needs an operand", None)
     if a0.is_bitvec:
         for p, t in (("data", data), ("dst", dst)):
-            if not t.view.dtype.is_int:
+            if not t.tv.dtype.is_int:
                 raise NkiValidationError(api, p, "bitvec operators need integer input/output dtypes",
-                                         t.view.dtype.name)
+                                         t.tv.dtype.name)
         if data.itemsize != dst.itemsize:
             raise NkiValidationError(api, "dst", "bitvec results are bit patterns: dst has data's width",
-                                     f"{data.view.dtype.name} -> {dst.view.dtype.name}")
+                                     f"{data.tv.dtype.name} -> {dst.tv.dtype.name}")
     reads = [data]
     v0 = None if a0.unary else _operand(api, "operand0", operand0, data, a0, reads)
     v1 = None if (a1 is None or a1.unary) else _operand(api, "operand1", operand1, data, a1, reads)
@@ -141,7 +141,7 @@ class _Plan:
         self.u1 = a1.fn if a1 is not None and isinstance(a1.fn, np.ufunc) and not a1.unary else None
         slow = _cost.GPSIMD_RSQRT_SLOWDOWN if eng == "gpsimd" else 1
         self.cycles = _cost.one_input(run.chip, eng, data, dst, slowdown=slow)
-        f32_same = dst.view.dtype.name == "float32" and dst.shape == data.shape
+        f32_same = dst.tv.dtype.name == "float32" and dst.shape == data.shape
         if a0.is_bitvec:
             self.path = BITVEC
         elif f32_same and dst.nbytes > _SCRATCH_MAX:
@@ -151,7 +151,7 @@ class _Plan:
         else:
             self.path = CAST
         self.tmp = _scratch(data.shape) if self.path is SCRATCH else None
-        self.copy_in = data.view.dtype.np == np.float32     # data.read() is a float32 array
+        self.copy_in = data.tv.dtype.np == np.float32     # data.read() is a float32 array
         self.args = (a0.name, a1.name if a1 else None)
         self.elements = dst.partitions * dst.free_size
         self.nbytes = dst.nbytes
@@ -173,7 +173,7 @@ _next_sig = itertools.count(1).__next__
 
 def _sig(t: NkiTensor) -> int:
     """What tensor_scalar's validation and cost depend on in one operand (views are immutable), as an id."""
-    v = t.view
+    v = t.tv
     s = (v.shape, v.strides, v.dtype.name, t.in_psum)
     i = _SIG_IDS.get(s)
     if i is None:
@@ -250,21 +250,21 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
                 u(tmp, plan.v1, out=tmp)
             else:
                 _apply(a1, tmp, plan.v1, reverse1, tmp)
-        dst.view.array()[...] = tmp
+        dst.tv.array()[...] = tmp
         dst.mark_written()
     elif path is DIRECT:
         # a large float32 tile: compute straight into dst's bytes (memory passes dominate)
-        out = dst.view.array()
+        out = dst.tv.array()
         _apply(plan.a0, _f32(x), plan.v0, reverse0, out)
         if a1 is not None:
             _apply(a1, out, plan.v1, reverse1, out)
         dst.mark_written()
     elif path is BITVEC:
-        u = _bits_unsigned(data.view.dtype)
+        u = _bits_unsigned(data.tv.dtype)
         r = _apply(plan.a0, x.view(u), plan.v0, reverse0)
         if a1 is not None:
             r = _apply(a1, r, plan.v1, reverse1)
-        dst.write(np.asarray(r, u).view(dst.view.dtype.np).reshape(dst.shape))
+        dst.write(np.asarray(r, u).view(dst.tv.dtype.np).reshape(dst.shape))
     else:
         r = _apply(plan.a0, _f32(x), plan.v0, reverse0)
         if a1 is not None:

@@ -147,8 +147,8 @@ def bn_stats(dst, data, name=None) -> NkiInstruction:
         raise NkiValidationError(api, "data", f"free size <= {BN_STATS_FMAX} (nl.tile_size.bn_stats_fmax)", n)
     if dst.free_size != BN_STATS_WIDTH:
         raise NkiValidationError(api, "dst", f"{BN_STATS_WIDTH} elements per partition", dst.shape)
-    if not dst.view.dtype.is_float:
-        raise NkiValidationError(api, "dst", "a float dst", dst.view.dtype.name)
+    if not dst.tv.dtype.is_float:
+        raise NkiValidationError(api, "dst", "a float dst", dst.tv.dtype.name)
     x = data.read(api).reshape(data.partitions, n).astype(np.float64)
     out = np.zeros((data.partitions, BN_STATS_WIDTH), np.float64)
     for k, part in enumerate((x[:, 0::2], x[:, 1::2])):
@@ -191,9 +191,9 @@ def _predicate(api, predicate, ref, allowed=("uint8", "uint16", "uint32", "int8"
     R.tile(api, "predicate", predicate)
     R.same_partitions(api, ["predicate", "on_true"], [predicate, ref])
     R.same_free_size(api, ["predicate", "on_true"], [predicate, ref])
-    if predicate.view.dtype.name not in allowed:
+    if predicate.tv.dtype.name not in allowed:
         raise NkiValidationError(api, "predicate", f"an integer predicate ({', '.join(allowed)})",
-                                 predicate.view.dtype.name)
+                                 predicate.tv.dtype.name)
 
 
 def tensor_copy_predicated(dst, src, predicate, reverse_pred=False, name=None) -> NkiInstruction:
@@ -212,10 +212,10 @@ def tensor_copy_predicated(dst, src, predicate, reverse_pred=False, name=None) -
     if reverse_pred:
         mask = ~mask
     x = src.read(api).reshape(dst.shape)
-    if src.view.dtype != dst.view.dtype:
+    if src.tv.dtype != dst.tv.dtype:
         from ..core.dtypes import cast
-        x = cast(_f32(x), dst.view.dtype)
-    dst.view.write(x, where=mask)
+        x = cast(_f32(x), dst.tv.dtype)
+    dst.tv.write(x, where=mask)
     if mask.all():
         dst.mark_written()
     cycles = _cost2.one_pass(src.free_size, src, dst)
@@ -238,8 +238,8 @@ def _reduce_res_check(api, reduce_res, ref):
     R.tile(api, "reduce_res", reduce_res)
     if reduce_res.partitions != ref.partitions or reduce_res.free_size != 1:
         raise NkiValidationError(api, "reduce_res", f"a ({ref.partitions}, 1) tile", reduce_res.shape)
-    if not reduce_res.view.dtype.is_float:
-        raise NkiValidationError(api, "reduce_res", "a float dtype", reduce_res.view.dtype.name)
+    if not reduce_res.tv.dtype.is_float:
+        raise NkiValidationError(api, "reduce_res", "a float dtype", reduce_res.tv.dtype.name)
 
 
 def _max_only(api, run, reduce_op):
@@ -258,9 +258,9 @@ def select_reduce(dst, predicate, on_true, on_false, reduce_res=None, reduce_cmd
     R.same_partitions(api, ["dst", "on_true"], [dst, on_true])
     R.same_free_size(api, ["on_true", "dst"], [on_true, dst])
     _predicate(api, predicate, on_true, ("uint8", "uint16", "int8", "int16"))
-    if on_true.view.dtype.name in ("tfloat32", "int32", "uint32"):
+    if on_true.tv.dtype.name in ("tfloat32", "int32", "uint32"):
         raise NkiValidationError(api, "on_true", "any dtype except tfloat32, int32, uint32",
-                                 on_true.view.dtype.name)
+                                 on_true.tv.dtype.name)
     if on_true.buffer is MemoryRegion.psum and predicate.buffer is MemoryRegion.psum:
         raise NkiValidationError(api, "predicate", "on_true and predicate are not both in PSUM", "both in PSUM")
     _max_only(api, run, OPS_MAX if reduce_op is None else reduce_op)

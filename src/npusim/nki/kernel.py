@@ -82,9 +82,9 @@ def _to_tensor(run: Run, value, name: str):
     t = run.hbm_tensor(value.shape if value.ndim else (1,), dt, MemoryRegion.private_hbm, name)
     if value.flags.c_contiguous and value.flags.writeable and value.size and dt.name != "bool":
         # Zero-copy: the HBM tensor is the caller's array (so kernel writes land in it, in place).
-        t.view.memory.data = value.reshape(-1).view(np.uint8)
+        t.tv.memory.data = value.reshape(-1).view(np.uint8)
         t.full = True
-        t.view.memory.wrapped = True
+        t.tv.memory.wrapped = True
     else:
         t.write(value.reshape(t.shape))
     return t
@@ -131,7 +131,7 @@ def launch(kernel: Kernel, args, kwargs, target=None):
         run.release()           # SBUF/PSUM serve the next launch on this chip (runtime._POOL)
     # Inputs the kernel wrote come back in place.
     for a, t in list(zip(args, targs)) + [(kwargs[k], tkwargs[k]) for k in kwargs]:
-        if (isinstance(t, NkiTensor) and isinstance(a, np.ndarray) and t.view.memory.written and a.flags.writeable
-                and not getattr(t.view.memory, "wrapped", False)):
+        if (isinstance(t, NkiTensor) and isinstance(a, np.ndarray) and t.tv.memory.written and a.flags.writeable
+                and not getattr(t.tv.memory, "wrapped", False)):
             np.copyto(a, t.numpy().reshape(a.shape).astype(a.dtype, copy=False))
     return _outputs(result)

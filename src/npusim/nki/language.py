@@ -114,9 +114,9 @@ def ds(start, size) -> DynSlice:
 def _filled(shape, dtype, value, buffer, name, api):
     t = current(api).allocate(shape, dtype, _region(buffer, api), name, api)
     if t.on_chip:
-        _isa.memset(t, value if t.view.dtype.is_float else int(value))
+        _isa.memset(t, value if t.tv.dtype.is_float else int(value))
     else:
-        t.write(np.array(value).astype(t.view.dtype.np))
+        t.write(np.array(value).astype(t.tv.dtype.np))
     return t
 
 
@@ -178,7 +178,7 @@ ACTIVATION_LOWERED = ("relu", "square", "rsqrt")
 def _result_dtype(x, y, dtype):
     if dtype is not None:
         return dtype
-    dts = [t.view.dtype for t in (x, y) if isinstance(t, NkiTensor)]
+    dts = [t.tv.dtype for t in (x, y) if isinstance(t, NkiTensor)]
     if len(dts) == 2 and dts[0] != dts[1]:
         return np.result_type(dts[0].np, dts[1].np)
     return dts[0] if dts[0].name == "tfloat32" else dts[0].np

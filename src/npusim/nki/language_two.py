@@ -213,8 +213,8 @@ def broadcast_to(src, shape) -> NkiTensor:
         raise ConstraintError(api, "shape", "2-D tiles", (src.shape, shape))
     (sp, sf), (p, f) = src.shape, shape
     if sp == 1 and sf == f:
-        dt = src.view.dtype.name
-        mm_dt = "float32" if dt in ("float32", "tfloat32") or not src.view.dtype.is_float else dt
+        dt = src.tv.dtype.name
+        mm_dt = "float32" if dt in ("float32", "tfloat32") or not src.tv.dtype.is_float else dt
         row = _in_sbuf(src, api) if mm_dt == dt else _converted(src, mm_dt, api)
         ones = _alloc((1, p), mm_dt, MemoryRegion.sbuf, api)
         _isa.memset(ones, 1.0)
@@ -227,7 +227,7 @@ def broadcast_to(src, shape) -> NkiTensor:
             _isa.tensor_copy(out[:, c:c + w], ps)
         return out
     if sf == 1 and sp == p:
-        col = _converted(src, "float32", api) if src.view.dtype.name != "float32" else src
+        col = _converted(src, "float32", api) if src.tv.dtype.name != "float32" else src
         zeros = _alloc(shape, "float32", MemoryRegion.sbuf, api)
         _isa.memset(zeros, 0.0)
         out = _alloc(shape, src.dtype, MemoryRegion.sbuf, api)
@@ -273,14 +273,14 @@ def where(condition, x, y, dtype=None) -> NkiTensor:
     if isinstance(y, NkiTensor):
         _isa.tensor_copy(out, y)
     else:
-        _isa.memset(out, y if out.view.dtype.is_float else int(y))
+        _isa.memset(out, y if out.tv.dtype.is_float else int(y))
     if isinstance(x, NkiTensor):
         src = x
     else:
         src = _alloc(shape, out_dt, MemoryRegion.sbuf, api)
-        _isa.memset(src, x if src.view.dtype.is_float else int(x))
+        _isa.memset(src, x if src.tv.dtype.is_float else int(x))
     pred = condition
-    if condition.view.dtype.name not in ("uint8", "uint16", "uint32"):
+    if condition.tv.dtype.name not in ("uint8", "uint16", "uint32"):
         ne = _alloc(shape, "float32", MemoryRegion.sbuf, api)
         _isa.tensor_scalar(ne, condition, _alu.OPS["not_equal"], 0.0)
         pred = _alloc(shape, "uint8", MemoryRegion.sbuf, api)

@@ -73,7 +73,7 @@ def compute_tile(api: str, param: str, t: NkiTensor) -> None:
     if rule:
         raise NkiValidationError(api, param, rule, f"start partition {start}, {p} partitions")
     n = t.free_size
-    v = t.view
+    v = t.tv
     if t.in_psum:
         if n > MAX_FREE_PSUM:
             raise NkiValidationError(api, param, f"free size <= {MAX_FREE_PSUM} elements for a PSUM tile", n)

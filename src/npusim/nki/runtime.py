@@ -8,7 +8,7 @@ How an ISA op plugs in (isa.py is the pattern; keep new ops the same shape):
         rules.tile(api, "dst", dst); ...                   # every documented rule -> ConstraintError
         eng = isa.choose_engine(api, run, engine, {"vector": None, "gpsimd": "why not"})   # or a fixed name
         x = data.read(api)                                 # NkiTensor.read/write/mark_written only:
-        dst.write(cast(result(x), dst.view.dtype))         # they keep the per-allocation init flags
+        dst.write(cast(result(x), dst.tv.dtype))         # they keep the per-allocation init flags
         return run.issue(api, eng, cost.xxx(...), reads=[data], writes=[dst])   # one timeline event
 
 ``issue`` orders the event after every earlier conflicting access on another engine (the compiler's
@@ -96,7 +96,7 @@ class Run:
         for mem, region in ((self.sbuf, MemoryRegion.sbuf), (self.psum, MemoryRegion.psum)):
             used = self.peak[region]
             if used:
-                mem.init.reshape(mem.lanes, mem.lane_bytes)[:, :used] = 0
+                mem.forget_lanes(0, mem.lanes, 0, used)      # bumps the generation: cached init flags drop
         _POOL.setdefault(self.chip.name, []).append((self.sbuf, self.psum))
         self.released = True
 
@@ -111,7 +111,7 @@ class Run:
             # Every program of an SPMD grid sees the same shared_hbm tensor (allocation order matches).
             t = self.shared[self._shared_next]
             self._shared_next += 1
-            if t.shape != shape or t.view.dtype != dt:
+            if t.shape != shape or t.tv.dtype != dt:
                 raise ConstraintError(api, "shape", "every SPMD program allocates the same shared_hbm tensors",
                                       (shape, str(dt)))
             return t
@@ -162,14 +162,14 @@ class Run:
 
     def issue(self, api: str, engine: str, cycles: float, reads=(), writes=(), args: dict | None = None,
               elements: int = 0, not_before_ns: float = 0.0) -> NkiInstruction:
-        rfp = [t.view.footprint for t in reads if isinstance(t, NkiTensor)]
+        rfp = [t.tv.footprint for t in reads if isinstance(t, NkiTensor)]
         wfp = []
         nbytes = 0
         for t in writes:
-            wfp.append(t.view.footprint)
+            wfp.append(t.tv.footprint)
             nbytes += t.nbytes
             if not t.on_chip:
-                t.view.memory.written = True
+                t.tv.memory.written = True
         if self._shared_ports and engine in _SHARED_PORTS:
             not_before_ns = max(not_before_ns, self._shared_port_free(engine, reads, writes))
         ev = self.timeline.place(engine, api, cycles, reads=rfp, writes=wfp, nbytes=nbytes,
@@ -182,7 +182,7 @@ class Run:
         ``nbytes`` is dst.nbytes (the caller keeps it with its cached plan)."""
         if self._shared_ports and engine in _SHARED_PORTS:
             return self.issue(api, engine, cycles, reads=[src], writes=[dst], args=args, elements=elements)
-        return NkiInstruction(self.timeline.place_rw(engine, api, cycles, src.view.footprint, dst.view.footprint,
+        return NkiInstruction(self.timeline.place_rw(engine, api, cycles, src.tv.footprint, dst.tv.footprint,
                                                      nbytes, elements, args))
 
     def _shared_port_free(self, engine: str, reads, writes) -> float:
@@ -201,8 +201,8 @@ class Run:
     def ready_ns(self, engine: str, reads=(), writes=()) -> float:
         """When an instruction on ``engine`` could start: its queue is free and its data is ready."""
         t = self.timeline.engines[engine].free_ns
-        deps = self.timeline.dependencies_end([x.view.footprint for x in reads],
-                                              [x.view.footprint for x in writes], engine)
+        deps = self.timeline.dependencies_end([x.tv.footprint for x in reads],
+                                              [x.tv.footprint for x in writes], engine)
         return max(t, deps)
 
     def dma_queue(self) -> str:

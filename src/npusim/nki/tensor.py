@@ -49,12 +49,12 @@ def _index_error(param, rule, value):
 
 class NkiTensor:
     """A tensor in SBUF, PSUM or HBM: a typed strided window (``view``) onto one memory."""
-    __slots__ = ("view", "buffer", "name", "root", "run", "full", "stale", "checked", "on_chip", "in_psum", "free_size",
+    __slots__ = ("tv", "buffer", "name", "root", "run", "full", "stale", "checked", "on_chip", "in_psum", "free_size",
                  "partitions", "nbytes",
                  "sig", "scope", "__weakref__")
 
     def __init__(self, view: TensorView, buffer: MemoryRegion, name: str, root: "NkiTensor | None", run):
-        self.view = view
+        self.tv = view
         self.buffer = buffer
         self.name = name
         self.root = root        # the allocation this view keeps alive (None: this is the allocation)
@@ -79,7 +79,7 @@ class NkiTensor:
         r = self.root
         if r is None:
             return True
-        a, b = self.view, r.view
+        a, b = self.tv, r.tv
         return a.offset == b.offset and a.shape == b.shape and a.strides == b.strides
 
     # Init tracking is per allocation (the root): ``full`` means every byte was written, so reads skip
@@ -91,35 +91,36 @@ class NkiTensor:
     def _fresh_init(self, root) -> None:
         if root.stale:
             root.stale = False
-            v = root.view
+            v = root.tv
             mem = v.memory
             nbytes = v.size * v.dtype.itemsize // max(1, v.shape[0]) if mem.laned else v.nbytes
+            # Through the memory (not by hand on mem.init) so its generation moves: a view that cached
+            # "all my bytes were written" over these bytes must look again.
             if mem.laned:
-                lane0 = v.offset // mem.lane_bytes
-                byte0 = v.offset % mem.lane_bytes
-                mem.init.reshape(mem.lanes, mem.lane_bytes)[lane0:lane0 + v.shape[0], byte0:byte0 + nbytes] = 0
+                lane0, byte0 = divmod(v.offset, mem.lane_bytes)
+                mem.forget_lanes(lane0, lane0 + v.shape[0], byte0, byte0 + nbytes)
             else:
-                mem.init[v.offset:v.offset + nbytes] = 0
+                mem.forget(v.offset, nbytes)
 
     def read(self, api: str | None = None) -> np.ndarray:
         """The values as a numpy view; never-written elements read as poison (or raise in strict mode)."""
         root = self.root or self
         if root.full:
-            return self.view.array()
+            return self.tv.array()
         self._fresh_init(root)
-        return self.view.read(api)
+        return self.tv.read(api)
 
     def write(self, values) -> None:
         """Store ``values`` (broadcast to the shape) through this view and mark them written."""
         root = self.root or self
         if root.full:
-            self.view.array()[...] = values
+            self.tv.array()[...] = values
         elif self._covers_root():
-            self.view.array()[...] = values
+            self.tv.array()[...] = values
             root.full, root.stale = True, False
         else:
             self._fresh_init(root)
-            self.view.write(values)
+            self.tv.write(values)
 
     def mark_written(self) -> None:
         """After computing straight into ``view.array()``: record the bytes as written."""
@@ -131,51 +132,51 @@ class NkiTensor:
             return
         self._fresh_init(root)
         if options().track_init:
-            self.view.mark_written()
+            self.tv.mark_written()
 
     # ---- attributes of the vendor's NkiTensor ----
 
     @property
     def shape(self) -> tuple:
-        return self.view.shape
+        return self.tv.shape
 
     @property
     def dtype(self):
         """A numpy dtype (ml_dtypes for bf16/fp8), or npusim's DType for tfloat32 (no numpy type)."""
-        d = self.view.dtype
+        d = self.tv.dtype
         return d if d.name == "tfloat32" else d.np
 
     @property
     def ndim(self) -> int:
-        return len(self.view.shape)
+        return len(self.tv.shape)
 
     @property
     def size(self) -> int:
-        return self.view.size
+        return self.tv.size
 
     @property
     def itemsize(self) -> int:
-        return self.view.dtype.itemsize
+        return self.tv.dtype.itemsize
 
 
     @property
     def start_partition(self) -> int:
-        return self.view.footprint.lane_lo if self.on_chip else 0
+        return self.tv.footprint.lane_lo if self.on_chip else 0
 
     @property
     def strides(self) -> tuple:
         """Element strides; the partition stride of an on-chip tensor is its allocation's free size."""
         item = self.itemsize
-        lb = self.view.memory.lane_bytes
+        lb = self.tv.memory.lane_bytes
         if not self.on_chip:
-            return tuple(s // item for s in self.view.strides)
+            return tuple(s // item for s in self.tv.strides)
         root = self.root or self
         pstride = root.free_size
-        return tuple((s // lb) * pstride if (self.view.memory.laned and s and s % lb == 0 and i == 0)
-                     else s // item for i, s in enumerate(self.view.strides))
+        return tuple((s // lb) * pstride if (self.tv.memory.laned and s and s % lb == 0 and i == 0)
+                     else s // item for i, s in enumerate(self.tv.strides))
 
     def __repr__(self) -> str:
-        return f"NkiTensor({self.name or '?'}, {self.buffer!r}, shape={self.shape}, dtype={self.view.dtype})"
+        return f"NkiTensor({self.name or '?'}, {self.buffer!r}, shape={self.shape}, dtype={self.tv.dtype})"
 
     # ---- views ----
 
@@ -192,7 +193,7 @@ class NkiTensor:
         if len(key) > len(self.shape):
             raise _index_error("key", f"at most {len(self.shape)} indices for a {len(self.shape)}-d tensor", key)
         key = key + (slice(None),) * (len(self.shape) - len(key))
-        v = self.view
+        v = self.tv
         offset, shape, strides = v.offset, [], []
         for axis, (k, n, s) in enumerate(zip(key, v.shape, v.strides)):
             if isinstance(k, (int, np.integer)):
@@ -248,7 +249,7 @@ class NkiTensor:
         if int(np.prod(shape)) != self.size:
             raise ConstraintError(api, "shape", f"cannot reshape array of size {self.size} into shape "
                                   f"{tuple(shape)}", tuple(shape))
-        v = self.view
+        v = self.tv
         item = v.dtype.itemsize
         if self.on_chip:
             if not shape or shape[0] != v.shape[0]:
@@ -264,9 +265,38 @@ class NkiTensor:
             strides = _c_strides(shape, item)
         return self._derive(TensorView(v.memory, v.offset, shape, strides, v.dtype, api=api))
 
-    def view_as(self, dtype) -> "NkiTensor":
-        """The same bytes read as another dtype of the same size (``NkiTensor.view(dtype)``)."""
-        return self._derive(self.view.with_dtype(dtype))
+    def view(self, dtype) -> "NkiTensor":
+        """``NkiTensor.view(dtype)``: the same bytes read as another dtype, no copy (a bit reinterpretation).
+
+        Same itemsize: shape and strides stay. Another itemsize: the last dim is rescaled the way numpy's
+        ``ndarray.view`` does it (its bytes are regrouped), so it must be contiguous and its byte length a
+        multiple of the new itemsize; the partition dim of an on-chip tile never changes. The offset and
+        the other strides must be whole elements of the new dtype (the hardware addresses in elements)."""
+        api = "NkiTensor.view"
+        d = dtype_of(dtype, api)
+        v = self.tv
+        old, new = v.dtype.itemsize, d.itemsize
+        if new == old:
+            return self._derive(TensorView(v.memory, v.offset, v.shape, v.strides, d, api=api))
+        if len(v.shape) < (2 if self.on_chip else 1):
+            raise ConstraintError(api, "dtype", "a view that changes the itemsize needs a free dim to rescale "
+                                  "(the partition dim of an on-chip tile stays)", f"{v.shape} {v.dtype} -> {d}")
+        last = v.shape[-1]
+        if last > 1 and v.strides[-1] != old:
+            raise ConstraintError(api, "self", "the last dim is contiguous when the itemsize changes",
+                                  v.strides)
+        if (last * old) % new:
+            raise ConstraintError(api, "dtype", "the last dim's bytes are a whole number of new elements",
+                                  f"{last} x {old} B -> {new} B elements")
+        if v.offset % new or any(s % new for s in v.strides[:-1]):
+            raise ConstraintError(api, "self", "the offset and outer strides are whole new elements",
+                                  (v.offset, v.strides))
+        shape = v.shape[:-1] + (last * old // new,)
+        strides = tuple(v.strides[:-1]) + (new,)
+        return self._derive(TensorView(v.memory, v.offset, shape, strides, d, api=api))
+
+    #: The earlier npusim name of ``view(dtype)``, kept so existing kernels and tests keep working.
+    view_as = view
 
     # ---- host side ----
 
