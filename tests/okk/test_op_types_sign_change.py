@@ -3,7 +3,7 @@ signed destination: U16_OP_U16_TO_S16 (16), U8_OP_U8_TO_S16 (17), U16_OP_U16_TO_
 U8_OP_U8_TO_S8 (25). okk.h enumerators the docs' examples leave out; Sophgo's C-model computes them
 (issue 4 audit). Rules pinned by the C-model sweep (docs/okk.md): add / mul / mac ignore op_type's
 destination-sign bit (the result is signed exactly when a source is, so here it saturates to the
-unsigned range), sub saturates to the signed range; mul / mac assert 8-bit sources."""
+unsigned range), sub saturates to the signed range; mul asserts 8-bit sources (mac: not modelled)."""
 import os
 
 import numpy as np
@@ -126,7 +126,8 @@ def test_mac_accumulates_unsigned(with_c, op_type):
 @pytest.mark.parametrize("op_type", [U16_OP_U16_TO_S16, U16_OP_U16_TO_S8])
 @pytest.mark.parametrize("fn", ["mul", "mul_C", "mac", "mac_C"])
 def test_mul_mac_16bit_sources_rejected(fn, op_type):
-    """C-model assertion for fixed-point mul / mac: ``Int8[0] == 1 && Int8[1] == 1``."""
+    """mul / mul_C: the C-model asserts ``Int8[0]==1 && Int8[1]==1`` (atomic_tensor_arithmetic_fix8b_gen_cmd.c
+    line 51). mac / mac_C: the C-model computes something npusim does not model, so npusim rejects it."""
     sh = okk.dim4(*SHAPE)
     args = {"mul": (DST, SRC0, SRC1, sh, None, None, None, op_type, 0),
             "mul_C": (DST, SRC0, 3, sh, None, None, op_type, 0),
