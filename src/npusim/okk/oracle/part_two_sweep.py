@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import okk_part_two as _p2
-from ..bdc_fixed_point import DOC_OP_TYPES, VALID_OP_TYPES
+from ..bdc_fixed_point import VALID_OP_TYPES
 from .programs import EDGE_BITS, Builder, aligned_strides, fp32_mix, local_span, npus_touched
 
 SLOT = 0x10000                  # bytes per operand slot on each NPU (8 slots: 512 KiB)
@@ -227,18 +227,22 @@ def _int8_to_fp32(four_n):
 
 # ---- fixed point (packed); every packed operand is sized as 2N words, a superset of 4N ----
 
-def _op_type(c: Ctx, name):
+def _op_type(c: Ctx, name, only=None):
+    """A random op type the C-model computes for ``name``; ``only``: restricted to those (the
+    sign-change sweep draws from the four unsigned-source, signed-destination enumerators)."""
     base = name.replace("_C", "").replace("C_", "")
     if base in ("max", "min"):
         ok = [t for t in VALID_OP_TYPES if bool(t & 2) == bool(t & 4) and not (t & 1 and not t & 8)]
     elif base in ("mul", "mac"):
-        ok = [t for t in DOC_OP_TYPES if t & 1]
+        ok = [t for t in VALID_OP_TYPES if t & 1]      # 17, 25 (u8 sources, signed dst) too
     else:
-        ok = sorted(DOC_OP_TYPES)
+        ok = sorted(VALID_OP_TYPES)                    # 16, 17, 24, 25 too
+    if only is not None:
+        ok = [t for t in ok if t in only]
     return int(c.rng.choice(sorted(ok)))
 
 
-def _fx(name):
+def _fx(name, only=None):
     with_c = "C" in name.split("_")
     has_r = not name.startswith(("max", "min"))
 
@@ -246,7 +250,7 @@ def _fx(name):
         sd, s0 = c.strides(False), c.strides(True)
         d = c.tensor("dst", "b", sd)
         a = c.tensor("src", "b", s0)
-        ot = _op_type(c, name)
+        ot = _op_type(c, name, only)
         r = [int(c.rng.integers(0, 12))] if has_r else []
         if with_c:
             return (d, a, _int_c(c.rng), c.shape, sd, s0, ot, *r)
@@ -256,12 +260,12 @@ def _fx(name):
     return f
 
 
-def _fx_mac(with_c):
+def _fx_mac(with_c, only=None):
     def f(c: Ctx):
         sd, s0 = c.strides(False), c.strides(True)
         d = c.tensor("dst", "b", sd)      # the accumulator: random bytes, read and written
         a = c.tensor("src", "b", s0)
-        tail = (int(c.rng.integers(0, 2)), _op_type(c, "mac"), int(c.rng.integers(0, 9)), int(c.rng.integers(0, 12)))
+        tail = (int(c.rng.integers(0, 2)), _op_type(c, "mac", only), int(c.rng.integers(0, 9)), int(c.rng.integers(0, 12)))
         if with_c:
             return (d, a, _int_c(c.rng), c.shape, sd, s0, *tail)
         s1 = c.strides(True)
@@ -357,10 +361,19 @@ SPECS[FX + "16bit_split_low_8bit"] = (_split("low"), 2)
 SPECS[FX + "16bit_mul_8bit"] = (_mul_8bit, 2)
 SPECS[FX + "s16_mul_u8_to_s16"] = (_s16_mul_u8, 2)
 
+# the same fixed-point functions restricted to op types 16, 17, 24, 25 (u8/u16 sources, signed
+# destination; mul/mac: 17, 25), which the docs' examples leave out (issue 4 audit)
+SIGN_CHANGE = (16, 17, 24, 25)
+SIGN_CHANGE_SPECS: dict = {}
+for _op in ("add", "sub", "mul", "add_C", "sub_C", "C_sub", "mul_C"):
+    SIGN_CHANGE_SPECS[FX + _op] = (_fx(_op, SIGN_CHANGE), 2)
+SIGN_CHANGE_SPECS[FX + "mac"] = (_fx_mac(False, SIGN_CHANGE), 2)
+SIGN_CHANGE_SPECS[FX + "mac_C"] = (_fx_mac(True, SIGN_CHANGE), 2)
 
-def add_case(b: Builder, rng, func: str, tag: str) -> tuple:
+
+def add_case(b: Builder, rng, func: str, tag: str, specs: dict = SPECS) -> tuple:
     """Append one random call of ``func`` with its set-up and read-back; return its arguments."""
-    make, packed = SPECS[func]
+    make, packed = specs[func]
     while True:
         c = Ctx(rng, packed)
         try:
@@ -386,10 +399,10 @@ def add_case(b: Builder, rng, func: str, tag: str) -> tuple:
     return args
 
 
-def build_batch(rng, func: str, cases: int, tag: str = "") -> Builder:
+def build_batch(rng, func: str, cases: int, tag: str = "", specs: dict = SPECS) -> Builder:
     b = Builder()
     b.call("okk_initialize")
     for i in range(cases):
-        add_case(b, rng, func, f"[{tag} case {i}]")
+        add_case(b, rng, func, f"[{tag} case {i}]", specs)
     b.call("okk_poll")
     return b
