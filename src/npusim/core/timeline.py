@@ -100,7 +100,7 @@ class _MemoryLog:
         # Accesses pruning forgot while some engine had not placed anything yet: they can no longer
         # delay or race with an engine in use, but they can with the later first instructions of the
         # others. Only engines named in ``archive_for`` (unused when something was archived) consult it,
-        # until they have caught up with it (see Timeline._archived_end).
+        # until they have caught up with it (Timeline._forget_archive_if_caught_up).
         self.archive: list[_Access] = []
         self.archive_for: set[str] = set()
         self.archive_end = 0.0                  # latest end of an archived access
@@ -236,30 +236,40 @@ class Timeline:
         if log is None:
             return
         if log.archive_for and eng.name in log.archive_for:   # rare: a late first use of an engine
-            self._check_race_with(log.archive, fp, is_write, eng, name, True)
-            self._forget_archive_if_caught_up(log, eng)
+            self._check_archived_race(log, fp, is_write, eng, name)
         if log.engine == eng.name:
             return
-        self._check_race_with(log.accesses, fp, is_write, eng, name, False)
-
-    def _check_race_with(self, accesses, fp: Footprint, is_write: bool, eng: Engine, name: str,
-                         sync_only: bool) -> None:
         clock = eng.clock
-        for acc in accesses:
-            if sync_only and not acc.sync:
-                continue                       # archived for data order only, as pruning keeps it
+        for acc in log.accesses:
             if acc.engine == eng.name or not (is_write or acc.write):
                 continue
             if clock.get(acc.engine, 0) >= acc.seq:
                 continue                       # ordered by synchronisation
             if fp.overlaps_exactly(acc.fp):
-                kind = ("write-after-write" if is_write and acc.write else
-                        "read-after-write" if acc.write else "write-after-read")
-                raise RaceError(
-                    f"race ({kind}) on {fp.describe()}: {name} on {eng.name}"
-                    f"{self._at(caller_source())} and {acc.event.name} on {acc.engine}"
-                    f"{self._at(acc.event.source)} touch the same bytes and no flag, queue or barrier "
-                    f"orders them")
+                self._raise_race(fp, is_write, eng, name, acc)
+
+    def _check_archived_race(self, log: _MemoryLog, fp: Footprint, is_write: bool, eng: Engine,
+                             name: str) -> None:
+        """``_check_race`` over the archive's sync-ordered accesses (pruning keeps others for timing only),
+        for an engine that was unused when something was archived."""
+        clock = eng.clock
+        for acc in log.archive:
+            if not acc.sync or acc.engine == eng.name or not (is_write or acc.write):
+                continue
+            if clock.get(acc.engine, 0) >= acc.seq:
+                continue
+            if fp.overlaps_exactly(acc.fp):
+                self._raise_race(fp, is_write, eng, name, acc)
+        self._forget_archive_if_caught_up(log, eng)
+
+    def _raise_race(self, fp: Footprint, is_write: bool, eng: Engine, name: str, acc: _Access) -> None:
+        kind = ("write-after-write" if is_write and acc.write else
+                "read-after-write" if acc.write else "write-after-read")
+        raise RaceError(
+            f"race ({kind}) on {fp.describe()}: {name} on {eng.name}"
+            f"{self._at(caller_source())} and {acc.event.name} on {acc.engine}"
+            f"{self._at(acc.event.source)} touch the same bytes and no flag, queue or barrier "
+            f"orders them")
 
     @staticmethod
     def _at(src: str) -> str:
