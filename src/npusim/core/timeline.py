@@ -86,8 +86,7 @@ def _end_ns(a: _Access) -> float:
 
 class _MemoryLog:
     """The remembered accesses of one memory, and what the scans need to know about them."""
-    __slots__ = ("accesses", "horizon", "prune_at", "engine", "archive", "archive_for", "archive_end",
-                 "archive_seqs", "archive_horizon")
+    __slots__ = ("accesses", "horizon", "prune_at", "engine", "archive", "archive_for", "archive_horizon")
 
     def __init__(self, prune_at: int):
         self.accesses: list[_Access] = []
@@ -103,9 +102,7 @@ class _MemoryLog:
         # until they have caught up with it (Timeline._forget_archive_if_caught_up).
         self.archive: list[_Access] = []
         self.archive_for: set[str] = set()
-        self.archive_end = 0.0                  # latest end of an archived access
-        self.archive_seqs: dict[str, int] = {}  # engine -> latest seq of an archived sync access
-        self.archive_horizon = 0.0              # end of the latest access folded out of a full archive
+        self.archive_horizon = 0.0      # latest end of the accesses folded out of a full archive
 
 
 class Timeline:
@@ -329,21 +326,16 @@ class Timeline:
             a.end_ns > first_free or (a.sync and any(e.clock.get(a.engine, 0) < a.seq for e in unused)))]
         if not moved:
             return
-        log.archive.extend(moved)
+        archive = log.archive
+        archive.extend(moved)
         log.archive_for.update(e.name for e in unused)
-        seqs = log.archive_seqs
-        for a in moved:
-            if a.end_ns > log.archive_end:
-                log.archive_end = a.end_ns
-            if a.sync and seqs.get(a.engine, 0) < a.seq:
-                seqs[a.engine] = a.seq
-        if len(log.archive) > self.ARCHIVE_CAP:
-            # Bounded memory: the oldest half folds into a horizon that an engine not yet past it waits
-            # for (a conservative start bound); race checks lose only those oldest accesses.
-            log.archive.sort(key=_end_ns)
-            cut = len(log.archive) - self.ARCHIVE_CAP // 2
-            log.archive_horizon = max(log.archive_horizon, log.archive[cut - 1].end_ns)
-            del log.archive[:cut]
+        if len(archive) > self.ARCHIVE_CAP:
+            # Bounded memory: the oldest half (in archiving order, no sort: this runs on every prune while
+            # an engine is idle) folds into a horizon that an engine not yet past it waits for (a
+            # conservative start bound); race checks lose only those oldest accesses.
+            cut = len(archive) - self.ARCHIVE_CAP // 2
+            log.archive_horizon = max(log.archive_horizon, max(map(_end_ns, archive[:cut])))
+            del archive[:cut]
 
     def _archived_end(self, log: _MemoryLog, fp: Footprint, is_write: bool, engine: str, t: float) -> float:
         """``_conflicts_end`` over the archive, for an engine that was unused when something was archived."""
@@ -365,17 +357,16 @@ class Timeline:
         archive can neither delay nor race with it again (later archived accesses are past it too: it is
         in use by then); with no engine left to serve, the archive is dropped."""
         free = eng.free_ns
-        if free < log.archive_end or free < log.archive_horizon:
+        if free < log.archive_horizon:
             return
         clock = eng.clock
-        for k, s in log.archive_seqs.items():
-            if clock.get(k, 0) < s:
+        for a in log.archive:       # (the caller has just scanned the archive: same order of cost)
+            if a.end_ns > free or (a.sync and clock.get(a.engine, 0) < a.seq):
                 return
         log.archive_for.discard(eng.name)
         if not log.archive_for:
             log.archive = []
-            log.archive_end = log.archive_horizon = 0.0
-            log.archive_seqs = {}
+            log.archive_horizon = 0.0
 
     # ---- explicit synchronisation ----
 
