@@ -86,7 +86,7 @@ def _end_ns(a: _Access) -> float:
 
 class _MemoryLog:
     """The remembered accesses of one memory, and what the scans need to know about them."""
-    __slots__ = ("accesses", "horizon", "prune_at", "engine")
+    __slots__ = ("accesses", "horizon", "prune_at", "engine", "archive", "archive_for", "archive_horizon")
 
     def __init__(self, prune_at: int):
         self.accesses: list[_Access] = []
@@ -96,6 +96,13 @@ class _MemoryLog:
         # engine skips the scan: program order on its own engine already covers every entry, and races
         # are only between engines.
         self.engine: str | None = None
+        # Accesses pruning forgot while some engine had not placed anything yet: they can no longer
+        # delay or race with an engine in use, but they can with the later first instructions of the
+        # others. Only engines named in ``archive_for`` (unused when something was archived) consult it,
+        # until they have caught up with it (Timeline._forget_archive_if_caught_up).
+        self.archive: list[_Access] = []
+        self.archive_for: set[str] = set()
+        self.archive_horizon = 0.0      # latest end of the accesses folded out of a full archive
 
 
 class Timeline:
@@ -203,6 +210,8 @@ class Timeline:
             return t
         if log.horizon > t:
             t = log.horizon
+        if log.archive_for and engine in log.archive_for:     # rare: a late first use of an engine
+            t = self._archived_end(log, fp, is_write, engine, t)
         if log.engine == engine:
             return t
         lo, hi, lane_lo, lane_hi = fp.lo, fp.hi, fp.lane_lo, fp.lane_hi
@@ -221,7 +230,11 @@ class Timeline:
 
     def _check_race(self, fp: Footprint, is_write: bool, eng: Engine, name: str) -> None:
         log = self._logs.get(fp.memory.id)
-        if log is None or log.engine == eng.name:
+        if log is None:
+            return
+        if log.archive_for and eng.name in log.archive_for:   # rare: a late first use of an engine
+            self._check_archived_race(log, fp, is_write, eng, name)
+        if log.engine == eng.name:
             return
         clock = eng.clock
         for acc in log.accesses:
@@ -230,13 +243,30 @@ class Timeline:
             if clock.get(acc.engine, 0) >= acc.seq:
                 continue                       # ordered by synchronisation
             if fp.overlaps_exactly(acc.fp):
-                kind = ("write-after-write" if is_write and acc.write else
-                        "read-after-write" if acc.write else "write-after-read")
-                raise RaceError(
-                    f"race ({kind}) on {fp.describe()}: {name} on {eng.name}"
-                    f"{self._at(caller_source())} and {acc.event.name} on {acc.engine}"
-                    f"{self._at(acc.event.source)} touch the same bytes and no flag, queue or barrier "
-                    f"orders them")
+                self._raise_race(fp, is_write, eng, name, acc)
+
+    def _check_archived_race(self, log: _MemoryLog, fp: Footprint, is_write: bool, eng: Engine,
+                             name: str) -> None:
+        """``_check_race`` over the archive's sync-ordered accesses (pruning keeps others for timing only),
+        for an engine that was unused when something was archived."""
+        clock = eng.clock
+        for acc in log.archive:
+            if not acc.sync or acc.engine == eng.name or not (is_write or acc.write):
+                continue
+            if clock.get(acc.engine, 0) >= acc.seq:
+                continue
+            if fp.overlaps_exactly(acc.fp):
+                self._raise_race(fp, is_write, eng, name, acc)
+        self._forget_archive_if_caught_up(log, eng)
+
+    def _raise_race(self, fp: Footprint, is_write: bool, eng: Engine, name: str, acc: _Access) -> None:
+        kind = ("write-after-write" if is_write and acc.write else
+                "read-after-write" if acc.write else "write-after-read")
+        raise RaceError(
+            f"race ({kind}) on {fp.describe()}: {name} on {eng.name}"
+            f"{self._at(caller_source())} and {acc.event.name} on {acc.engine}"
+            f"{self._at(acc.event.source)} touch the same bytes and no flag, queue or barrier "
+            f"orders them")
 
     @staticmethod
     def _at(src: str) -> str:
@@ -261,10 +291,13 @@ class Timeline:
     def _prune(self, log: _MemoryLog) -> None:
         # Keep an access while it can still delay a later start (it ends after some engine in use is
         # free) or, for sync-ordered accesses, while some engine in use has not synchronised past it.
-        used = [e for e in self.engines.values() if e.count]
+        engines = self.engines.values()
+        used = [e for e in engines if e.count]
         horizon = min(e.free_ns for e in used)
         keep = [a for a in log.accesses if a.end_ns > horizon
                 or (a.sync and any(e.clock.get(a.engine, 0) < a.seq for e in used))]
+        if len(used) < len(self.engines) and len(keep) < len(log.accesses):
+            self._archive(log, [e for e in engines if not e.count], keep)
         if len(keep) > self.MAX_TRACKED:
             # Too many in flight: forget the oldest half. For data ordering their end folds into a
             # per-memory horizon (a conservative bound); race checks lose only those oldest accesses.
@@ -279,6 +312,61 @@ class Timeline:
         # idle engine, or sync-ordered and not yet known everywhere) would otherwise be rescanned on
         # every event.
         log.prune_at = len(keep) + self.PRUNE_AT
+
+    # ---- what pruning forgot while some engine was unused ----
+
+    ARCHIVE_CAP = 1024   # archived accesses per memory before the oldest fold into a first-use horizon
+
+    def _archive(self, log: _MemoryLog, unused: list[Engine], keep: list[_Access]) -> None:
+        """Move the accesses pruning drops (those not in ``keep``) that could still delay or race with an
+        unused engine's instructions into the memory's archive."""
+        kept = {id(a) for a in keep}
+        first_free = min(e.free_ns for e in unused)     # an unused engine may have waited already
+        moved = [a for a in log.accesses if id(a) not in kept and (
+            a.end_ns > first_free or (a.sync and any(e.clock.get(a.engine, 0) < a.seq for e in unused)))]
+        if not moved:
+            return
+        archive = log.archive
+        archive.extend(moved)
+        log.archive_for.update(e.name for e in unused)
+        if len(archive) > self.ARCHIVE_CAP:
+            # Bounded memory: the oldest half (in archiving order, no sort: this runs on every prune while
+            # an engine is idle) folds into a horizon that an engine not yet past it waits for (a
+            # conservative start bound); race checks lose only those oldest accesses.
+            cut = len(archive) - self.ARCHIVE_CAP // 2
+            log.archive_horizon = max(log.archive_horizon, max(map(_end_ns, archive[:cut])))
+            del archive[:cut]
+
+    def _archived_end(self, log: _MemoryLog, fp: Footprint, is_write: bool, engine: str, t: float) -> float:
+        """``_conflicts_end`` over the archive, for an engine that was unused when something was archived."""
+        eng = self.engines[engine]
+        if eng.free_ns < log.archive_horizon and log.archive_horizon > t:
+            t = log.archive_horizon
+        lo, hi, lane_lo, lane_hi = fp.lo, fp.hi, fp.lane_lo, fp.lane_hi
+        for acc in log.archive:
+            if acc.end_ns > t and (is_write or acc.write) and acc.engine != engine:
+                o = acc.fp
+                if lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi:
+                    t = acc.end_ns
+        self._forget_archive_if_caught_up(log, eng)
+        return t
+
+    @staticmethod
+    def _forget_archive_if_caught_up(log: _MemoryLog, eng: Engine) -> None:
+        """Once ``eng`` is free after every archived access ends and knows every archived sync access, the
+        archive can neither delay nor race with it again (later archived accesses are past it too: it is
+        in use by then); with no engine left to serve, the archive is dropped."""
+        free = eng.free_ns
+        if free < log.archive_horizon:
+            return
+        clock = eng.clock
+        for a in log.archive:       # (the caller has just scanned the archive: same order of cost)
+            if a.end_ns > free or (a.sync and clock.get(a.engine, 0) < a.seq):
+                return
+        log.archive_for.discard(eng.name)
+        if not log.archive_for:
+            log.archive = []
+            log.archive_horizon = 0.0
 
     # ---- explicit synchronisation ----
 
