@@ -106,8 +106,9 @@ def test_acceptance_library_agrees_on_random_batches(func):
 
 
 def test_cmodel_library_runs_commands_at_poll():
-    """libcmodel_bm1684.so queues GDMA and BDC commands and runs them at okk_poll; libbackend runs
-    each at issue (which the differential batches rely on: they read back before the poll)."""
+    """libcmodel_bm1684.so queues GDMA and BDC commands (its worker threads may run them any time before
+    okk_poll returns); libbackend runs each at issue (which the differential batches rely on: they read
+    back before the poll)."""
     x = np.float32([1, 2, 3, 4])
     sh = (1, 1, 1, 4)
     steps = [("ws", G, x.tobytes()), ("wl", 0, bytes(16)), ("wl", 128, bytes(16)),
@@ -118,7 +119,8 @@ def test_cmodel_library_runs_commands_at_poll():
         ra = a.run(steps)
     rb = _backend().run(steps)
     zeros, neg = bytes(16), (-x).tobytes()
-    assert ra.reads == [zeros, zeros, x.tobytes(), neg]
+    assert ra.reads[2:] == [x.tobytes(), neg]                       # done by the poll
+    assert ra.reads[0] in (zeros, x.tobytes()) and ra.reads[1] in (zeros, neg)   # queued or already run
     assert rb.reads == [x.tobytes(), neg, x.tobytes(), neg]
 
 
