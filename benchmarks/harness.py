@@ -1,4 +1,5 @@
-"""Time a callable the way BENCHMARKS.md reports it: warm-up, repeats, median; and a plain-numpy
+"""Time a callable the way BENCHMARKS.md reports it: warm-up, repeats, median (and the best repeat, which
+per-call rows also show: on a shared machine the best is the least disturbed run, as timeit argues); and a plain-numpy
 baseline doing the same math, so the table shows what the simulator costs on top of the math itself.
 
 A benchmark file ``benchmarks/bench_<name>.py`` defines ``cases() -> list[Case]``.
@@ -27,6 +28,11 @@ class Result:
     case: Case
     median_s: float
     numpy_s: float | None
+    best_s: float = 0.0
+
+    @property
+    def best_per_call_s(self) -> float:
+        return self.best_s / self.case.per
 
     @property
     def per_call_s(self) -> float:
@@ -38,6 +44,11 @@ class Result:
 
 
 def time_median(fn: Callable[[], object], repeats: int, warmup: int) -> float:
+    return time_samples(fn, repeats, warmup)[0]
+
+
+def time_samples(fn: Callable[[], object], repeats: int, warmup: int) -> tuple[float, float]:
+    """(median, best) wall time of ``repeats`` calls after ``warmup`` calls."""
     for _ in range(warmup):
         fn()
     samples = []
@@ -45,13 +56,13 @@ def time_median(fn: Callable[[], object], repeats: int, warmup: int) -> float:
         t0 = time.perf_counter()
         fn()
         samples.append(time.perf_counter() - t0)
-    return statistics.median(samples)
+    return statistics.median(samples), min(samples)
 
 
 def run_case(case: Case) -> Result:
-    sim = time_median(case.fn, case.repeats, case.warmup)
+    sim, best = time_samples(case.fn, case.repeats, case.warmup)
     base = time_median(case.numpy, case.repeats, case.warmup) if case.numpy else None
-    return Result(case, sim, base)
+    return Result(case, sim, base, best)
 
 
 def fmt_seconds(s: float) -> str:

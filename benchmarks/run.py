@@ -30,7 +30,8 @@ def rows_of(fname: str) -> list[str]:
         r = run_case(case)
         ratio = f"{r.ratio:.2f}x" if r.ratio is not None else "-"
         base = fmt_seconds(r.numpy_s) if r.numpy_s else "-"
-        per = fmt_seconds(r.per_call_s) if case.per > 1 else "-"
+        per = (f"{fmt_seconds(r.per_call_s)} (best {fmt_seconds(r.best_per_call_s)})"
+               if case.per > 1 else "-")
         rows.append(f"| {case.name} | {fmt_seconds(r.median_s)} | {per} | {base} | {ratio} | {case.target} |")
         print(rows[-1], flush=True)
     return rows
@@ -60,7 +61,8 @@ def main() -> int:
         return 0
     lines = ["# Benchmarks", "",
              "Simulator wall time against plain numpy doing the same math (median of repeats after a "
-             "warm-up). Regenerate with `make bench`.", "", f"Machine: {machine()}; load average when "
+             "warm-up; per-call rows also give the best repeat, the least disturbed run on a shared machine). "
+             "Regenerate with `make bench`.", "", f"Machine: {machine()}; load average when "
              f"started {os.getloadavg()[0]:.1f} (per-call rows on a shared machine vary by 30-50 %)", ""]
     for fname in bench_files(args.only):
         # Each file in its own process: the C-model libraries keep process-wide state (one init per
