@@ -16,7 +16,7 @@ from ..core.view import TensorView
 from . import cost
 from . import dtypes as T
 from .context import current
-from .repeat import BinaryRepeatParams, Operand, _extent, resolve_mask
+from .repeat import BinaryRepeatParams, Operand, check_footprint, resolve_mask
 from .tensor import LocalTensor
 from .rules import check_count, check_dtypes, check_repeat, check_vector_tensor
 from .select_level0 import select_level0
@@ -214,11 +214,7 @@ def _compare_bits(api, ctx, src0, src1, cmpMode, mask, R, p, isSetMask):
     vals, reads = [], []
     for op in ops:
         op.shape_for(E)
-        ext = _extent(op, R, E, E, lanes)
-        if ext > op.t.size * op.s:
-            raise ConstraintError(api, op.name, f"Failed to pass {api} mask mode check: the footprint of repeat, "
-                                  f"strides and mask ({ext} bytes) lies inside the LocalTensor "
-                                  f"({op.t.size * op.s} bytes) (check instr failed)", ext)
+        check_footprint(api, op, R, E, E, lanes)
         v = ctx.view(op.t.addr, (R, op.nblk, op.bpb), (op.rep * 32, op.blk * 32, op.s), op.t.dtype, api)
         vals.append(v.read(api).reshape(R, E))
         reads.append(v.footprint)

@@ -6,7 +6,7 @@
 Repeat r reads the E = 256 / sizeof(T) elements at ``src + r * srcRepStride * 32`` bytes (blocks
 contiguous); the mask (continuous or bit, always set by the call) picks the lanes that take part. Vendor
 pages ReduceSum.md / ReduceMax.md / ReduceMin.md; the choices where they are silent are in
-docs/ascendc.md. Runs on the level-0 engine's geometry (``repeat.Operand``, ``_extent``, ``resolve_mask``).
+docs/ascendc.md. Runs on the level-0 engine's geometry (``repeat.Operand``, ``check_footprint``, ``resolve_mask``).
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import numpy as np
 from ..core.errors import ConstraintError
 from . import cost
 from .context import current
-from .repeat import Operand, _extent, _read, resolve_mask
+from .repeat import Operand, _read, check_footprint, resolve_mask
 from .vector_binary import to
 
 INT32_MAX = (1 << 31) - 1
@@ -90,11 +90,7 @@ def level0(api: str, kind: str, dst, src, tmp, mask, repeatTime, srcRepStride, c
                               f"(repeatTime * {E} <= {HALF_INDEX_MAX + 1})", R)
     op = Operand("src", src, 1, rep)
     op.shape_for(E)
-    ext = _extent(op, R, E, E, lanes)
-    if ext > src.size * s:
-        raise ConstraintError(api, "src", f"Failed to pass {api} mask mode check: the footprint of repeat, "
-                              f"srcRepStride and mask ({ext} bytes) lies inside the LocalTensor "
-                              f"({src.size * s} bytes) (check instr failed)", ext)
+    check_footprint(api, op, R, E, E, lanes, params="srcRepStride")
     need = tmp_elements(kind, R, E, per_block, cal_index)
     if tmp.size < need:
         raise ConstraintError(api, "sharedTmpBuffer", f"at least {need} elements for repeatTime {R} (the "

@@ -96,6 +96,16 @@ def _extent(op: Operand, R: int, last_cols: int, other_cols: int, lanes) -> int:
     return best
 
 
+def check_footprint(api: str, op: Operand, R: int, last_cols: int, other_cols: int, lanes,
+                    mode: str = "mask", params: str = "strides") -> None:
+    """The CPU debug mode's "check instr failed": the repeats' footprint lies inside the LocalTensor."""
+    ext = _extent(op, R, last_cols, other_cols, lanes)
+    if ext > op.t.size * op.s:
+        raise ConstraintError(api, op.name, f"Failed to pass {api} {mode} mode check: the footprint of repeat, "
+                              f"{params} and mask ({ext} bytes) lies inside the LocalTensor "
+                              f"({op.t.size * op.s} bytes) (check instr failed)", ext)
+
+
 def _read(view: TensorView, active, api: str) -> np.ndarray:
     """The operand's values; never-written *active* elements read as poison (or raise)."""
     if active is None or not options().track_init:
@@ -241,13 +251,9 @@ def _plan(ctx, api, kind, dsts, srcs, E, R, lanes, N, cost_dtype, overlap_ok, in
         last_cols, other_cols = N - (R - 1) * E, E
     else:
         last_cols = other_cols = E
+    mode = "calcount" if N is not None and lanes is None else "mask"
     for op in ops:
-        ext = _extent(op, R, last_cols, other_cols, lanes)
-        if ext > op.t.size * op.s:
-            mode = "calcount" if N is not None and lanes is None else "mask"
-            raise ConstraintError(api, op.name, f"Failed to pass {api} {mode} mode check: the footprint of repeat, "
-                                  f"strides and mask ({ext} bytes) lies inside the LocalTensor "
-                                  f"({op.t.size * op.s} bytes) (check instr failed)", ext)
+        check_footprint(api, op, R, last_cols, other_cols, lanes, mode)
     flat = lanes is None and all(op.contiguous() for op in ops)
     if flat:
         n = N if N is not None else R * E

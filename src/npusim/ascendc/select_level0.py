@@ -18,7 +18,7 @@ from ..core.view import views_overlap
 from . import cost
 from . import dtypes as T
 from .context import current
-from .repeat import BinaryRepeatParams, Operand, _counter_active, _extent, _read, resolve_mask
+from .repeat import BinaryRepeatParams, Operand, _counter_active, _read, check_footprint, resolve_mask
 from .rules import check_repeat
 
 _MASK_TYPES = (T.uint8_t, T.uint16_t, T.uint32_t)     # Select.md: U (uint64_t too; npusim has no uint64 tensors)
@@ -53,11 +53,7 @@ def select_level0(dst, selMask, src0, src1, mode0: bool, scalar: bool, mask, rep
         ops.append(Operand("src1Local", src1, p.src1BlkStride, p.src1RepStride))
     for op in ops:
         op.shape_for(E)
-        ext = _extent(op, R, last, E, lanes)
-        if ext > op.t.size * op.s:
-            raise ConstraintError(api, op.name, f"Failed to pass {api} mask mode check: the footprint of repeat, "
-                                  f"strides and mask ({ext} bytes) lies inside the LocalTensor "
-                                  f"({op.t.size * op.s} bytes) (check instr failed)", ext)
+        check_footprint(api, op, R, last, E, lanes)
     mbytes = E // 8 if mode0 else R * E // 8
     if mbytes > selMask.size * selMask.dtype.itemsize:
         raise ConstraintError(api, "selMask", f"{'256 / sizeof(T)' if mode0 else 'repeatTime * 256 / sizeof(T)'} "
