@@ -64,8 +64,7 @@ def _span(shape: tuple, strides: tuple) -> tuple[int, int]:
 
 class LocalTensor:
     """A (N, C, H, W) tensor in the 64 NPU local memories, as the hardware addresses it."""
-    __slots__ = ("addr", "shape", "strides", "dtype", "pieces", "footprints", "_boxes", "memory",
-                 "written_gen")
+    __slots__ = ("addr", "shape", "strides", "dtype", "pieces", "footprints", "memory")
 
     def __init__(self, mem, api: str, param: str, addr: int, shape: dim4, strides: dim4 | None,
                  dtype, esize: int):
@@ -102,24 +101,20 @@ class LocalTensor:
             c_lo += nrows * nl
         self.pieces = pieces
         self.footprints = [p[2].footprint for p in pieces]
-        self._boxes = None
-        self.memory, self.written_gen = mem, None   # written_gen: see initmap.is_written
+        self.memory = mem
 
     def init_boxes(self) -> list:
-        """The init bytes of each piece as one merged uint8 box (initmap), built on first use."""
-        b = self._boxes
-        if b is None:
-            b = self._boxes = [initmap.init_box(v) for _, _, v in self.pieces]
-        return b
+        """The init bytes of each piece as one merged uint8 box (the core's TensorView.init_box)."""
+        return [v.init_box() for _, _, v in self.pieces]
 
     def values(self) -> np.ndarray:
-        """read() without the init check (the caller checked with init_boxes)."""
+        """read() without the init check (the caller checked with initmap.is_written)."""
         n, c, h, w = self.shape
         parts = [v.array().reshape(n, hi - lo, h, w) for lo, hi, v in self.pieces]
         return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
 
     def store(self, values: np.ndarray) -> None:
-        """write() without marking the init map (the caller marks with init_boxes)."""
+        """write() without marking the init map (the caller marks with initmap.mark_tensor)."""
         if getattr(values, "shape", None) != self.shape:
             values = np.broadcast_to(values, self.shape)
         for lo, hi, v in self.pieces:
@@ -143,7 +138,7 @@ class LocalTensor:
 
 class SystemTensor:
     """A (N, C, H, W) tensor in system memory with element strides (continuous when None)."""
-    __slots__ = ("view", "footprints", "shape", "_boxes", "memory", "written_gen")
+    __slots__ = ("view", "footprints", "shape", "memory")
 
     def __init__(self, dev, api: str, param: str, addr: int, shape: dim4, strides: dim4 | None,
                  dtype, esize: int):
@@ -164,14 +159,10 @@ class SystemTensor:
         self.shape = sh
         self.view = TensorView(mem, off, sh, tuple(s * esize for s in st), dtype, api=api)
         self.footprints = [self.view.footprint]
-        self._boxes = None
-        self.memory, self.written_gen = mem, None
+        self.memory = mem
 
     def init_boxes(self) -> list:
-        b = self._boxes
-        if b is None:
-            b = self._boxes = [initmap.init_box(self.view)]
-        return b
+        return [self.view.init_box()]
 
     def values(self) -> np.ndarray:
         return self.view.array()
