@@ -19,7 +19,6 @@ from ..core.options import options
 from ..core.view import TensorView, views_overlap
 from . import cost
 from .context import FULL64, current
-from .dense import ones
 from .mask import active_lanes, continuous_bits
 from .tensor import LocalTensor
 from .rules import UINT32_MAX, UINT64_MAX, check_repeat, check_u8, check_u16
@@ -240,7 +239,7 @@ class _Plan:
     """Everything about one instruction except the data: views, active lanes, cost. Cached per core by
     geometry, so a kernel's loop pays validation and bookkeeping once per distinct call shape."""
     __slots__ = ("views", "actives", "layout", "nd", "ordered", "cycles", "n", "nbytes", "reads", "writes", "args",
-                 "simple", "arrays", "inits", "ones")
+                 "simple", "arrays")
 
 
 def _plan(ctx, api, kind, dsts, srcs, E, R, lanes, N, cost_dtype, overlap_ok, instrs) -> _Plan:
@@ -302,12 +301,9 @@ def _plan(ctx, api, kind, dsts, srcs, E, R, lanes, N, cost_dtype, overlap_ok, in
 
 
 def _dense_parts(p: _Plan) -> None:
-    """What the simple path touches per call, built once: each (dense, 1-D) view's numpy array, the bytes
-    of its memory's init map, and (sources) the all-written pattern those bytes are compared against.
-    The memories' data and init arrays are never rebound, so these views stay valid for the plan's life."""
+    """What the simple path touches per call, built once: each (dense, 1-D) view's numpy array. The
+    memories' data arrays are never rebound, so these stay valid for the plan's life."""
     p.arrays = [v.array() for v in p.views]
-    p.inits = [v.memory.init[v.offset:v.offset + v.nbytes] for v in p.views]
-    p.ones = [ones(v.nbytes) for v in p.views]
 
 
 def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap_ok, instrs) -> None:
@@ -329,22 +325,21 @@ def _execute(api, kind, dsts, srcs, compute, E, R, lanes, N, cost_dtype, overlap
 def _run(ctx, api, p: _Plan, compute, dsts) -> None:
     views, actives, nd, layout = p.views, p.actives, p.nd, p.layout
     if p.simple:                     # dense operands, every lane active, one destination: the common call
-        # TensorView.read / write inlined on the plan's prebuilt arrays (dense.py: the init map holds 0 or 1
-        # per byte, so "every source byte written" is one bytes comparison; otherwise the view's own read
-        # reports the never-written bytes exactly as the uncached path does: raise, or warn and poison).
-        arrays, inits = p.arrays, p.inits
+        # TensorView.read / write split on the plan's prebuilt arrays: the core's init check (remembered on
+        # the plan's views until their memory's generation moves) and, when it fails, the view's own read,
+        # which reports the never-written bytes exactly as the uncached path does: raise, or warn and poison.
+        arrays = p.arrays
         track = options().track_init
         if track:
-            want = p.ones
             for j in range(1, len(arrays)):
-                if inits[j].tobytes() != want[j]:
+                if not views[j].is_fully_written():
                     views[j].read(api)
         if len(arrays) == 3:
             arrays[0][...] = compute(arrays[1], arrays[2])
         else:
             arrays[0][...] = compute(*arrays[1:])
         if track:
-            inits[0].fill(1)         # TensorView.mark_written of a dense view
+            views[0].mark_written()
         if ctx.check_pipe_v:         # ctx.place, inlined: this is the per-instruction hot path
             ctx._check_pipe_v(api, p.reads, p.writes)
         ctx.timeline.place("PIPE_V", api, p.cycles, reads=p.reads, writes=p.writes, order="sync", nbytes=p.nbytes,
