@@ -8,20 +8,6 @@ of a tensor.
 """
 from __future__ import annotations
 
-import numpy as np
-
-from ..core.view import TensorView, byte_box as _byte_box
-
-
-def byte_box(view: TensorView) -> tuple[tuple, tuple]:
-    """The view's bytes as (shape, strides) of uint8, size-1 axes dropped and contiguous axes merged."""
-    return _byte_box(view.shape, view.strides, view.dtype.itemsize)
-
-
-def init_box(view: TensorView) -> np.ndarray:
-    """A uint8 view of the init bytes the view covers (writable: fill(1) marks them written)."""
-    return view.init_box()
-
 
 def _views(t) -> list:
     pieces = getattr(t, "pieces", None)          # LocalTensor: (c_lo, c_hi, view) per row run
