@@ -163,7 +163,7 @@ def _copy_then_add(sync: str):
 
 def test_missing_flag_is_a_race():
     with pytest.raises(RaceError, match="PIPE_MTE2"):
-        asc.launch(_copy_then_add("none"), 1, np.zeros(128, np.float16), np.zeros(8, np.float16))
+        asc.launch(_copy_then_add("none"), 1, np.zeros(128, np.float16), np.zeros(8, np.float16), sync="manual")
 
 
 @pytest.mark.parametrize("sync", ["flag", "barrier"])

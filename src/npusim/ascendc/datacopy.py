@@ -12,7 +12,7 @@ from ..core.errors import ConstraintError
 from ..core.dtypes import DTYPES
 from . import cost
 from .context import current
-from .rules import VECTOR_POSITIONS
+from .rules import VECTOR_POSITIONS, check_not_freed
 from .dense import copy_dense
 from .tensor import GlobalTensor, LocalTensor
 
@@ -37,6 +37,7 @@ def _side(t, api: str, name: str):
     if isinstance(t, LocalTensor):
         if t.position not in VECTOR_POSITIONS:
             raise ConstraintError(api, name, "a LocalTensor in VECIN / VECCALC / VECOUT (UB)", t.position.name)
+        check_not_freed(api, name, t)
         if t.addr % 32:
             raise ConstraintError(api, name, "the UB address is 32-byte aligned", f"UB+{t.addr:#x}")
         return t.ctx.ub, t.addr, t.size * t.dtype.itemsize

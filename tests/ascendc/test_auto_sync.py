@@ -1,0 +1,125 @@
+"""launch(..., sync="auto"): the flags and barriers Ascend C's compiler inserts, as timeline events."""
+import numpy as np
+import pytest
+
+from npusim import ascendc as asc
+from npusim.core.errors import ConstraintError, RaceError
+
+
+def _no_sync_kernel(x, z):
+    """A kernel that relies on auto-sync: GM -> UB -> vector -> scalar read -> UB -> GM, no flags at all."""
+    xg = asc.GlobalTensor(asc.float); xg.SetGlobalBuffer(x, 64)
+    zg = asc.GlobalTensor(asc.float); zg.SetGlobalBuffer(z, 64)
+    pipe = asc.TPipe(); b = asc.TBuf(asc.TPosition.VECCALC); pipe.InitBuffer(b, 1024)
+    t = b.Get(asc.float, 64)
+    u = b.GetWithOffset(asc.float, 64, 256)
+    asc.DataCopy(t, xg, 64)                 # MTE2 writes t
+    asc.Adds(u, t, 1.0, 64)                 # V reads t: MTE2_V
+    asc.Muls(u, u, 2.0, 64)                 # V reads what V wrote: PipeBarrier<PIPE_V>
+    s = u.GetValue(0)                       # S reads a vector result: V_S
+    asc.Duplicate(t, float(s), 64)          # V rewrites t: no MTE2 access left unordered
+    asc.DataCopy(zg, u, 64)                 # MTE3 reads u: V_MTE3
+
+
+def _events(res, name):
+    return [e for e in res.trace.events if e.name == name]
+
+
+def test_auto_sync_inserts_what_the_compiler_would():
+    x = np.arange(64, dtype=np.float32)
+    z = np.zeros(64, np.float32)
+    res = asc.launch(_no_sync_kernel, 1, x, z)
+    np.testing.assert_array_equal(z, (x + 1) * 2)
+    auto = [(e.name, (e.args or {}).get("event") or (e.args or {}).get("pipe"))
+            for e in res.trace.events if (e.args or {}).get("auto")]
+    assert auto == [("SetFlag", "MTE2_V"), ("WaitFlag", "MTE2_V"), ("PipeBarrier", "PIPE_V"),
+                    ("SetFlag", "V_S"), ("WaitFlag", "V_S"), ("SetFlag", "V_MTE3"), ("WaitFlag", "V_MTE3")]
+    assert res.auto_syncs == 4
+    ev = {e.name: e for e in res.trace.events}
+    copy_in = _events(res, "DataCopy")[0]
+    assert ev["Adds"].start_ns >= copy_in.end_ns        # the flag orders it
+    assert _events(res, "DataCopy")[1].start_ns >= ev["Muls"].end_ns
+    wait = _events(res, "WaitFlag")[0]
+    assert wait.cycles == 1 and wait.engine == "PIPE_V"
+
+
+def test_manual_sync_reports_each_missing_flag_naming_both_instructions():
+    x = np.zeros(64, np.float32)
+    with pytest.raises(RaceError, match=r"Adds on PIPE_V.*DataCopy on PIPE_MTE2"):
+        asc.launch(_no_sync_kernel, 1, x, np.zeros(64, np.float32), sync="manual")
+
+
+def test_manual_pipe_v_race_names_both_instructions():
+    def k(x, z):
+        xg = asc.GlobalTensor(asc.float); xg.SetGlobalBuffer(x, 64)
+        pipe = asc.TPipe(); b = asc.TBuf(); pipe.InitBuffer(b, 1024)
+        t = b.Get(asc.float, 64)
+        u = b.GetWithOffset(asc.float, 64, 256)
+        asc.DataCopy(t, xg, 64)
+        asc.SetFlag(asc.HardEvent.MTE2_V, 0); asc.WaitFlag(asc.HardEvent.MTE2_V, 0)
+        asc.Adds(u, t, 1.0, 64)
+        asc.Muls(u, u, 2.0, 64)
+    with pytest.raises(RaceError, match=r"Muls reads what Adds wrote"):
+        asc.launch(k, 1, np.zeros(64, np.float32), np.zeros(64, np.float32), sync="manual")
+
+
+def test_explicit_synchronisation_needs_no_auto_sync():
+    """The AddCustom-style double-buffered kernel orders everything through its queues: nothing inserted,
+    same timing as manual."""
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "ascendc", "add_custom.py")
+    spec = importlib.util.spec_from_file_location("asc_example_add_custom_sync", path)
+    ac = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ac)
+    x = np.ones(8 * 2048, np.float16)
+    y = np.ones(8 * 2048, np.float16)
+    z1, z2 = np.zeros_like(x), np.zeros_like(x)
+    r1 = asc.launch(ac.add_custom, 8, x, y, z1)
+    r2 = asc.launch(ac.add_custom, 8, x, y, z2, sync="manual")
+    assert r1.auto_syncs == 0 and r1.end_ns == r2.end_ns
+    np.testing.assert_array_equal(z1, x + y)
+
+
+def test_auto_sync_costs_time_on_the_timeline():
+    x = np.arange(64, dtype=np.float32)
+    res = asc.launch(_no_sync_kernel, 1, x, np.zeros(64, np.float32))
+    flags = [e for e in res.trace.events if (e.args or {}).get("auto")]
+    assert sum(e.cycles for e in flags) == 7      # 3 pairs of 1-cycle flags + one 1-cycle barrier
+
+
+def _overlapping_blocks(x, z):
+    i = asc.GetBlockIdx()
+    zg = asc.GlobalTensor(asc.half); zg.SetGlobalBuffer(z.cast(asc.half) + 64 * i, 128)
+    pipe = asc.TPipe(); b = asc.TBuf(); pipe.InitBuffer(b, 256)
+    t = b.Get(asc.half, 128)
+    asc.Duplicate(t, float(i), 128)
+    asc.SetFlag(asc.HardEvent.V_MTE3, 0); asc.WaitFlag(asc.HardEvent.V_MTE3, 0)
+    asc.DataCopy(zg, t, 128)
+
+
+@pytest.mark.parametrize("sync", ["auto", "manual"])
+def test_cross_core_race_is_reported_in_both_modes(sync):
+    with pytest.raises(RaceError, match="multi-core overlap"):
+        asc.launch(_overlapping_blocks, 4, np.zeros(8, np.float16), np.zeros(4 * 128, np.float16), sync=sync)
+
+
+def _use_after_free(x):
+    xg = asc.GlobalTensor(asc.half); xg.SetGlobalBuffer(x, 128)
+    pipe = asc.TPipe(); q = asc.TQue(asc.TPosition.VECIN, 1); pipe.InitBuffer(q, 1, 256)
+    t = q.AllocTensor(asc.half)
+    asc.DataCopy(t, xg, 128)
+    q.EnQue(t); t = q.DeQue(asc.half)
+    q.FreeTensor(t)
+    asc.Adds(t, t, 1.0, 128)
+
+
+@pytest.mark.parametrize("sync", ["auto", "manual"])
+def test_queue_misuse_is_reported_in_both_modes(sync):
+    with pytest.raises(ConstraintError, match="queue misuse"):
+        asc.launch(_use_after_free, 1, np.zeros(128, np.float16), sync=sync)
+
+
+def test_sync_mode_is_checked():
+    with pytest.raises(ConstraintError, match="sync"):
+        asc.launch(_use_after_free, 1, np.zeros(128, np.float16), sync="none")
