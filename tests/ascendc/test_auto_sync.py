@@ -7,18 +7,25 @@ from npusim.core.errors import ConstraintError, RaceError
 
 
 def _no_sync_kernel(x, z):
-    """A kernel that relies on auto-sync: GM -> UB -> vector -> scalar read -> UB -> GM, no flags at all."""
+    """A kernel that relies on auto-sync: the queues order GM <-> UB, nothing orders the vector chain or the
+    scalar read of a vector result."""
     xg = asc.GlobalTensor(asc.float); xg.SetGlobalBuffer(x, 64)
     zg = asc.GlobalTensor(asc.float); zg.SetGlobalBuffer(z, 64)
-    pipe = asc.TPipe(); b = asc.TBuf(asc.TPosition.VECCALC); pipe.InitBuffer(b, 1024)
-    t = b.Get(asc.float, 64)
-    u = b.GetWithOffset(asc.float, 64, 256)
-    asc.DataCopy(t, xg, 64)                 # MTE2 writes t
-    asc.Adds(u, t, 1.0, 64)                 # V reads t: MTE2_V
+    pipe = asc.TPipe()
+    qi = asc.TQue(asc.TPosition.VECIN, 1); pipe.InitBuffer(qi, 1, 256)
+    qo = asc.TQue(asc.TPosition.VECOUT, 1); pipe.InitBuffer(qo, 1, 256)
+    t = qi.AllocTensor(asc.float)
+    asc.DataCopy(t, xg, 64)
+    qi.EnQue(t); t = qi.DeQue(asc.float)     # MTE2_V from the queue
+    u = qo.AllocTensor(asc.float)
+    asc.Adds(u, t, 1.0, 64)
     asc.Muls(u, u, 2.0, 64)                 # V reads what V wrote: PipeBarrier<PIPE_V>
     s = u.GetValue(0)                       # S reads a vector result: V_S
-    asc.Duplicate(t, float(s), 64)          # V rewrites t: no MTE2 access left unordered
-    asc.DataCopy(zg, u, 64)                 # MTE3 reads u: V_MTE3
+    u.SetValue(1, s)                        # S rewrites it (no other pipe waits: ordered after V_S)
+    asc.Adds(u, u, 0.0, 64)                 # V reads what S wrote: S_V
+    qo.EnQue(u); u = qo.DeQue(asc.float)     # V_MTE3 from the queue
+    asc.DataCopy(zg, u, 64)
+    qi.FreeTensor(t); qo.FreeTensor(u)
 
 
 def _events(res, name):
@@ -29,24 +36,42 @@ def test_auto_sync_inserts_what_the_compiler_would():
     x = np.arange(64, dtype=np.float32)
     z = np.zeros(64, np.float32)
     res = asc.launch(_no_sync_kernel, 1, x, z)
-    np.testing.assert_array_equal(z, (x + 1) * 2)
+    want = (x + 1) * 2
+    want[1] = want[0]
+    np.testing.assert_array_equal(z, want)
     auto = [(e.name, (e.args or {}).get("event") or (e.args or {}).get("pipe"))
             for e in res.trace.events if (e.args or {}).get("auto")]
-    assert auto == [("SetFlag", "MTE2_V"), ("WaitFlag", "MTE2_V"), ("PipeBarrier", "PIPE_V"),
-                    ("SetFlag", "V_S"), ("WaitFlag", "V_S"), ("SetFlag", "V_MTE3"), ("WaitFlag", "V_MTE3")]
-    assert res.auto_syncs == 4
+    # the V_S flag drains PIPE_V, so the last Adds needs no barrier of its own
+    assert auto == [("PipeBarrier", "PIPE_V"), ("SetFlag", "V_S"), ("WaitFlag", "V_S"),
+                    ("SetFlag", "S_V"), ("WaitFlag", "S_V")]
+    assert res.auto_syncs == 3
     ev = {e.name: e for e in res.trace.events}
-    copy_in = _events(res, "DataCopy")[0]
-    assert ev["Adds"].start_ns >= copy_in.end_ns        # the flag orders it
-    assert _events(res, "DataCopy")[1].start_ns >= ev["Muls"].end_ns
+    assert ev["GetValue"].start_ns >= ev["Muls"].end_ns          # the V_S flag orders it
+    assert _events(res, "Adds")[1].start_ns >= ev["SetValue"].end_ns
     wait = _events(res, "WaitFlag")[0]
-    assert wait.cycles == 1 and wait.engine == "PIPE_V"
+    assert wait.cycles == 1 and wait.engine == "PIPE_S"
 
 
 def test_manual_sync_reports_each_missing_flag_naming_both_instructions():
     x = np.zeros(64, np.float32)
-    with pytest.raises(RaceError, match=r"Adds on PIPE_V.*DataCopy on PIPE_MTE2"):
+    with pytest.raises(RaceError, match=r"Muls reads what Adds wrote"):
         asc.launch(_no_sync_kernel, 1, x, np.zeros(64, np.float32), sync="manual")
+
+
+def _tbuf_copy_then_add(x, z):
+    """反例1 of the vendor's auto-sync page: a DataCopy into a TBuf read by Add with no queue or flag."""
+    xg = asc.GlobalTensor(asc.float); xg.SetGlobalBuffer(x, 64)
+    pipe = asc.TPipe(); b = asc.TBuf(); pipe.InitBuffer(b, 1024)
+    t = b.Get(asc.float, 64)
+    u = b.GetWithOffset(asc.float, 64, 256)
+    asc.DataCopy(t, xg, 64)
+    asc.Adds(u, t, 1.0, 64)
+
+
+@pytest.mark.parametrize("sync", ["auto", "manual"])
+def test_mte2_to_v_without_queue_is_a_race_even_with_auto_sync(sync):
+    with pytest.raises(RaceError, match=r"Adds on PIPE_V.*DataCopy on PIPE_MTE2"):
+        asc.launch(_tbuf_copy_then_add, 1, np.zeros(64, np.float32), np.zeros(64, np.float32), sync=sync)
 
 
 def test_manual_pipe_v_race_names_both_instructions():
@@ -85,7 +110,7 @@ def test_auto_sync_costs_time_on_the_timeline():
     x = np.arange(64, dtype=np.float32)
     res = asc.launch(_no_sync_kernel, 1, x, np.zeros(64, np.float32))
     flags = [e for e in res.trace.events if (e.args or {}).get("auto")]
-    assert sum(e.cycles for e in flags) == 7      # 3 pairs of 1-cycle flags + one 1-cycle barrier
+    assert sum(e.cycles for e in flags) == 5      # 2 pairs of 1-cycle flags + one 1-cycle barrier
 
 
 def _overlapping_blocks(x, z):

@@ -1,35 +1,52 @@
-"""The synchronisation Ascend C's compiler inserts by default (auto-sync), as events on the timeline.
+"""The synchronisation Ascend C's compiler inserts by default (cce-auto-sync), as events on the timeline.
 
-``launch(..., sync="auto")`` (the default): before an instruction that touches bytes another pipe
-accessed with nothing ordering the two (a vector op reading what MTE2 copied in, a scalar GetValue of a
-vector result, an MTE3 copy-out of a vector result, an MTE2 copy into a buffer the vector unit still
-reads ...), one ``SetFlag<src_dst>`` / ``WaitFlag<src_dst>`` pair per such pipe is placed, and before a
-vector instruction that reads what a recent vector instruction wrote, one ``PipeBarrier<PIPE_V>``.
-They cost what the explicit calls cost and carry ``args={"auto": True}`` in the trace.
+Ascend C gets in-core synchronisation from two automatic sources (关键特性说明.md, "自动同步", asc-devkit
+docs/zh/api/SIMD-API/基础API/同步控制/核内同步/):
+* the TPipe/TQue framework: EnQue/DeQue and FreeTensor/AllocTensor carry MTE2<->V, V<->MTE3 and
+  MTE2<->MTE3 flags (pipe.py models them; a tensor that skips its DeQue gets none: 反例2);
+* the Bisheng compiler with ``--cce-auto-sync=on`` (the default of every build flow): on a 2201 AIV only
+  PIPE_S <-> PIPE_V / PIPE_MTE2 / PIPE_MTE3 flags (both ways; the PIPE_S APIs being the scalar
+  GetValue/SetValue and the reduce-result getters) and PIPE_V -> PIPE_V barriers (表3).
+
+``launch(..., sync="auto")`` (the default) models the compiler's part: before an instruction that touches
+bytes another pipe accessed with nothing ordering the two, one ``SetFlag<src_dst>`` / ``WaitFlag<src_dst>``
+pair per such pipe when (src, dst) is in 表3, and before a vector instruction that reads what a recent
+vector instruction wrote, one ``PipeBarrier<PIPE_V>``. They cost what the explicit calls cost and carry
+``args={"auto": True}`` in the trace. A conflict outside 表3 (a DataCopy into a TBuf read by a vector op
+with no queue or flag: 反例1; MTE2/MTE3 on overlapping GM) is still a RaceError naming both instructions.
 
 Placement [A]: the pair goes immediately before the consuming instruction (the latest point the compiler
 can choose; the flag then fires when every earlier instruction of the source pipe has completed). The
-event id is the first of the two ids reserved for the framework and auto-sync ([R] §4.4), so it never
-meets a kernel's own SetFlag/WaitFlag.
+event id shown is the first of the two ids reserved for the framework and auto-sync ([R] §4.4), so it
+never meets a kernel's own SetFlag/WaitFlag.
 
-``sync="manual"`` inserts nothing: each of these is a RaceError naming both instructions.
+``sync="manual"`` (``--cce-auto-sync=off``) inserts nothing: each of these is a RaceError.
 """
 from __future__ import annotations
 
+from ..core.errors import RaceError
+from ..core.options import options
 from . import cost
 
-_EVENT = {("PIPE_MTE2", "PIPE_V"): "MTE2_V", ("PIPE_V", "PIPE_MTE2"): "V_MTE2",
-          ("PIPE_MTE3", "PIPE_V"): "MTE3_V", ("PIPE_V", "PIPE_MTE3"): "V_MTE3",
-          ("PIPE_MTE3", "PIPE_MTE2"): "MTE3_MTE2", ("PIPE_MTE2", "PIPE_MTE3"): "MTE2_MTE3",
-          ("PIPE_S", "PIPE_V"): "S_V", ("PIPE_V", "PIPE_S"): "V_S", ("PIPE_S", "PIPE_MTE2"): "S_MTE2",
+# (source pipe, destination pipe) -> HardEvent name, for the pairs the compiler inserts on a 2201 AIV (表3)
+_EVENT = {("PIPE_S", "PIPE_V"): "S_V", ("PIPE_V", "PIPE_S"): "V_S", ("PIPE_S", "PIPE_MTE2"): "S_MTE2",
           ("PIPE_MTE2", "PIPE_S"): "MTE2_S", ("PIPE_S", "PIPE_MTE3"): "S_MTE3", ("PIPE_MTE3", "PIPE_S"): "MTE3_S"}
 
 
 def auto_flags(ctx, pipe: str, name: str, reads, writes) -> None:
     """Insert the flag pairs that order every unsynchronised conflicting access before ``name`` on ``pipe``."""
-    sources = ctx.timeline.unordered(reads, writes, pipe)
-    for src in sources:
-        event = _EVENT[(src, pipe)]
+    for acc in ctx.timeline.unordered(reads, writes, pipe):
+        src = acc.engine
+        event = _EVENT.get((src, pipe))
+        if event is None:
+            if not options().check_races:
+                continue
+            at = f" ({acc.event.source})" if acc.event.source else ""
+            raise RaceError(
+                f"race on {acc.fp.describe()}: {name} on {pipe} and {acc.event.name} on {src}{at} touch the same "
+                f"bytes and nothing orders them; the compiler's auto-sync inserts only PIPE_S<->PIPE_V/MTE2/MTE3 "
+                f"flags and PIPE_V barriers, so {src}->{pipe} needs a TQue EnQue/DeQue (or FreeTensor/"
+                f"AllocTensor) or SetFlag/WaitFlag<HardEvent::{src[5:]}_{pipe[5:]}>")
         args = {"event": event, "id": ctx.soc.event_ids, "auto": True, "for": name}
         if src == "PIPE_V":
             ctx.drain_v()                    # the flag fires once every earlier vector instruction completed
