@@ -13,7 +13,7 @@ from .soc import DEFAULT_SOC, SOCS, SocSpec, get_soc
 from .soc import info as _soc_info
 from .tensor import GM_ADDR, GlobalTensor, LocalTensor, TPosition
 from .pipe import TBuf, TPipe, TQue, TQueBind
-from .datacopy import DataCopy, DataCopyParams
+from .datacopy import DataCopy, DataCopyAlignmentWarning, DataCopyParams
 from .sync import (PIPE_ALL, PIPE_FIX, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, HardEvent,
                    PipeBarrier, SetFlag, WaitFlag, pipe_t)
 from .mask import MASK_PLACEHOLDER, MaskMode, ResetMask, SetMaskCount, SetMaskNorm, SetVectorMask
@@ -31,3 +31,5 @@ from .vector_unary import (Abs, Adds, Duplicate, Exp, LeakyRelu, Ln, Maxs, Mins,
 from .cast_ops import Cast, RoundMode  # noqa: E402
 from .compare_select import CMPMODE, SELMODE, Compare, GetCmpMask, Select, SetCmpMask  # noqa: E402
 from .reduce import ReduceMax, ReduceMin, ReduceSum  # noqa: E402
+from .datacopy_pad import (DataCopyExtParams, DataCopyPad, DataCopyPadExtParams, DataCopyPadParams,  # noqa: E402
+                           SetPadValue)

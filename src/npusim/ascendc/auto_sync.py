@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from ..core.errors import RaceError
 from ..core.options import options
+from ..core.timeline import caller_source
 from . import cost
 
 # (source pipe, destination pipe) -> HardEvent name, for the pairs the compiler inserts on a 2201 AIV (表3)

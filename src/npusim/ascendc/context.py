@@ -48,6 +48,7 @@ class CoreContext:
         self.mask_low = FULL64
         self.counter_mode = False
         self.deq_scale = 1.0
+        self.pad_value = None       # SetPadValue's value (DataCopyPad with isPad false)
         # SetFlag tokens waiting for their WaitFlag: (event, id) -> FIFO of tokens (counting semantics).
         self.flags: dict = defaultdict(deque)
         self.ub_used = 0          # TPipe allocation pointer (bytes)

@@ -68,7 +68,8 @@ def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trac
             gm_args.append(a)
             continue
         gm.write_bytes(off, np.ascontiguousarray(a))
-        gm_args.append(GM_ADDR(gm, off, off, off + a.nbytes, None, f"arg{i}"))
+        cap = off + -(-max(a.nbytes, 1) // _ALIGN) * _ALIGN      # the allocation, its padding included
+        gm_args.append(GM_ADDR(gm, off, off, off + a.nbytes, None, f"arg{i}", cap))
     trace = trace if trace is not None else Trace()
     cores = min(block_num, spec.aiv)
     core_free = [0.0] * cores
