@@ -33,3 +33,5 @@ from .compare_select import CMPMODE, SELMODE, Compare, GetCmpMask, Select, SetCm
 from .reduce import ReduceMax, ReduceMin, ReduceSum  # noqa: E402
 from .datacopy_pad import (DataCopyExtParams, DataCopyPad, DataCopyPadExtParams, DataCopyPadParams,  # noqa: E402
                            SetPadValue)
+from .reduce_repeat import (BlockReduceMax, BlockReduceMin, BlockReduceSum, GetReduceRepeatMaxMinSpr,  # noqa: E402
+                            ReduceOrder, RepeatReduceSum, WholeReduceMax, WholeReduceMin, WholeReduceSum)
