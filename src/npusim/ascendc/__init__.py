@@ -35,3 +35,9 @@ from .datacopy_pad import (DataCopyExtParams, DataCopyPad, DataCopyPadExtParams,
                            SetPadValue)
 from .reduce_repeat import (BlockReduceMax, BlockReduceMin, BlockReduceSum, GetReduceRepeatMaxMinSpr,  # noqa: E402
                             ReduceOrder, RepeatReduceSum, WholeReduceMax, WholeReduceMin, WholeReduceSum)
+from .compare_scalar import CompareScalar, Compares  # noqa: E402
+from .template import TemplateFn  # noqa: E402
+from .adv_activation import Exp, FasterGelu, Gelu, Sigmoid, Tanh  # noqa: E402  (Exp: basic and advanced)
+from .adv_norm import (GetLayerNormMaxTmpSize, GetLayerNormMinTmpSize, GetSoftMaxMaxTmpSize,  # noqa: E402
+                       GetSoftMaxMinTmpSize, LayerNorm, LayerNormTiling, SoftMax, SoftMaxShapeInfo, SoftMaxTiling,
+                       SoftMaxTilingFunc)
