@@ -41,3 +41,10 @@ from .adv_activation import Exp, FasterGelu, Gelu, Sigmoid, Tanh  # noqa: E402  
 from .adv_norm import (GetLayerNormMaxTmpSize, GetLayerNormMinTmpSize, GetSoftMaxMaxTmpSize,  # noqa: E402
                        GetSoftMaxMinTmpSize, LayerNorm, LayerNormTiling, SoftMax, SoftMaxShapeInfo, SoftMaxTiling,
                        SoftMaxTilingFunc)
+from .tiling import (BEGIN_TILING_DATA_DEF, END_TILING_DATA_DEF, GET_TILING_DATA,  # noqa: E402
+                     REGISTER_TILING_DATA_CLASS, TILING_DATA_FIELD_DEF, TILING_DATA_FIELD_DEF_ARR)
+from .framework import ASSERT, GetTPipePtr  # noqa: E402
+from .broadcast import BroadCast, Broadcast  # noqa: E402
+QuePosition = TPosition          # aliases public kernels use
+float16_t = half
+float32_t = float
