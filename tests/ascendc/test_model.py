@@ -50,8 +50,11 @@ def test_more_blocks_than_cores_run_in_waves():
 def test_global_tensor_bounds_and_scalar_access():
     def k(x):
         g = asc.GlobalTensor(asc.int32_t)
+        g.SetGlobalBuffer(x, 1000)            # a size past the allocation is only a pointer: no access yet
         with pytest.raises(OutOfBoundsError):
-            g.SetGlobalBuffer(x, 129)         # past the argument's 512-byte allocation
+            g.GetValue(128)                   # past the argument's 512-byte allocation
+        with pytest.raises(OutOfBoundsError):
+            g.SetGlobalBuffer(x + 513, 1)     # the start itself outside the allocation
         g.SetGlobalBuffer(x, 8)
         assert g.GetSize() == 8 and g[2].GetValue(1) == 3
         g.SetValue(0, 42)

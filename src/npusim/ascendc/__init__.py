@@ -40,6 +40,7 @@ from .template import TemplateFn  # noqa: E402
 from .adv_activation import Exp, FasterGelu, Gelu, Sigmoid, Tanh  # noqa: E402  (Exp: basic and advanced)
 from .adv_norm import (GetLayerNormMaxTmpSize, GetLayerNormMinTmpSize, GetSoftMaxMaxTmpSize,  # noqa: E402
                        GetSoftMaxMinTmpSize, LayerNorm, LayerNormTiling, SoftMax, SoftMaxShapeInfo, SoftMaxTiling,
+                       AdjustSoftMaxRes,
                        SoftMaxTilingFunc)
 from .tiling import (BEGIN_TILING_DATA_DEF, END_TILING_DATA_DEF, GET_TILING_DATA,  # noqa: E402
                      REGISTER_TILING_DATA_CLASS, TILING_DATA_FIELD_DEF, TILING_DATA_FIELD_DEF_ARR)
@@ -48,3 +49,5 @@ from .broadcast import BroadCast, Broadcast  # noqa: E402
 QuePosition = TPosition          # aliases public kernels use
 float16_t = half
 float32_t = float
+from .framework import Hardware, InitSocState, LocalMemAllocator, ascendc_assert, printf  # noqa: E402
+from .reduce_repeat import ReduceDataBlock, ReduceRepeat, ReduceType  # noqa: E402

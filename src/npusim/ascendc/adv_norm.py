@@ -266,3 +266,31 @@ def LayerNorm(output, outputMean, outputVariance, inputX, gamma, beta, *args, T=
               + cost.vector_cycles("one", r) + (2 * cost.vector_cycles("one", r) if s == 2 else 0))
     ctx.place("PIPE_V", api, cycles, reads=[xv.footprint, gv.footprint, bv.footprint],
               writes=[ov.footprint, mv.footprint, vv.footprint, tmp_fp], nbytes=2 * rows * h * s, elements=rows * h)
+
+
+@template("T1", "T2", "isDataFormatNZ")
+def AdjustSoftMaxRes(softMaxRes, maxTensor, frm, to, softmaxShapeInfo: SoftMaxShapeInfo, *, T1=None, T2=None,
+                     isDataFormatNZ=False) -> bool:
+    """``AdjustSoftMaxRes<T1, T2>(softMaxRes, maxTensor, from, to, shapeInfo) -> bool``: every row whose max
+    (maxTensor[row · 32/sizeof(T2)], compared by its bits with ``from``, a uint32_t/uint16_t pattern) equals
+    ``from`` gets ``to`` in all srcK columns; returns whether any row did (AdjustSoftMaxRes.md)."""
+    api = "AdjustSoftMaxRes"
+    ctx = current()
+    check_tensors(api, ctx, (_half(), _float()), softMaxRes=softMaxRes)
+    check_tensors(api, ctx, (_half(), _float()), maxTensor=maxTensor)
+    m, k = int(softmaxShapeInfo.srcM), int(softmaxShapeInfo.srcK)
+    per = 32 // maxTensor.dtype.itemsize
+    if m * per > maxTensor.size or m * k > softMaxRes.size:
+        raise ConstraintError(api, "softmaxShapeInfo", "[srcM, srcK] fits the tensors", (m, k))
+    mv = _rows_view(maxTensor, m, per, api)
+    bits = mv.read(api)[:, 0].view(np.uint32 if per == 8 else np.uint16)
+    hit = bits == (int(frm) & (0xFFFFFFFF if per == 8 else 0xFFFF))
+    rv = _rows_view(softMaxRes, m, k, api)
+    if hit.any():
+        vals = rv.array().copy()
+        vals[hit] = _to(ctx, np.float32(to), softMaxRes.dtype)
+        rv.write(vals, where=np.repeat(hit[:, None], k, 1))
+    r = max(1, -(-m * k * softMaxRes.dtype.itemsize // 256))
+    ctx.place("PIPE_V", api, 2 * cost.vector_cycles("one", r), reads=[mv.footprint, rv.footprint],
+              writes=[rv.footprint], nbytes=m * k * softMaxRes.dtype.itemsize, elements=m * k)
+    return bool(hit.any())

@@ -65,3 +65,45 @@ TBuf.FreeTensor = lambda self, tensor=None: None
 def ASSERT(cond, msg: str = "") -> None:
     if not cond:
         raise ConstraintError("ASSERT", "condition", msg or "true", cond)
+
+
+class Hardware:
+    """``AscendC::Hardware``: the memory a LocalMemAllocator takes from (the vector core has only UB)."""
+    UB = "UB"
+
+
+class LocalMemAllocator:
+    """``LocalMemAllocator<Hardware::UB>``: static tensors carved from the UB in order (``Alloc(T, n)`` =
+    ``Alloc<T, n>()``), 32-byte aligned, position VECCALC; it shares the UB pointer with TPipe, so the two
+    never hand out the same bytes [A]. There are no queues, so ordering is up to flags (and auto-sync)."""
+
+    def __init__(self, hardware=Hardware.UB):
+        if hardware != Hardware.UB:
+            from ..core.errors import UnsupportedError
+            raise UnsupportedError("LocalMemAllocator", f"Hardware::{hardware}", "the vector core has UB only")
+        self.ctx = current()
+
+    def Alloc(self, dtype, n: int):
+        from .dtypes import as_dtype
+        from .tensor import LocalTensor, TPosition
+        ctx, d = self.ctx, as_dtype(dtype)
+        nbytes = -(-int(n) * d.itemsize // 32) * 32
+        if ctx.ub_used + nbytes > ctx.soc.ub_bytes:
+            raise ConstraintError("LocalMemAllocator.Alloc", "n", f"the tensor fits in the {ctx.soc.ub_bytes}-byte UB "
+                                  f"({ctx.ub_used} bytes already taken)", n)
+        t = LocalTensor(ctx, ctx.ub_used, d, int(n), TPosition.VECCALC)
+        ctx.ub_used += nbytes
+        return t
+
+
+def InitSocState() -> None:
+    """No-op: npusim's core state is fresh for every block."""
+
+
+def ascendc_assert(cond, msg: str = "") -> None:
+    ASSERT(cond, msg)
+
+
+def printf(fmt: str, *args) -> None:
+    """``AscendC::printf``: C-style formatting to stdout."""
+    print(fmt % args if args else fmt, end="")

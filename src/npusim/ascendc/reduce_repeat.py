@@ -17,7 +17,11 @@ equal extremes; the index is the lane inside the repeat, stored as an unsigned i
 (uint32_t for ORDER_ONLY_INDEX), to be read with ReinterpretCast as the vendor page says.
 dstRepStride units (ReduceRepeat.md 表3): Sum sizeof(T); Max/Min value+index 2·sizeof(T), value only
 sizeof(T), index only 4 B; BlockReduce* one repeat's 8 results (8·sizeof(T)) [A: the page gives the
-alignment, 16 B half / 32 B float, not the unit]. Counter mode is not modelled for these (ConstraintError).
+alignment, 16 B half / 32 B float, not the unit]. Counter mode (SetMaskCount): the mask register's count N
+gives ceil(N / E) repeats, the last one partial, repeatTime ignored ([R] §1.4).
+The vendor's newer names are here too: ``ReduceRepeat[ReduceType.SUM, T, U, isSetMask](dst, src, mask,
+repeatTime, dstRepStride, srcBlkStride, srcRepStride[, order])`` and ``ReduceDataBlock[...](dst, src, mask,
+repeatTime, dstRepStride, srcBlkStride, srcRepStride)`` (note: mask before repeatTime, unlike BlockReduce*).
 """
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ from .context import current
 from .dtypes import asc_name
 from .repeat import Operand, _read, check_footprint, resolve_mask
 from .rules import check_dtypes, check_repeat, check_u16, check_vector_tensor
+from .template import TemplateFn
 from .vector_binary import to
 
 
@@ -70,22 +75,30 @@ def _operands(api, dst, src, mask, repeatTime, srcBlkStride, srcRepStride, isSet
     R = check_repeat(api, repeatTime)
     blk = check_u16(api, "srcBlkStride", srcBlkStride)
     rep = check_u16(api, "srcRepStride", srcRepStride)
-    if ctx.counter_mode:
-        raise ConstraintError(api, "mask", f"{api} runs in Normal mode here (npusim does not model its counter "
-                              "mode; call SetMaskNorm first)", "counter")
     s = src.dtype.itemsize
     E = 256 // s
-    lanes, _ = resolve_mask(api, ctx, mask, isSetMask, E, s)
+    lanes, N = resolve_mask(api, ctx, mask, isSetMask, E, s)
+    if N is not None:                 # counter mode: N elements, ceil(N / E) repeats, repeatTime ignored
+        R = -(-N // E)
+        lanes = None if N == R * E else _counter_lanes(R, E, N)
     if R == 0 or lanes is False:
         ctx.place("PIPE_V", api, 0)
         return None
     op = Operand("src", src, blk, rep)
     op.shape_for(E)
-    check_footprint(api, op, R, E, E, lanes, params="srcBlkStride, srcRepStride")
+    if lanes is not None and lanes.ndim == 2:          # counter mode's partial last repeat
+        check_footprint(api, op, R, int(lanes[-1].sum()), E, None, params="srcBlkStride, srcRepStride")
+    else:
+        check_footprint(api, op, R, E, E, lanes, params="srcBlkStride, srcRepStride")
     sv = ctx.view(src.addr, (R, op.nblk, op.bpb), (rep * 32, blk * 32, s), src.dtype, api)
     active = np.ones((R, E), bool) if lanes is None else np.broadcast_to(lanes, (R, E))
-    x = _read(sv, None if lanes is None else active.reshape(R, op.nblk, op.bpb), api).reshape(R, E)
+    x = _read(sv, None if lanes is None else np.ascontiguousarray(active).reshape(R, op.nblk, op.bpb),
+              api).reshape(R, E)
     return ctx, R, E, s, x, active, sv
+
+
+def _counter_lanes(R: int, E: int, N: int) -> np.ndarray:
+    return (np.arange(R * E) < N).reshape(R, E)
 
 
 def _dst_view(ctx, api, dst, R, dst_rep, unit, nbytes_per):
@@ -263,3 +276,37 @@ def GetReduceRepeatMaxMinSpr(dtype):
     raw = spr.read(api)
     s = d.itemsize
     return raw[:s].view(d.np)[0], raw[8:8 + s].view(d.np)[0]
+
+
+class ReduceType(enum.Enum):
+    SUM = 0
+    MAX = 1
+    MIN = 2
+
+
+def _reduce_type(api, reduceType):
+    if not isinstance(reduceType, ReduceType):
+        raise ConstraintError(api, "reduceType", "a ReduceType (SUM, MAX, MIN) template argument", reduceType)
+    return reduceType
+
+
+def _reduce_repeat(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride,
+                   order: ReduceOrder = ReduceOrder.ORDER_VALUE_INDEX, *, reduceType=None, T=None, U=None,
+                   isSetMask: bool = True) -> None:
+    rt = _reduce_type("ReduceRepeat", reduceType)
+    if rt is ReduceType.SUM:
+        return _whole_sum("ReduceRepeat", dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride,
+                          isSetMask)
+    _whole_extreme("ReduceRepeat", rt.name.lower(), dst, src, mask, repeatTime, dstRepStride, srcBlkStride,
+                   srcRepStride, order, isSetMask)
+
+
+def _reduce_data_block(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, *, reduceType=None,
+                       T=None, U=None, isSetMask: bool = True) -> None:
+    rt = _reduce_type("ReduceDataBlock", reduceType)
+    _block_reduce("ReduceDataBlock", rt.name.lower(), dst, src, repeatTime, mask, dstRepStride, srcBlkStride,
+                  srcRepStride, isSetMask)
+
+
+ReduceRepeat = TemplateFn(_reduce_repeat, ("reduceType", "T", "U", "isSetMask"))
+ReduceDataBlock = TemplateFn(_reduce_data_block, ("reduceType", "T", "U", "isSetMask"))

@@ -88,7 +88,10 @@ class GlobalTensor:
             bufferSize = (buffer.hi - buffer.offset) // item
         if bufferSize < 0:
             raise ConstraintError("SetGlobalBuffer", "bufferSize", ">= 0", bufferSize)
-        if buffer.offset < buffer.lo or buffer.offset + bufferSize * item > buffer.cap:
+        # Only the start address must lie in the argument's allocation: on the device SetGlobalBuffer only sets
+        # a pointer and a size, so a size past the allocation (a tail core's nominal block) is no fault until
+        # an access reaches past it (GlobalTensor.view, DataCopy check every access).
+        if not buffer.lo <= buffer.offset <= buffer.cap:
             m = buffer.memory
             raise OutOfBoundsError(m.name, (buffer.offset, buffer.offset + bufferSize * item),
                                    (buffer.lo, buffer.cap), what=f"bytes of argument {buffer.name}'s allocation",
