@@ -148,3 +148,13 @@ def test_queue_misuse_is_reported_in_both_modes(sync):
 def test_sync_mode_is_checked():
     with pytest.raises(ConstraintError, match="sync"):
         asc.launch(_use_after_free, 1, np.zeros(128, np.float16), sync="none")
+
+
+def test_auto_sync_orders_the_timeline_even_with_race_checks_off():
+    import npusim
+    x = np.arange(64, dtype=np.float32)
+    z = np.zeros(64, np.float32)
+    with npusim.configure(check_races=False):
+        res = asc.launch(_no_sync_kernel, 1, x, z)
+    ev = {e.name: e for e in res.trace.events}
+    assert res.auto_syncs == 3 and ev["GetValue"].start_ns >= ev["Muls"].end_ns

@@ -34,6 +34,21 @@ _EVENT = {("PIPE_S", "PIPE_V"): "S_V", ("PIPE_V", "PIPE_S"): "V_S", ("PIPE_S", "
           ("PIPE_MTE2", "PIPE_S"): "MTE2_S", ("PIPE_S", "PIPE_MTE3"): "S_MTE3", ("PIPE_MTE3", "PIPE_S"): "MTE3_S"}
 
 
+def place_auto(ctx, pipe: str, name: str, cycles, reads, writes, **kw):
+    """``Timeline.place`` in sync order, with the compiler's flags inserted first where needed. With race
+    checks on, the timeline's own check finds the unordered accesses (no extra scan on the usual path: a
+    RaceError before anything is recorded means "insert, then place again"); with them off, the scan runs
+    every time so the timing still has the flags."""
+    tl = ctx.timeline
+    if options().check_races:
+        try:
+            return tl.place(pipe, name, cycles, reads=reads, writes=writes, order="sync", **kw)
+        except RaceError:
+            pass
+    auto_flags(ctx, pipe, name, reads, writes)
+    return tl.place(pipe, name, cycles, reads=reads, writes=writes, order="sync", **kw)
+
+
 def auto_flags(ctx, pipe: str, name: str, reads, writes) -> None:
     """Insert the flag pairs that order every unsynchronised conflicting access before ``name`` on ``pipe``."""
     for acc in ctx.timeline.unordered(reads, writes, pipe):

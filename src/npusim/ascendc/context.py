@@ -87,7 +87,7 @@ class CoreContext:
         if pipe == "PIPE_V" and self.check_pipe_v and (reads or writes):
             self._check_pipe_v(name, reads, writes)
         if self.auto_sync and (reads or writes):
-            auto_flags(self, pipe, name, reads, writes)
+            return place_auto(self, pipe, name, cycles, reads, writes, **kw)
         return self.timeline.place(pipe, name, cycles, reads=reads, writes=writes, order="sync", **kw)
 
 
@@ -124,7 +124,7 @@ def _pipe_v_check(self, name, reads, writes):
 
 CoreContext._check_pipe_v = _pipe_v_check
 
-from .auto_sync import auto_barrier_v, auto_flags  # noqa: E402  (auto_sync places events on a CoreContext)
+from .auto_sync import auto_barrier_v, place_auto  # noqa: E402  (auto_sync places events on a CoreContext)
 
 
 _stack: list[CoreContext] = []

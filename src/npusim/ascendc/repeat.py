@@ -18,7 +18,7 @@ from ..core.errors import ConstraintError, UninitializedReadError, Uninitialized
 from ..core.options import options
 from ..core.view import TensorView, views_overlap
 from . import cost
-from .auto_sync import auto_flags
+from .auto_sync import place_auto
 from .context import FULL64, current
 from .mask import active_lanes, continuous_bits
 from .tensor import LocalTensor
@@ -344,7 +344,8 @@ def _run(ctx, api, p: _Plan, compute, dsts) -> None:
         if ctx.check_pipe_v:         # ctx.place, inlined: this is the per-instruction hot path
             ctx._check_pipe_v(api, p.reads, p.writes)
         if ctx.auto_sync:
-            auto_flags(ctx, "PIPE_V", api, p.reads, p.writes)
+            place_auto(ctx, "PIPE_V", api, p.cycles, p.reads, p.writes, nbytes=p.nbytes, elements=p.n, args=p.args)
+            return
         ctx.timeline.place("PIPE_V", api, p.cycles, reads=p.reads, writes=p.writes, order="sync", nbytes=p.nbytes,
                            elements=p.n, args=p.args)
         return
