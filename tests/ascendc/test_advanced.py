@@ -162,3 +162,25 @@ def test_layernorm_against_float64():
         np.testing.assert_allclose(V.numpy()[:6], var, rtol=1e-5)
         with pytest.raises(ConstraintError, match="sharedTmpBuffer"):
             asc.LayerNorm(Y, M, V, X, G, B, _t(ctx, asc.uint8_t, 32, 4096), 1e-5, asc.LayerNormTiling(b, s, h, h))
+
+
+def test_select_with_bytes_mask_both_orders_and_rules():
+    rng = np.random.default_rng(5)
+    m, k, mk = 2, 16, 32
+    x = rng.standard_normal(m * k).astype(np.float16)
+    msk = (rng.integers(0, 3, m * mk) == 0).astype(np.uint8)
+    with asc.core_context() as ctx:
+        src = _t(ctx, asc.half, m * k, 0).load(x)
+        mask = _t(ctx, asc.uint8_t, m * mk, 256).load(msk)
+        dst = _t(ctx, asc.half, m * k, 512)
+        tmp = _t(ctx, asc.uint8_t, 1056, 1024)      # max(1024, 32*2 + 512) + align32(32 mask bytes)
+        info = asc.SelectWithBytesMaskShapeInfo(m, k, mk)
+        sel = msk.reshape(m, mk)[:, :k].astype(bool)
+        asc.Select(dst, src, 2.5, mask, tmp, info, isReuseMask=False)       # 0 -> tensor, else scalar
+        np.testing.assert_array_equal(dst.numpy().reshape(m, k), np.where(sel, np.float16(2.5), x.reshape(m, k)))
+        asc.SelectWithBytesMask(dst, -1.0, src, mask, tmp, info, isReuseMask=False)
+        np.testing.assert_array_equal(dst.numpy().reshape(m, k), np.where(sel, x.reshape(m, k), np.float16(-1)))
+        with pytest.raises(ConstraintError, match="at least 1056 bytes"):
+            asc.Select(dst, src, 2.5, mask, _t(ctx, asc.uint8_t, 1040, 1024), info, isReuseMask=False)
+        with pytest.raises(ConstraintError, match="multiple of 16"):
+            asc.Select(dst, src, 2.5, mask, tmp, asc.SelectWithBytesMaskShapeInfo(m, k, 8))

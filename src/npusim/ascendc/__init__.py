@@ -51,3 +51,5 @@ float16_t = half
 float32_t = float
 from .framework import Hardware, InitSocState, LocalMemAllocator, ascendc_assert, printf  # noqa: E402
 from .reduce_repeat import ReduceDataBlock, ReduceRepeat, ReduceType  # noqa: E402
+from .select_bytes import (GetSelectWithBytesMaskMinTmpSize, Select, SelectWithBytesMask,  # noqa: E402,F811
+                           SelectWithBytesMaskShapeInfo)
