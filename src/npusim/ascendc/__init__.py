@@ -53,3 +53,5 @@ from .framework import Hardware, InitSocState, LocalMemAllocator, ascendc_assert
 from .reduce_repeat import ReduceDataBlock, ReduceRepeat, ReduceType  # noqa: E402
 from .select_bytes import (GetSelectWithBytesMaskMinTmpSize, Select, SelectWithBytesMask,  # noqa: E402,F811
                            SelectWithBytesMaskShapeInfo)
+from .framework import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6,  # noqa: E402
+                        EVENT_ID7, event_t)

@@ -107,3 +107,7 @@ def ascendc_assert(cond, msg: str = "") -> None:
 def printf(fmt: str, *args) -> None:
     """``AscendC::printf``: C-style formatting to stdout."""
     print(fmt % args if args else fmt, end="")
+
+
+event_t = int                      # ``event_t`` (an event id); EVENT_ID0 .. EVENT_ID7 as in kernel_event.h
+EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 = range(8)
