@@ -158,3 +158,10 @@ def test_auto_sync_orders_the_timeline_even_with_race_checks_off():
         res = asc.launch(_no_sync_kernel, 1, x, z)
     ev = {e.name: e for e in res.trace.events}
     assert res.auto_syncs == 3 and ev["GetValue"].start_ns >= ev["Muls"].end_ns
+
+
+def test_race_message_names_both_source_lines():
+    with pytest.raises(RaceError) as e:
+        asc.launch(_tbuf_copy_then_add, 1, np.zeros(64, np.float32), np.zeros(64, np.float32))
+    msg = str(e.value)
+    assert msg.count("test_auto_sync.py:") == 2 and "MTE2_V" in msg

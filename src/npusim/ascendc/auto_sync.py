@@ -58,8 +58,10 @@ def auto_flags(ctx, pipe: str, name: str, reads, writes) -> None:
             if not options().check_races:
                 continue
             at = f" ({acc.event.source})" if acc.event.source else ""
+            here = caller_source()
+            here = f" ({here})" if here else ""
             raise RaceError(
-                f"race on {acc.fp.describe()}: {name} on {pipe} and {acc.event.name} on {src}{at} touch the same "
+                f"race on {acc.fp.describe()}: {name} on {pipe}{here} and {acc.event.name} on {src}{at} touch the same "
                 f"bytes and nothing orders them; the compiler's auto-sync inserts only PIPE_S<->PIPE_V/MTE2/MTE3 "
                 f"flags and PIPE_V barriers, so {src}->{pipe} needs a TQue EnQue/DeQue (or FreeTensor/"
                 f"AllocTensor) or SetFlag/WaitFlag<HardEvent::{src[5:]}_{pipe[5:]}>")
