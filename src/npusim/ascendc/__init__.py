@@ -42,7 +42,7 @@ from .adv_norm import (GetLayerNormMaxTmpSize, GetLayerNormMinTmpSize, GetSoftMa
                        GetSoftMaxMinTmpSize, LayerNorm, LayerNormTiling, SoftMax, SoftMaxShapeInfo, SoftMaxTiling,
                        AdjustSoftMaxRes,
                        SoftMaxTilingFunc)
-from .tiling import (BEGIN_TILING_DATA_DEF, END_TILING_DATA_DEF, GET_TILING_DATA,  # noqa: E402
+from .tiling import (BEGIN_TILING_DATA_DEF, END_TILING_DATA_DEF, GET_TILING_DATA, TILING_DATA_FIELD_DEF_STRUCT,  # noqa: E402,E501
                      REGISTER_TILING_DATA_CLASS, TILING_DATA_FIELD_DEF, TILING_DATA_FIELD_DEF_ARR)
 from .framework import ASSERT, GetTPipePtr  # noqa: E402
 from .broadcast import BroadCast, Broadcast  # noqa: E402
