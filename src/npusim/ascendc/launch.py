@@ -67,7 +67,7 @@ def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trac
         if off is None:
             gm_args.append(a)
             continue
-        gm.write_bytes(off, np.ascontiguousarray(a))
+        gm.write_bytes(off, np.ascontiguousarray(a).reshape(-1).view(np.uint8))   # bytes: ml_dtypes too
         cap = off + -(-max(a.nbytes, 1) // _ALIGN) * _ALIGN      # the allocation, its padding included
         gm_args.append(GM_ADDR(gm, off, off, off + a.nbytes, None, f"arg{i}", cap))
     trace = trace if trace is not None else Trace()
