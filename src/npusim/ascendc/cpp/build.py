@@ -18,9 +18,10 @@ from ...core.errors import NpuSimError
 from . import generate
 
 INCLUDE = generate.INCLUDE
-FLAGS = ("-std=c++17", "-shared", "-fPIC", "-O1", "-fno-builtin", "-w")
+# -Bsymbolic: a kernel named sqrt or exp binds to itself, not to the libm already loaded in the process.
+FLAGS = ("-std=c++17", "-shared", "-fPIC", "-O1", "-fno-builtin", "-w", "-Wl,-Bsymbolic", "-DASCENDC_CPU_DEBUG=1")
 # extern "C" __global__ __aicore__ void name(   (the qualifiers in any order)
-KERNEL_RE = re.compile(r'extern\s+"C"\s+((?:__\w+__\s+|inline\s+)*)void\s+(\w+)\s*\(')
+KERNEL_RE = re.compile(r'extern\s*"C"\s*((?:__\w+__\s+|inline\s+)*)void\s+(\w+)\s*\(')
 
 
 class CompileError(NpuSimError):

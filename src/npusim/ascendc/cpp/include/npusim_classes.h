@@ -144,6 +144,8 @@ public:
         return LocalTensor<T>(NPUSIM_CALL(TBuf_GetWithOffset, handle(NPUSIM_HERE), npusim::dtype_code<T>::value,
                                           size, bufOffset));
     }
+    // TBuf::FreeTensor exists for symmetry with TQue and does nothing (a TBuf has no queue state).
+    template <typename T> void FreeTensor(LocalTensor<T>&) {}
 };
 
 class TPipe {

@@ -30,6 +30,12 @@ template <typename... A> __aicore__ inline void printf(const char* fmt, A... arg
 template <typename... A> __aicore__ inline void PRINTF(const char* fmt, A... args) { printf(fmt, args...); }
 }  // namespace AscendC
 
+// The block builtins are visible without AscendC:: in the vendor headers too.
+using AscendC::GetBlockIdx;
+using AscendC::GetBlockNum;
+inline int64_t get_block_idx() { return npusim_api.block_idx; }
+inline int64_t get_block_num() { return npusim_api.block_num; }
+
 #define ASSERT(expr) do { if (!(expr)) ::npusim::assert_failed(#expr, __FILE__, __LINE__); } while (0)
 
 // Tiling data (register/tilingdata_base.h spelling): a plain struct with natural alignment; launch packs a

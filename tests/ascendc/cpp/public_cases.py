@@ -1,0 +1,76 @@
+"""Drivers for the public cann-ops kernels kept verbatim in tests/ascendc/public/: for each, the defines the
+op's build would set, the inputs, the tiling its host code would compute for our sizes (every block a
+"small core", no tail: tailBlockNum = 0, TILING_KEY 0 where the kernel switches on a big core), and an
+independent numpy reference."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+PUBLIC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "public")
+BLOCKS, N, TILE = 4, 2048, 512          # elements per block, elements per tile
+
+
+def kernel_path(op: str) -> str:
+    return os.path.join(PUBLIC, op, "op_kernel", f"{op}.cpp")
+
+
+def tiling_a(**extra):
+    """The smallCoreDataNum / finalSmallTileNum / tileDataNum family."""
+    t = dict(smallCoreDataNum=N, bigCoreDataNum=N, finalBigTileNum=N // TILE, finalSmallTileNum=N // TILE,
+             tileDataNum=TILE, smallTailDataNum=TILE, bigTailDataNum=TILE, tailBlockNum=0)
+    t.update(extra)
+    return t
+
+
+def tiling_b(**extra):
+    """The ubPartDataNum / smallCoreLoopNum family."""
+    t = dict(smallCoreDataNum=N, bigCoreDataNum=N, ubPartDataNum=TILE, smallCoreTailDataNum=TILE,
+             bigCoreTailDataNum=TILE, smallCoreLoopNum=N // TILE, bigCoreLoopNum=N // TILE, tailBlockNum=0,
+             TILING_KEY=0)
+    t.update(extra)
+    return t
+
+
+@dataclass
+class Case:
+    op: str
+    inputs: Callable[[np.random.Generator], list]        # rng -> input arrays
+    out_dtype: object
+    tiling: dict
+    reference: Callable                                   # *inputs -> expected output
+    defines: dict = field(default_factory=lambda: {"DTYPE_X": "float", "DTYPE_Y": "float"})
+    rtol: float = 0.0
+    n_out: int = BLOCKS * N
+    check_pipe_v: bool = False       # these kernels rely on the compiler's auto-sync (issue 16 part 1)
+
+
+def _f32(rng, lo=-4.0, hi=4.0):
+    return rng.uniform(lo, hi, BLOCKS * N).astype(np.float32)
+
+
+F = np.float32
+CASES = {c.op: c for c in [
+    Case("add_custom", lambda r: [_f32(r), _f32(r)], F, tiling_b(),
+         lambda x, y: x + y, {"DTYPE_X": "float", "DTYPE_Y": "float", "DTYPE_Z": "float"}),
+    Case("sqrt", lambda r: [_f32(r, 0, 100)], F, tiling_a(), np.sqrt),
+    Case("rsqrt", lambda r: [_f32(r, 0.01, 100)], F, tiling_a(), lambda x: F(1) / np.sqrt(x)),
+    Case("reciprocal", lambda r: [_f32(r, 0.5, 9)], F, tiling_b(), lambda x: F(1) / x),
+    Case("exp", lambda r: [_f32(r, -3, 3)], F, tiling_b(base=1.0, scale=0.5, shift=0.25),
+         lambda x: np.exp((x.astype(np.float64) * 0.5 + 0.25)).astype(F), rtol=1e-6),
+    Case("swish", lambda r: [_f32(r)], F, tiling_a(scale=1.5),
+         lambda x: (x / (1 + np.exp(-1.5 * x.astype(np.float64)))).astype(F), rtol=1e-6),
+    Case("neg", lambda r: [_f32(r)], F, tiling_b(), lambda x: -x),
+    Case("lerp", lambda r: [_f32(r), _f32(r), _f32(r, 0, 1)], F, tiling_b(),
+         lambda s, e, w: w * (e - s) + s,
+         defines={"DTYPE_START": "float", "DTYPE_END": "float", "DTYPE_WEIGHT": "float", "DTYPE_Y": "float"}),
+    Case("fill", lambda r: [np.array([BLOCKS * N], np.int64), np.array([2.5], F)], F, tiling_b(),
+         lambda dims, v: np.full(BLOCKS * N, 2.5, F), {"DTYPE_VALUE": "float", "DTYPE_Y": "float"}),
+    Case("addcmul", lambda r: [_f32(r), _f32(r), _f32(r), np.array([0.75], F)], F, tiling_a(TILING_KEY=0),
+         lambda i, a, b, v: a * b * F(0.75) + i, {"DTYPE_X1": "float"}),
+    Case("addcdiv", lambda r: [_f32(r), _f32(r), _f32(r, 0.5, 4), np.array([0.75], F)], F, tiling_a(TILING_KEY=0),
+         lambda i, a, b, v: a / b * F(0.75) + i, {"DTYPE_X1": "float"}),
+]}
