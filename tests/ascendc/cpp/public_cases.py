@@ -44,8 +44,10 @@ class Case:
     reference: Callable                                   # *inputs -> expected output
     defines: dict = field(default_factory=lambda: {"DTYPE_X": "float", "DTYPE_Y": "float"})
     rtol: float = 0.0
+    atol: float = 0.0
     n_out: int = BLOCKS * N
     check_pipe_v: bool = False       # these kernels rely on the compiler's auto-sync (issue 16 part 1)
+    cross_pipe_races: bool = True    # False: the kernel also relies on auto-sync flags (V_S before GetValue)
 
 
 def _f32(rng, lo=-4.0, hi=4.0):
@@ -74,3 +76,26 @@ CASES = {c.op: c for c in [
     Case("addcdiv", lambda r: [_f32(r), _f32(r), _f32(r, 0.5, 4), np.array([0.75], F)], F, tiling_a(TILING_KEY=0),
          lambda i, a, b, v: a / b * F(0.75) + i, {"DTYPE_X1": "float"}),
 ]}
+
+ROWS = 2            # rows per block of pre_layer_norm (its lastDim == 2048 path: one row per tile)
+
+
+def _layer_norm(x, y, gamma, beta, eps=1e-5):
+    s = x.astype(np.float64) + y
+    mean = s.mean(axis=-1, keepdims=True)
+    var = ((s - mean) ** 2).mean(axis=-1, keepdims=True)
+    return ((s - mean) / np.sqrt(var + eps) * gamma + beta).reshape(-1)
+
+
+CASES["pre_layer_norm"] = Case(
+    "pre_layer_norm",
+    lambda r: [r.standard_normal((BLOCKS * ROWS, 2048)).astype(F), r.standard_normal((BLOCKS * ROWS, 2048)).astype(F),
+               r.uniform(0.5, 1.5, 2048).astype(F), r.uniform(-1, 1, 2048).astype(F)],
+    F, dict(lastDim=2048, tileNum=ROWS, epsilon=1e-5, TILING_KEY=1), _layer_norm, {}, rtol=1e-5, atol=1e-5,
+    n_out=BLOCKS * ROWS * 2048, cross_pipe_races=False)
+
+CASES["equal"] = Case(
+    "equal", lambda r: [np.round(_f32(r, -2, 2)), np.round(_f32(r, -2, 2))], np.int8,
+    tiling_a(bigprocessDataNum_computes=TILE, smallprocessDataNum_computes=TILE,
+             tailbigprocessDataNum_computes=TILE, tailsmallprocessDataNum_computes=TILE),
+    lambda a, b: (a == b).astype(np.int8), {"DTYPE_X1": "float"})

@@ -28,6 +28,12 @@ constexpr int32_t BLOCK_CUBE = 16;
 
 template <typename T> class LocalTensor;
 template <typename T> class GlobalTensor;
+// dst = src0 op src1 (the vendor's operator overloads): an expression that assignment turns into the API
+// call over dst.GetSize() elements (npusim_kernel_extras.h).
+enum class ExprOp : int32_t { ADD, SUB, MUL, DIV, OR, AND };
+template <typename T, ExprOp op> struct TensorExpr {
+    int64_t a, b;
+};
 // Found by argument-dependent lookup from npusim::call.
 template <typename T> inline void put(npusim::Args& a, const LocalTensor<T>& t);
 template <typename T> inline void put(npusim::Args& a, const GlobalTensor<T>& t);
@@ -52,6 +58,9 @@ public:
         return LocalTensor(NPUSIM_CALL(LocalTensor_Index, h, offset));
     }
     LocalRef<T> operator()(const uint32_t index) const { return LocalRef<T>{h, index}; }
+    template <ExprOp op> LocalTensor& operator=(const TensorExpr<T, op>& e);
+    LocalTensor(const LocalTensor&) = default;
+    LocalTensor& operator=(const LocalTensor&) = default;
     uint32_t GetSize(NPUSIM_LOC) const { return (uint32_t)NPUSIM_CALL(LocalTensor_GetSize, h); }
     uint32_t GetLength(NPUSIM_LOC) const { return GetSize(NPUSIM_HERE) * (uint32_t)sizeof(T); }
     T GetValue(const uint32_t index, NPUSIM_LOC) const {
@@ -66,6 +75,16 @@ public:
     uint64_t GetPhyAddr(NPUSIM_LOC) const { return (uint64_t)NPUSIM_CALL(LocalTensor_GetPhyAddr, h); }
     TPosition GetPosition(NPUSIM_LOC) const { return (TPosition)NPUSIM_CALL(LocalTensor_GetPosition, h); }
 };
+#define NPUSIM_TENSOR_OP(sym, op) \
+    template <typename T> inline TensorExpr<T, ExprOp::op> operator sym(const LocalTensor<T>& a, const LocalTensor<T>& b) \
+    { return TensorExpr<T, ExprOp::op>{a.h, b.h}; }
+NPUSIM_TENSOR_OP(+, ADD)
+NPUSIM_TENSOR_OP(-, SUB)
+NPUSIM_TENSOR_OP(*, MUL)
+NPUSIM_TENSOR_OP(/, DIV)
+NPUSIM_TENSOR_OP(|, OR)
+NPUSIM_TENSOR_OP(&, AND)
+#undef NPUSIM_TENSOR_OP
 template <typename T> LocalRef<T>::operator T() const { return LocalTensor<T>(h).GetValue(i); }
 template <typename T> LocalRef<T>& LocalRef<T>::operator=(const T& v) { LocalTensor<T>(h).SetValue(i, v); return *this; }
 

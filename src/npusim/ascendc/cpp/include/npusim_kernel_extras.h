@@ -30,6 +30,22 @@ template <typename... A> __aicore__ inline void printf(const char* fmt, A... arg
 template <typename... A> __aicore__ inline void PRINTF(const char* fmt, A... args) { printf(fmt, args...); }
 }  // namespace AscendC
 
+namespace AscendC {
+template <typename T> template <ExprOp op> LocalTensor<T>& LocalTensor<T>::operator=(const TensorExpr<T, op>& e) {
+    const char* npusim_file = "";
+    int npusim_line = 0;
+    LocalTensor<T> a(e.a), b(e.b);
+    int32_t n = (int32_t)GetSize(NPUSIM_HERE);
+    if constexpr (op == ExprOp::ADD) Add(*this, a, b, n, NPUSIM_HERE);
+    if constexpr (op == ExprOp::SUB) Sub(*this, a, b, n, NPUSIM_HERE);
+    if constexpr (op == ExprOp::MUL) Mul(*this, a, b, n, NPUSIM_HERE);
+    if constexpr (op == ExprOp::DIV) Div(*this, a, b, n, NPUSIM_HERE);
+    if constexpr (op == ExprOp::OR) Or(*this, a, b, n, NPUSIM_HERE);
+    if constexpr (op == ExprOp::AND) And(*this, a, b, n, NPUSIM_HERE);
+    return *this;
+}
+}  // namespace AscendC
+
 // The block builtins are visible without AscendC:: in the vendor headers too.
 using AscendC::GetBlockIdx;
 using AscendC::GetBlockNum;
