@@ -49,6 +49,16 @@ def kernel_names(text: str) -> list[str]:
     return [m.group(2) for m in KERNEL_RE.finditer(text) if "__global__" in m.group(1)]
 
 
+def kernel_params(text: str, name: str) -> list[str]:
+    """The parameter names of kernel ``name`` as written in the source ("x", "workspace", "tiling")."""
+    for m in KERNEL_RE.finditer(text):
+        if m.group(2) == name:
+            end = text.index(")", m.end())
+            params = [p.strip() for p in text[m.end():end].split(",") if p.strip()]
+            return [re.findall(r"\w+", p)[-1] for p in params]
+    return []
+
+
 def _headers(dirs) -> list[str]:
     out = []
     for d in dirs:

@@ -31,6 +31,7 @@ class CppKernel:
         sig.restype = ctypes.c_char_p
         self.signature = sig().decode()            # 'p' pointer, 'i' integer, 'f' float, 's' struct by value
         self.__name__ = name
+        self.params = build.kernel_params(module.text, name)     # names, for the CLI and messages
 
     def __repr__(self) -> str:
         return f"<Ascend C kernel {self.name}({self.signature}) from {os.path.basename(self.module.path)}>"
@@ -100,8 +101,8 @@ class CppKernel:
 class CppModule:
     """A compiled kernel file; each ``extern "C" __global__`` kernel is an attribute."""
 
-    def __init__(self, path: str, so: str, names: list[str], tiling_struct):
-        self.path, self.so, self.names, self.tiling_struct = path, so, names, tiling_struct
+    def __init__(self, path: str, so: str, names: list[str], tiling_struct, text: str = ""):
+        self.path, self.so, self.names, self.tiling_struct, self.text = path, so, names, tiling_struct, text
         self.lib = ctypes.CDLL(so)
         hf = self.lib.npusim_api_hash
         hf.restype = ctypes.c_char_p
@@ -180,5 +181,5 @@ def load_cpp(path: str, defines: dict | None = None, include_dirs=(), tiling_hea
     so = build.build(path, names, dict(defines or {}), tuple(include_dirs), tiling_header)
     mod = _modules.get(so)
     if mod is None:
-        mod = _modules[so] = CppModule(path, so, names, tiling_mod.parse(tiling_text))
+        mod = _modules[so] = CppModule(path, so, names, tiling_mod.parse(tiling_text), text)
     return mod
