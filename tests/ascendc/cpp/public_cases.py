@@ -46,6 +46,7 @@ class Case:
     rtol: float = 0.0
     atol: float = 0.0
     n_out: int = BLOCKS * N
+    name: str = ""                   # the case's name when one op has several (dtype) cases
     check_pipe_v: bool = False       # these kernels rely on the compiler's auto-sync (issue 16 part 1)
     cross_pipe_races: bool = True    # False: the kernel also relies on auto-sync flags (V_S before GetValue)
 
@@ -55,7 +56,11 @@ def _f32(rng, lo=-4.0, hi=4.0):
 
 
 F = np.float32
-CASES = {c.op: c for c in [
+CASES = {c.name or c.op: c for c in [
+    Case("add_custom", lambda r: [r.integers(-128, 128, BLOCKS * N).astype(np.int8),
+                                  r.integers(-128, 128, BLOCKS * N).astype(np.int8)], np.int8, tiling_b(),
+         lambda x, y: (x.astype(np.int16) + y).astype(np.int8),          # wraps, as the int16 shift pair does
+         {"DTYPE_X": "int8_t", "DTYPE_Y": "int8_t", "DTYPE_Z": "int8_t"}, name="add_custom[int8]"),
     Case("add_custom", lambda r: [_f32(r), _f32(r)], F, tiling_b(),
          lambda x, y: x + y, {"DTYPE_X": "float", "DTYPE_Y": "float", "DTYPE_Z": "float"}),
     Case("sqrt", lambda r: [_f32(r, 0, 100)], F, tiling_a(), np.sqrt),

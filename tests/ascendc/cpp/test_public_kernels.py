@@ -13,9 +13,10 @@ from .public_cases import BLOCKS, CASES, kernel_path
 pytestmark = needs_gxx
 
 
-@pytest.mark.parametrize("op", sorted(CASES))
-def test_public_kernel_matches_numpy(op):
-    c = CASES[op]
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_public_kernel_matches_numpy(name):
+    c = CASES[name]
+    op = c.op
     k = asc.load_cpp(kernel_path(op), defines=c.defines)
     ins = c.inputs(np.random.default_rng(0))
     out = np.full(c.n_out, np.nan, c.out_dtype)
