@@ -104,3 +104,38 @@ CASES["equal"] = Case(
     tiling_a(bigprocessDataNum_computes=TILE, smallprocessDataNum_computes=TILE,
              tailbigprocessDataNum_computes=TILE, tailsmallprocessDataNum_computes=TILE),
     lambda a, b: (a == b).astype(np.int8), {"DTYPE_X1": "float"})
+
+
+def tiling_c():
+    """The totalLength / block_size / core_size family (ALIGN_NUM: elements per 32 bytes of float)."""
+    return dict(totalLength=BLOCKS * N, tileNum=N // TILE, ALIGN_NUM=8, tiling_size=TILE, block_size=TILE,
+                aivNum=BLOCKS, core_size=N, core_remain=0)
+
+
+def _gelu(x):
+    """The kernel's own float32 sequence: x / (1 + exp(p2 * (x + p1 * x^3))), exp rounded once."""
+    p1, p2 = F(0.0455399241), F(-1.595769122)
+    t = (x * x * x * p1 + x) * p2
+    return x / (np.exp(t.astype(np.float64)).astype(F) + F(1))
+
+
+def _fast_gelu(x):
+    """x / (1 + exp(-1.702 |x|)) + min(x, 0) (cann-ops fast_gelu's formulation, float32 steps)."""
+    a = np.abs(x)
+    return a / (np.exp((a * F(-1.702)).astype(np.float64)).astype(F) + F(1)) + np.minimum(x, F(0))
+
+
+FORMER, TAIL = 2, 2        # sub_frameworklaunch: 2 blocks of 2048 halves, 2 of 1024
+CASES.update({c.name or c.op: c for c in [
+    Case("sub_frameworklaunch", lambda r: [r.uniform(-8, 8, FORMER * N + TAIL * N // 2).astype(np.float16),
+                                           r.uniform(-8, 8, FORMER * N + TAIL * N // 2).astype(np.float16)],
+         np.float16, dict(formerNum=FORMER, tailNum=TAIL, formerLength=N, tailLength=N // 2, alignNum=16, TILING_KEY=1),
+         lambda x, y: x - y, {}, n_out=FORMER * N + TAIL * N // 2),
+    Case("unalign_add", lambda r: [_f32(r), _f32(r)], F, dict(totalLength=BLOCKS * N, tileNum=4),
+         lambda x, y: x + y, {"DTYPE_X": "float", "DTYPE_Y": "float", "DTYPE_Z": "float"}),
+    Case("gelu", lambda r: [_f32(r)], F, tiling_c(), _gelu, {"DTYPE_X": "float"}),
+    Case("fast_gelu", lambda r: [_f32(r)], F, tiling_c(), _fast_gelu),
+    Case("clip_by_value", lambda r: [_f32(r), np.array([-1.25], F), np.array([2.5], F)], F, tiling_c(),
+         lambda x, lo, hi: np.maximum(np.minimum(x, hi[0]), lo[0]),
+         {"DTYPE_X": "float", "DTYPE_Y": "float", "DTYPE_CLIP_VALUE_MIN": "float", "DTYPE_CLIP_VALUE_MAX": "float"}),
+]})
