@@ -139,3 +139,17 @@ CASES.update({c.name or c.op: c for c in [
          lambda x, lo, hi: np.maximum(np.minimum(x, hi[0]), lo[0]),
          {"DTYPE_X": "float", "DTYPE_Y": "float", "DTYPE_CLIP_VALUE_MIN": "float", "DTYPE_CLIP_VALUE_MAX": "float"}),
 ]})
+
+
+def _half_pairs(r):
+    """Half inputs where a quarter of the pairs are equal (the comparison's edge)."""
+    a = r.uniform(-4, 4, BLOCKS * N).astype(np.float16)
+    b = r.uniform(-4, 4, BLOCKS * N).astype(np.float16)
+    same = r.random(BLOCKS * N) < 0.25
+    b[same] = a[same]
+    return [a, b]
+
+
+CASES["greater"] = Case(                      # cann-ops src/contrib/math/greater (its folder is contrib)
+    "greater", _half_pairs, np.int8, tiling_b(), lambda a, b: (a > b).astype(np.int8),
+    {"DTYPE_X1": "half", "DTYPE_X2": "half", "DTYPE_Y": "int8_t"})
