@@ -136,3 +136,49 @@ def test_unset_tensor_and_unknown_kernel(tmp_path):
         asc.launch(asc.load_cpp(p2).unset_size, 1, np.zeros(8, np.float32))
     with pytest.raises(AttributeError, match="no extern"):
         k.missing
+
+
+def test_scalar_and_struct_by_value_parameters(tmp_path):
+    """Integer parameters take Python ints; a struct parameter by value takes its bytes (here as tiling)."""
+    p = tmp_path / "byval.cpp"
+    p.write_text(textwrap.dedent('''\
+        #include "kernel_operator.h"
+        using namespace AscendC;
+        struct Cfg { int32_t n; float v; };
+        extern "C" __global__ __aicore__ void byval(GM_ADDR out, int32_t scale, Cfg cfg)
+        {
+            GlobalTensor<float> og;
+            og.SetGlobalBuffer((__gm__ float*)out, 8);
+            for (int32_t i = 0; i < cfg.n; i++) og.SetValue(i, cfg.v * scale + i);
+        }
+        '''))
+    k = asc.load_cpp(p)
+    assert k.byval.signature == "pis" and k.byval.params == ["out", "scale", "cfg"]
+    out = np.zeros(8, np.float32)
+    cfg = np.array([(5, 1.5)], dtype=[("n", "<i4"), ("v", "<f4")])
+    asc.launch(k.byval, 1, out, 3, tiling=cfg)
+    np.testing.assert_array_equal(out, [4.5, 5.5, 6.5, 7.5, 8.5, 0, 0, 0])
+    with pytest.raises(ConstraintError, match="argument 1"):
+        asc.launch(k.byval, 1, out, "three", tiling=cfg)
+
+
+def test_tiling_dict_rules(tmp_path):
+    from npusim.ascendc.cpp import tiling
+    text = """BEGIN_TILING_DATA_DEF(Inner)
+      TILING_DATA_FIELD_DEF(uint16_t, a);
+    END_TILING_DATA_DEF;
+    BEGIN_TILING_DATA_DEF(Outer)
+      TILING_DATA_FIELD_DEF(uint8_t, flag);   // a comment
+      TILING_DATA_FIELD_DEF_ARR(uint32_t, 3, arr);
+      TILING_DATA_FIELD_DEF_STRUCT(Inner, inner);
+      TILING_DATA_FIELD_DEF(uint64_t, big);
+    END_TILING_DATA_DEF;
+    REGISTER_TILING_DATA_CLASS(Op, Outer)"""
+    cls = tiling.parse(text)
+    raw = tiling.pack(cls, {"flag": 1, "arr": [2, 3, 4], "inner": {"a": 5}, "big": 6})
+    assert len(raw) == 32                       # 1 + pad 3 + 12 + 2 + pad 6 + 8: C's natural alignment
+    assert raw[0] == 1 and raw[4:16] == np.array([2, 3, 4], "<u4").tobytes() and raw[24:] == (6).to_bytes(8, "little")
+    with pytest.raises(ConstraintError, match="every field"):
+        tiling.pack(cls, {"flag": 1})
+    with pytest.raises(ConstraintError, match="a field of Outer"):
+        tiling.pack(cls, {"flag": 1, "arr": [0, 0, 0], "inner": {"a": 0}, "big": 0, "extra": 1})

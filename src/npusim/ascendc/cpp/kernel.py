@@ -21,6 +21,11 @@ from ..tensor import GM_ADDR
 from . import bridge, build, generate, tiling as tiling_mod
 
 
+class _Address(int):
+    """The host address of bytes npusim holds for the kernel (the packed tiling): a pointer or, for a struct
+    parameter passed by value, where its bytes are."""
+
+
 class CppKernel:
     def __init__(self, module: "CppModule", name: str):
         self.module, self.name = module, name
@@ -65,21 +70,21 @@ class CppKernel:
         sig = self.signature
         given = list(args)
         keep = []
+        api.tiling_key = 0
         if tiling is not None:
             raw, key = self.module.tiling_bytes(tiling)
-            if key is not None:
-                api.tiling_key = int(key)
+            api.tiling_key = int(key or 0)
             buf = ctypes.create_string_buffer(raw, max(len(raw), 1))
             keep.append(buf)
             if len(given) >= len(sig):
                 raise ConstraintError(self.name, "tiling", f"the kernel has a parameter left for the tiling "
                                       f"({len(sig)} parameters, {len(given)} arguments given)", len(given))
-            given += [0] * (len(sig) - len(given) - 1) + [ctypes.addressof(buf)]
+            given += [None] * (len(sig) - len(given) - 1) + [_Address(ctypes.addressof(buf))]
         if len(given) != len(sig):
             raise ConstraintError(self.name, "arguments", f"{len(sig)} kernel arguments", len(given))
         out = []
         for i, (k, a) in enumerate(zip(sig, given)):
-            if isinstance(a, GM_ADDR) or k == "p" and isinstance(a, int):
+            if isinstance(a, (GM_ADDR, _Address)) and k in "ps" or k == "p" and isinstance(a, int):
                 out.append(a)
             elif k == "i" and isinstance(a, (int, np.integer, bool)):
                 out.append(int(a))
