@@ -182,3 +182,11 @@ def test_tiling_dict_rules(tmp_path):
         tiling.pack(cls, {"flag": 1})
     with pytest.raises(ConstraintError, match="a field of Outer"):
         tiling.pack(cls, {"flag": 1, "arr": [0, 0, 0], "inner": {"a": 0}, "big": 0, "extra": 1})
+
+
+def test_a_cpp_exception_of_the_kernel_is_an_npusim_error(tmp_path):
+    p = tmp_path / "throws.cpp"
+    p.write_text('#include "kernel_operator.h"\n'
+                 'extern "C" __global__ __aicore__ void throws(GM_ADDR x) { throw 42; }\n')
+    with pytest.raises(NpuSimError, match="C\\+\\+ exception"):
+        asc.launch(asc.load_cpp(p).throws, 1, np.zeros(8, np.float32))

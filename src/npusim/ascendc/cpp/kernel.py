@@ -59,7 +59,7 @@ class CppKernel:
             bridge._current.pop()
             del keep
         if rc or run.error is not None:
-            e = run.error or NpuSimError(f"{self.name}: the kernel stopped")
+            e = run.error or NpuSimError(f"{self.name}: the kernel threw a C++ exception (not an npusim error)")
             if run.loc and e.args and isinstance(e.args[0], str) and not e.args[0].startswith(run.loc):
                 e.args = (f"{run.loc}: {e.args[0]}",) + e.args[1:]
             e.cpp_source = run.loc

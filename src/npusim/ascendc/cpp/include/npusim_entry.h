@@ -28,7 +28,9 @@ template <typename... A> inline int run(void (*f)(A...), const int64_t* a) {
     try {
         invoke(f, a, std::index_sequence_for<A...>{});
     } catch (Abort&) {
-        return 1;
+        return 1;               // a callback reported an error: Python re-raises it
+    } catch (...) {
+        return 2;               // the kernel's own C++ exception
     }
     return 0;
 }
