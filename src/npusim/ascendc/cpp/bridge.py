@@ -85,8 +85,22 @@ def to_i64(v: int) -> int:
     return v - (1 << 64) if v >> 63 else v
 
 
+_DECODED: dict = {}
+
+
 def decode(bits: int, d):
-    """The value of a scalar of dtype ``d`` passed as its bits."""
+    """The value of a scalar of dtype ``d`` passed as its bits (memoised: kernels pass the same few scalars
+    over and over, and the conversion is most of a scalar call's unpacking)."""
+    key = (bits, d.name)
+    v = _DECODED.get(key)
+    if v is None:
+        if len(_DECODED) > 4096:
+            _DECODED.clear()
+        v = _DECODED[key] = _decode(bits, d)
+    return v
+
+
+def _decode(bits: int, d):
     raw = (bits & U64).to_bytes(8, "little")[:d.itemsize]
     v = np.frombuffer(raw, d.np)[0]
     if d.name == "bool":
