@@ -1,3 +1,5 @@
+"""The .cpp route needs a C++ compiler; its tests skip with a reason when there is none. Compiled kernels go
+to npusim's cache ($NPUSIM_CACHE or ~/.cache/npusim), so later runs skip the compile."""
 import os
 import shutil
 
@@ -5,9 +7,3 @@ import pytest
 
 needs_gxx = pytest.mark.skipif(shutil.which((os.environ.get("CXX") or "g++").split()[0]) is None,
                                reason="no C++ compiler (g++ or $CXX): the .cpp route needs one")
-
-
-@pytest.fixture(autouse=True, scope="session")
-def _cache_outside_repo(tmp_path_factory):
-    """Compiled kernels go to the user's cache unless NPUSIM_CACHE says otherwise (kept across runs)."""
-    yield
