@@ -153,3 +153,22 @@ def _half_pairs(r):
 CASES["greater"] = Case(                      # cann-ops src/contrib/math/greater (its folder is contrib)
     "greater", _half_pairs, np.int8, tiling_b(), lambda a, b: (a > b).astype(np.int8),
     {"DTYPE_X1": "half", "DTYPE_X2": "half", "DTYPE_Y": "int8_t"})
+
+
+def _muls_case(key: int, dtype, make, reference):
+    """cann-ops muls picks the element type by TILING_KEY (0 bf16, 1 half, 2 float, 3 int16, 4 int32, ...):
+    one compiled library, several dtypes; the scalar is a float in GM."""
+    name = f"muls[{np.dtype(dtype).name}]"
+    return Case("muls", lambda r: [make(r), np.array([-1.25], F)], dtype, tiling_b(IsExistBigCore=0, TILING_KEY=key),
+                reference, {}, name=name)
+
+
+for _c in [
+    _muls_case(2, F, _f32, lambda x, v: x * F(-1.25)),
+    _muls_case(1, np.float16, lambda r: _f32(r).astype(np.float16), lambda x, v: x * np.float16(-1.25)),
+    _muls_case(4, np.int32, lambda r: r.integers(-10**6, 10**6, BLOCKS * N).astype(np.int32),
+               lambda x, v: np.rint(x.astype(F) * F(-1.25)).astype(np.int32)),
+    _muls_case(3, np.int16, lambda r: r.integers(-20000, 20000, BLOCKS * N).astype(np.int16),
+               lambda x, v: np.clip(np.rint(x.astype(F) * F(-1.25)), -32768, 32767).astype(np.int16)),
+]:
+    CASES[_c.name] = _c
