@@ -172,3 +172,7 @@ for _c in [
                lambda x, v: np.clip(np.rint(x.astype(F) * F(-1.25)), -32768, 32767).astype(np.int16)),
 ]:
     CASES[_c.name] = _c
+
+CASES["logical_not"] = Case(                  # bool tensors as int8 0/1 (and other non-zero values)
+    "logical_not", lambda r: [(r.integers(0, 2, BLOCKS * N) * r.integers(1, 100, BLOCKS * N)).astype(np.int8)],
+    np.int8, tiling_b(), lambda x: (x == 0).astype(np.int8), {})
