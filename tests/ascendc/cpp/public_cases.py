@@ -176,3 +176,7 @@ for _c in [
 CASES["logical_not"] = Case(                  # bool tensors as int8 0/1 (and other non-zero values)
     "logical_not", lambda r: [(r.integers(0, 2, BLOCKS * N) * r.integers(1, 100, BLOCKS * N)).astype(np.int8)],
     np.int8, tiling_b(), lambda x: (x == 0).astype(np.int8), {})
+
+CASES["logical_or"] = Case(                   # bool tensors as int8 0/1
+    "logical_or", lambda r: [r.integers(0, 2, BLOCKS * N).astype(np.int8), r.integers(0, 2, BLOCKS * N).astype(np.int8)],
+    np.int8, tiling_b(), lambda a, b: a | b, {})
