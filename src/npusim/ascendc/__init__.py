@@ -31,3 +31,4 @@ from .vector_unary import (Abs, Adds, Duplicate, Exp, LeakyRelu, Ln, Maxs, Mins,
 from .cast_ops import Cast, RoundMode  # noqa: E402
 from .compare_select import CMPMODE, SELMODE, Compare, GetCmpMask, Select, SetCmpMask  # noqa: E402
 from .reduce import ReduceMax, ReduceMin, ReduceSum  # noqa: E402
+from .cpp import CompileError, load_cpp  # noqa: E402  (unchanged .cpp kernels; needs the names above)

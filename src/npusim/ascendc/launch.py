@@ -42,7 +42,7 @@ class LaunchResult:
 
 
 def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trace: Trace | None = None,
-           check_pipe_v: bool = True, check_cores: bool = True) -> LaunchResult:
+           check_pipe_v: bool = True, check_cores: bool = True, tiling=None) -> LaunchResult:
     """Run ``kernel(*args)`` as ``block_num`` SPMD blocks. ``check_pipe_v=False`` stops reporting a PIPE_V
     read-after-write without PipeBarrier<PIPE_V> (for code that relies on the compiler's auto-sync);
     ``check_cores=False`` stops the cross-core GM overlap check (msSanitizer memcheck's "multi-core
@@ -79,7 +79,10 @@ def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trac
             e.free_ns = core_free[p]
         context.push(ctx)
         try:
-            kernel(*gm_args)
+            if tiling is None:
+                kernel(*gm_args)
+            else:
+                kernel(*gm_args, tiling=tiling)
         finally:
             context.pop()
         core_free[p] = ctx.timeline.now_ns
