@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench oracle clean
+.PHONY: demo test bench fuzz oracle clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2 tests
+
+# A long fuzz campaign (10k trials per front end); prints every defect count, exits 1 on any.
+fuzz: $(STAMP)
+	$(PY) -m npusim.fuzz.campaign --cases 10000
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py --write BENCHMARKS.md

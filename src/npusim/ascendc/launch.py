@@ -43,11 +43,12 @@ class LaunchResult:
 
 
 def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trace: Trace | None = None,
-           check_pipe_v: bool = True, check_cores: bool = True, sync: str = "auto") -> LaunchResult:
+           check_pipe_v: bool = True, check_cores: bool = True, tiling=None, sync: str = "auto") -> LaunchResult:
     """Run ``kernel(*args)`` as ``block_num`` SPMD blocks. ``sync="auto"`` (default) inserts the flags and
     PipeBarrier<PIPE_V> the compiler's auto-sync would (as timeline events with their cost);
     ``sync="manual"`` reports each missing one as a RaceError. ``check_pipe_v=False`` stops reporting (or,
-    under auto-sync, inserting a barrier for) a PIPE_V read-after-write;
+    under auto-sync, inserting a barrier for) a PIPE_V read-after-write; ``tiling`` is passed to the kernel
+    as the keyword ``tiling`` (the C++ route's tiling struct);
     ``check_cores=False`` stops the cross-core GM overlap check (msSanitizer memcheck's "multi-core
     overlap": two blocks touch the same GM bytes, one writing, with no cross-core synchronisation)."""
     spec = get_soc(soc)
@@ -84,7 +85,10 @@ def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trac
             e.free_ns = core_free[p]
         context.push(ctx)
         try:
-            kernel(*gm_args)
+            if tiling is None:
+                kernel(*gm_args)
+            else:
+                kernel(*gm_args, tiling=tiling)
         finally:
             context.pop()
         core_free[p] = ctx.timeline.now_ns

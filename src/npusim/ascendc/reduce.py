@@ -38,6 +38,8 @@ def _check(api, dst, src, work, count):
     n = check_count(api, count)
     if n > src.size:
         raise ConstraintError(api, "srcLocal", f"count <= the LocalTensor's {src.size} elements (check instr failed)", n)
+    if dst.size < 1:       # the result goes to dst[0]: an empty dst would write the next tensor's bytes
+        raise ConstraintError(api, "dstLocal", "room for the result (at least 1 element)", dst.size)
     return ctx, n
 
 

@@ -328,13 +328,16 @@ def _run(ctx, api, p: _Plan, compute, dsts) -> None:
     if p.simple:                     # dense operands, every lane active, one destination: the common call
         # TensorView.read / write split on the plan's prebuilt arrays: the core's init check (remembered on
         # the plan's views until their memory's generation moves) and, when it fails, the view's own read,
-        # which reports the never-written bytes exactly as the uncached path does: raise, or warn and poison.
+        # which reports the never-written bytes exactly as the uncached path does: raise, or warn and give
+        # poison (in a copy: a read never changes the source's memory).
         arrays = p.arrays
         track = options().track_init
         if track:
             for j in range(1, len(arrays)):
                 if not views[j].is_fully_written():
-                    views[j].read(api)
+                    if arrays is p.arrays:
+                        arrays = list(arrays)
+                    arrays[j] = views[j].read(api)
         if len(arrays) == 3:
             arrays[0][...] = compute(arrays[1], arrays[2])
         else:

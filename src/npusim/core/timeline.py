@@ -31,9 +31,15 @@ _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 _BASENAMES: dict[str, str | None] = {}     # co_filename -> basename, or None inside npusim
 
+#: file:line of the running call when the kernel is not Python (a front end's C++ bridge pushes the .cpp
+#: location of each call here; the innermost wins over the Python stack).
+external_source: list[str] = []
+
 
 def caller_source() -> str:
     """file:line of the first stack frame outside the npusim package (the user's call)."""
+    if external_source:
+        return external_source[-1]
     f = sys._getframe(2)
     names = _BASENAMES
     while f is not None:

@@ -222,7 +222,8 @@ class TensorView:
             np.copyto(iv, full, where=where, casting="unsafe")
 
     def read(self, api: str | None = None) -> np.ndarray:
-        """The operand's values (a view, not a copy). Never-written elements read as poison, or raise."""
+        """The operand's values: a view when every byte was written; otherwise a copy in which the
+        never-written elements read as poison (or the read raises). Memory itself is never changed."""
         opts = options()
         if opts.track_init and not self.is_fully_written():
             iv, full = self._init_view()
@@ -234,7 +235,9 @@ class TensorView:
             if opts.uninitialized_is_error():
                 raise err
             warnings.warn(f"{err} (they read as poison)", UninitializedReadWarning, stacklevel=3)
-            self.array()[bad] = self.poison()
+            values = self.array().copy()        # a read never changes memory: poison goes in a copy
+            values[bad] = self.poison()
+            return values
         return self.array()
 
     def write(self, values, where=None) -> None:

@@ -119,12 +119,13 @@ def _matmul_written(run, dst: NkiTensor) -> np.ndarray:
 def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, run) -> None:
     """PSUM read-accumulate-write in fp32: overwrite where this is the first write (see module doc)."""
     root = dst.root or dst
+    previous = None                # the values accumulated onto, when some were never written
     if accumulate is False:
         acc_mask = False
     elif accumulate is True or root.full:
         acc_mask = True
         if not root.full:
-            dst.read(api)          # never-written PSUM: warns (poison mode) or raises (strict)
+            previous = dst.read(api)   # never-written PSUM: warns and reads poison, or raises (strict)
     elif options().track_init:
         fresh = dst.tv.uninitialized_mask()
         acc_mask = True if fresh is None else ~fresh.reshape(result.shape)
@@ -147,7 +148,7 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, r
             mm[...] = 0xFFFFFFFF
         out = dst.tv.array()
         if acc_mask is True:
-            np.add(out, result, out=out)
+            np.add(out if previous is None else previous, result, out=out)
         elif acc_mask is False:
             out[...] = result
         else:

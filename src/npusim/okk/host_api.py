@@ -2,16 +2,17 @@
 kernel registration (reference okkernel.md "Common and utility functions").
 
 A C pointer becomes a writable numpy uint8 view of the simulated memory from the address to the end
-of that memory (the NPU's local lane for ``okk_local_mem_addr``). Bytes written through a view are not
-marked as initialised, so reading them back through an instruction may warn; prefer
-``Device.write_system`` / ``write_local`` for uploads. The DTCM is not simulated (no okk instruction
-reads it), so ``okk_dtcm_addr`` is a documented refusal.
+of that memory (the NPU's local lane for ``okk_local_mem_addr``): a core ``HostWindow``, so the bytes a
+kernel stores through it (item assignment, ``.view(dtype)[...] =``, ``np.copyto``, ufunc ``out=``) count
+as written, exactly like ``Device.write_system``. The DTCM is not simulated (no okk instruction reads it),
+so ``okk_dtcm_addr`` is a documented refusal.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..core.errors import ConstraintError, UnsupportedError
+from ..core.host_window import host_window
 from . import spec
 from .device import current
 
@@ -22,7 +23,7 @@ _registered: dict[str, object] = {}
 def _view(api: str, mem, offset: int, limit: int) -> np.ndarray:
     if not 0 <= offset < limit:
         raise ConstraintError(api, "addr", f"an address inside {mem.name}", hex(offset + mem.base))
-    return mem.data[offset:limit]
+    return host_window(mem, offset, limit)
 
 
 def okk_global_mem_addr(addr: int) -> np.ndarray:

@@ -1,0 +1,30 @@
+/* 
+ * Copyright (C) Huawei Technologies Co., Ltd. 2025. All rights reserved.
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.
+ */
+
+/**
+ * @file addcmul_tiling.h
+ */
+#ifndef ADDCMUL_TILING_H
+#define ADDCMUL_TILING_H
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(AddcmulTilingData)
+  TILING_DATA_FIELD_DEF(uint32_t, smallCoreDataNum);
+  TILING_DATA_FIELD_DEF(uint32_t, bigCoreDataNum);
+  TILING_DATA_FIELD_DEF(uint32_t, finalBigTileNum);
+  TILING_DATA_FIELD_DEF(uint32_t, finalSmallTileNum);
+  TILING_DATA_FIELD_DEF(uint32_t, tileDataNum);
+  TILING_DATA_FIELD_DEF(uint32_t, smallTailDataNum);
+  TILING_DATA_FIELD_DEF(uint32_t, bigTailDataNum);
+  TILING_DATA_FIELD_DEF(uint32_t, tailBlockNum);
+END_TILING_DATA_DEF;
+
+REGISTER_TILING_DATA_CLASS(Addcmul, AddcmulTilingData)
+}
+// namespace optiling
+#endif // ADDCMUL_TILING_H
