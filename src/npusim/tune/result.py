@@ -121,30 +121,46 @@ class SweepResult:
     def _value(row: Row, p: str):
         return row.index if p == "index" else row.config.get(p)
 
-    def __rich__(self):
+    def __rich_console__(self, console, options):
+        """One line per row, the error cut to the width left; when no width is left, the distinct errors
+        follow the table (the CSV has every column in full)."""
+        room = options.max_width - self._table(None).__rich_measure__(console, options).maximum - 3
+        yield self._table(room if self.failed and room >= 16 else None)
+        if self.failed and room < 16:
+            errors = list(dict.fromkeys(r.error for r in self.failed))
+            for e in errors[:3]:
+                yield f"[red]{_cut(e, options.max_width - 4)}"
+            if len(errors) > 3:
+                yield f"[red]... {len(errors) - 3} more distinct errors (SweepResult.failed, the CSV)"
+
+    def _table(self, error_width: int | None):
         from rich.table import Table
 
         best = self.best() if any(r.sim_ns is not None for r in self.passed) else None
-        n_ok = len(self.passed)
-        table = Table(title=f"npusim sweep: {len(self.rows)} configs, {n_ok} passed"
+        table = Table(title=f"npusim sweep: {len(self.rows)} configs, {len(self.passed)} passed"
                       + (f" ({self.executor})" if self.executor else ""))
         for p in self.params:
-            table.add_column(p, justify="right")
-        for col in ("sim us", "cycles", "instr", "busiest engine", "ok", "wall ms", "error"):
-            table.add_column(col, justify="left" if col in ("busiest engine", "error") else "right")
+            table.add_column(p, justify="right", no_wrap=True)
+        for col in ("sim us", "instr", "busiest engine", "ok"):
+            table.add_column(col, justify="left" if col == "busiest engine" else "right", no_wrap=True)
+        if error_width:
+            table.add_column("error", no_wrap=True)
         for r in self.rows:
             busiest = max(r.util.items(), key=lambda kv: kv[1], default=None)
             cells = [str(r.config.get(p, "")) for p in self.params] + [
                 "-" if r.sim_ns is None else f"{r.sim_ns / 1e3:,.3f}",
-                "-" if r.cycles is None else f"{r.cycles:,.0f}",
                 str(r.instructions),
                 f"{busiest[0]} {100 * busiest[1]:.0f}%" if busiest else "-",
-                "yes" if r.passed else "NO",
-                f"{1e3 * r.wall_s:,.0f}",
-                (r.error or "")[:60]]
-            table.add_row(*cells, style="bold green" if best is not None and r is best else
-                          ("red" if not r.passed else None))
+                "yes" if r.passed else "NO"]
+            if error_width:
+                cells.append(_cut(r.error, error_width))
+            table.add_row(*cells, style="bold green" if r is best else ("red" if not r.passed else None))
         return table
+
+
+def _cut(text: str | None, width: int) -> str:
+    line = (text or "").splitlines()[0] if text else ""
+    return line if len(line) <= width else line[:width - 1] + "…"
 
 
 def _config_text(config: dict) -> str:
