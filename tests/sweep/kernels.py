@@ -45,3 +45,19 @@ def check(out, **config):
 def run_wrong(tile_p, tile_f):
     """Runs, but adds the wrong thing: its rows fail the check with no error raised."""
     return run(tile_p, tile_f) + 1
+
+
+def check_asserts(out, tile_p, tile_f):
+    """A check written with assert: None passes, AssertionError fails."""
+    assert tile_f == 512, f"tile_f {tile_f} is not the published tile"
+
+
+def check_array(out, **config):
+    """A mistaken check returning an array: its truth value is ambiguous, so the row fails with that error."""
+    return out == out
+
+
+def run_raises_value_error(tile_p, tile_f):
+    if tile_f > 256:
+        raise ValueError(f"tile_f {tile_f} outgrows the kernel's own budget")
+    return run(tile_p, tile_f)

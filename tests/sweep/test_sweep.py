@@ -160,3 +160,21 @@ def test_progress_bar_does_not_change_rows(inline, capsys):
     shown = npusim.sweep(kernels.run, SPACE, check=kernels.check, executor="inline", progress=True)
     assert _comparable(shown) == _comparable(inline)
     assert "6/6" in capsys.readouterr().err
+
+
+def test_check_may_assert_and_a_broken_check_is_a_row():
+    space = {"tile_p": [128], "tile_f": [256, 512]}
+    asserts = npusim.sweep(kernels.run, space, check=kernels.check_asserts, executor="inline", progress=False)
+    assert [r.passed for r in asserts.rows] == [False, True]
+    assert asserts.rows[0].error == "AssertionError: tile_f 256 is not the published tile"
+    assert asserts.rows[0].sim_ns > 0 and asserts.rows[1].error is None
+    broken = npusim.sweep(kernels.run, space, check=kernels.check_array, executor="inline", progress=False)
+    assert all(not r.passed and r.error.startswith("ValueError: The truth value") for r in broken.rows)
+
+
+def test_any_exception_of_run_is_a_row_and_the_sweep_goes_on():
+    res = npusim.sweep(kernels.run_raises_value_error, {"tile_p": [128], "tile_f": [256, 512]},
+                       check=kernels.check, executor=2, progress=False)
+    assert [r.passed for r in res.rows] == [True, False]
+    assert res.rows[1].error == "ValueError: tile_f 512 outgrows the kernel's own budget"
+    assert res.best().config == {"tile_p": 128, "tile_f": 256}

@@ -48,11 +48,12 @@ def run_row(run, check, item) -> Row:
         if completed and check is not None:
             try:
                 verdict = check(output, **config)
+                failed = verdict is not None and not bool(verdict)     # None: a check that asserts
             except Exception as exc:
-                verdict, error = False, _describe(exc)
-            if verdict is False or (verdict is not None and not bool(verdict)):
+                failed, error = True, _describe(exc)
+            if failed:
                 passed = False
-                error = error or "check returned False"
+                error = error or f"check returned {verdict!r}"
         wall = time.perf_counter() - t0
     row = Row(index, dict(config), passed, error, wall_s=wall)
     if completed:
