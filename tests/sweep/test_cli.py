@@ -60,3 +60,27 @@ def test_run_writes_outputs_and_reports_a_scripts_sys_exit(tmp_path, capsys, sta
     events = [e for e in json.loads(trace.read_text())["traceEvents"] if e["ph"] == "X"]
     assert len(events) == 16
     assert plot.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_sweep_cli_scheduler_without_dask_names_the_extra(monkeypatch, capsys):
+    import builtins
+    real = builtins.__import__
+
+    def no_distributed(name, *a, **k):
+        if name == "distributed" or name.startswith("distributed."):
+            raise ImportError("No module named 'distributed'")
+        return real(name, *a, **k)
+    monkeypatch.setattr(builtins, "__import__", no_distributed)
+    code = main(["sweep", os.path.join(HERE, "sweep_kernel.py"), "--param", "tile_p=128", "--param", "tile_f=512",
+                 "--scheduler", "tcp://127.0.0.1:1", "--no-progress"])
+    assert code == 2 and "npusim[dask]" in capsys.readouterr().out
+
+
+def test_sweep_cli_on_a_dask_scheduler_address(capsys):
+    distributed = pytest.importorskip("distributed", reason="dask.distributed absent (pip install npusim[dask])")
+    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=1,
+                                  dashboard_address=None) as cluster:
+        code = main(["sweep", os.path.join(HERE, "sweep_kernel.py"), "--param", "tile_p=64,128", "--param",
+                     "tile_f=256", "--scheduler", cluster.scheduler_address, "--no-progress"])
+    text = capsys.readouterr().out
+    assert code == 0 and "best by sim_ns: tile_p=128 tile_f=256" in text and "dask" in text

@@ -178,3 +178,15 @@ def test_any_exception_of_run_is_a_row_and_the_sweep_goes_on():
     assert [r.passed for r in res.rows] == [True, False]
     assert res.rows[1].error == "ValueError: tile_f 512 outgrows the kernel's own budget"
     assert res.best().config == {"tile_p": 128, "tile_f": 256}
+
+
+def test_rich_table_shows_errors_as_plain_text():
+    from rich.console import Console
+    res = npusim.sweep(kernels.run_raises_value_error, [{"tile_p": 128, "tile_f": 512}], executor="inline",
+                       progress=False)
+    res.rows[0].error = "ConstraintError: [bold] (got [1, 2])"
+    for width in (60, 200):      # errors listed under the table, then in its error column
+        console = Console(width=width, record=True, file=open(os.devnull, "w"))
+        console.print(res)
+        text = console.export_text()
+        assert "ConstraintError: [bold] (got [1, 2])" in text

@@ -46,17 +46,21 @@ def _value(text: str):
 def cmd_sweep(args, console) -> int:
     path = os.path.abspath(args.file)
     if not os.path.isfile(path):
-        console.print(f"[red]npusim sweep: no such file {args.file}")
+        console.print(f"npusim sweep: no such file {args.file}", style="red", markup=False)
         return 2
     module = load_module(path)
     if not callable(getattr(module, "run", None)):
-        console.print(f"[red]npusim sweep: {args.file} defines no run(**config)")
+        console.print(f"npusim sweep: {args.file} defines no run(**config)", style="red", markup=False)
         return 2
     space = dict(parse_param(p) for p in args.param)
     check = KernelFile(path, "check") if callable(getattr(module, "check", None)) else None
     executor = args.scheduler if args.scheduler else args.workers
-    result = sweep(KernelFile(path, "run"), space, check=check, executor=executor,
-                   progress=not args.no_progress)
+    try:
+        result = sweep(KernelFile(path, "run"), space, check=check, executor=executor,
+                       progress=not args.no_progress)
+    except ImportError as exc:          # --scheduler without dask installed: the message names the extra
+        console.print(f"npusim sweep: {exc}", style="red", markup=False)
+        return 2
     console.print(result)
     if args.csv:
         result.to_csv(args.csv)
@@ -67,9 +71,9 @@ def cmd_sweep(args, console) -> int:
     try:
         best = result.best(args.best)
     except LookupError as exc:
-        console.print(f"[red]{exc}")
+        console.print(str(exc), style="red", markup=False)
         return 1
     config = " ".join(f"{k}={v}" for k, v in best.config.items())
     console.print(f"best by {args.best}: {config}: {best.sim_ns / 1e3:,.3f} us simulated "
-                  f"({best.cycles:,.0f} cycles, {best.instructions} instructions)")
+                  f"({best.cycles:,.0f} cycles, {best.instructions} instructions)", markup=False)
     return 0

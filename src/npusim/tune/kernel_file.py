@@ -43,6 +43,3 @@ class KernelFile:
 
     def __call__(self, *args, **kwargs):
         return getattr(load_module(self.path), self.name)(*args, **kwargs)
-
-    def exists(self) -> bool:
-        return callable(getattr(load_module(self.path), self.name, None))

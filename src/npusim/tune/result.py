@@ -124,17 +124,20 @@ class SweepResult:
     def __rich_console__(self, console, options):
         """One line per row, the error cut to the width left; when no width is left, the distinct errors
         follow the table (the CSV has every column in full)."""
+        from rich.text import Text
+
         room = options.max_width - self._table(None).__rich_measure__(console, options).maximum - 3
         yield self._table(room if self.failed and room >= 16 else None)
         if self.failed and room < 16:
             errors = list(dict.fromkeys(r.error for r in self.failed))
             for e in errors[:3]:
-                yield f"[red]{_cut(e, options.max_width - 4)}"
+                yield Text(_cut(e, options.max_width - 4), style="red")
             if len(errors) > 3:
-                yield f"[red]... {len(errors) - 3} more distinct errors (SweepResult.failed, the CSV)"
+                yield Text(f"... {len(errors) - 3} more distinct errors (SweepResult.failed, the CSV)", style="red")
 
     def _table(self, error_width: int | None):
         from rich.table import Table
+        from rich.text import Text       # cells are plain text: an error's "[1, 2]" is not markup
 
         best = self.best() if any(r.sim_ns is not None for r in self.passed) else None
         table = Table(title=f"npusim sweep: {len(self.rows)} configs, {len(self.passed)} passed"
@@ -154,7 +157,7 @@ class SweepResult:
                 "yes" if r.passed else "NO"]
             if error_width:
                 cells.append(_cut(r.error, error_width))
-            table.add_row(*cells, style="bold green" if r is best else ("red" if not r.passed else None))
+            table.add_row(*map(Text, cells), style="bold green" if r is best else ("red" if not r.passed else None))
         return table
 
 
