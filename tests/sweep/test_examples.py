@@ -2,7 +2,6 @@
 kernel's loop structure say it must be (which tilings are refused, how many instructions each issues)."""
 import os
 
-
 import npusim
 from npusim.tune.kernel_file import load_module
 
