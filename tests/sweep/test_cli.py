@@ -22,7 +22,7 @@ def test_parse_param_types():
 
 def test_sweep_cli_round_trip(tmp_path, capsys):
     out_csv, out_png = tmp_path / "rows.csv", tmp_path / "sweep.png"
-    code = main(["sweep", os.path.join(HERE, "sweep_kernel.py"), "--param", "tile_p=64,128,256",
+    code = main(["sweep", os.path.join(HERE, "cli_kernel.py"), "--param", "tile_p=64,128,256",
                  "--param", "tile_f=256,512", "--workers", "2", "--csv", str(out_csv), "--plot", str(out_png),
                  "--no-progress"])
     text = capsys.readouterr().out
@@ -37,7 +37,7 @@ def test_sweep_cli_round_trip(tmp_path, capsys):
 
 
 def test_sweep_cli_exit_1_when_nothing_passes(capsys):
-    code = main(["sweep", os.path.join(HERE, "sweep_kernel.py"), "--param", "tile_p=256", "--param",
+    code = main(["sweep", os.path.join(HERE, "cli_kernel.py"), "--param", "tile_p=256", "--param",
                  "tile_f=512", "--workers", "1", "--no-progress"])
     assert code == 1 and "no configuration" in capsys.readouterr().out
 
@@ -52,7 +52,7 @@ def test_sweep_cli_rejects_a_file_without_run(tmp_path, capsys):
 @pytest.mark.parametrize("status", [0, 3])
 def test_run_writes_outputs_and_reports_a_scripts_sys_exit(tmp_path, capsys, status):
     trace, plot = tmp_path / "t.json", tmp_path / "t.png"
-    code = main(["run", os.path.join(HERE, "exits.py"), str(status), "--trace", str(trace), "--plot", str(plot)])
+    code = main(["run", os.path.join(HERE, "exits_script.py"), str(status), "--trace", str(trace), "--plot", str(plot)])
     text = capsys.readouterr().out
     assert code == status
     assert "ran the tiled add" in text and f"exited with status {status}" in text
@@ -71,7 +71,7 @@ def test_sweep_cli_scheduler_without_dask_names_the_extra(monkeypatch, capsys):
             raise ImportError("No module named 'distributed'")
         return real(name, *a, **k)
     monkeypatch.setattr(builtins, "__import__", no_distributed)
-    code = main(["sweep", os.path.join(HERE, "sweep_kernel.py"), "--param", "tile_p=128", "--param", "tile_f=512",
+    code = main(["sweep", os.path.join(HERE, "cli_kernel.py"), "--param", "tile_p=128", "--param", "tile_f=512",
                  "--scheduler", "tcp://127.0.0.1:1", "--no-progress"])
     assert code == 2 and "npusim[dask]" in capsys.readouterr().out
 
@@ -80,7 +80,7 @@ def test_sweep_cli_on_a_dask_scheduler_address(capsys):
     distributed = pytest.importorskip("distributed", reason="dask.distributed absent (pip install npusim[dask])")
     with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=1,
                                   dashboard_address=None) as cluster:
-        code = main(["sweep", os.path.join(HERE, "sweep_kernel.py"), "--param", "tile_p=64,128", "--param",
+        code = main(["sweep", os.path.join(HERE, "cli_kernel.py"), "--param", "tile_p=64,128", "--param",
                      "tile_f=256", "--scheduler", cluster.scheduler_address, "--no-progress"])
     text = capsys.readouterr().out
     assert code == 0 and "best by sim_ns: tile_p=128 tile_f=256" in text and "dask" in text

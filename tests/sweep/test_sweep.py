@@ -12,7 +12,7 @@ from npusim.core.errors import ConstraintError
 from npusim.tune import expand
 
 sys.path.insert(0, os.path.dirname(__file__))
-import kernels  # noqa: E402
+import tiled_add as kernels  # noqa: E402
 
 SPACE = {"tile_p": [64, 128, 256], "tile_f": [256, 512]}
 
