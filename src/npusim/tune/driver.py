@@ -35,12 +35,14 @@ def sweep(run: Callable, space, *, check: Callable | None = None, executor=None,
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
         bar = Progress(TextColumn("[bold]sweep[/] {task.description}"), BarColumn(), MofNCompleteColumn(),
                        TextColumn("{task.fields[failed]} failed"), TimeElapsedColumn(),
-                       console=Console(stderr=True), transient=False)
+                       console=Console(stderr=True), transient=False,
+                       auto_refresh=False)    # no refresh thread alive when the process pool forks
         with bar:
             task = bar.add_task(where, total=len(items), failed=0)
+            bar.refresh()
             for row in executors.map_unordered(fn, items, executor):
                 rows.append(row)
-                bar.update(task, advance=1, failed=sum(not r.passed for r in rows))
+                bar.update(task, advance=1, failed=sum(not r.passed for r in rows), refresh=True)
     else:
         rows = list(executors.map_unordered(fn, items, executor))
     rows.sort(key=lambda r: r.index)
