@@ -1,0 +1,317 @@
+"""``neuronxcc.nki.language`` (the legacy API, NKI "0.1", SDK <= 2.26) on npusim's engines.
+
+Every function here is a thin layer over the current ``npusim.nki.language`` / ``isa`` calls, so the
+rules, casts, costs and timeline are the same; what differs is the legacy surface:
+
+* results are returned (``t = nl.load(x)``, ``nl.exp(t)``) as ``LegacyTensor`` tiles with operators;
+* ``nl.arange`` / ``nl.mgrid`` index expressions give strided views (``index.py``);
+* ``mask=``: the op runs on the whole tile, and only the masked elements are stored (the rest of a new
+  tile stays unwritten: poison); the cost is the whole op's. ``load``/``store`` move only masked elements;
+* ``dtype=`` on every op;
+* ``nl.divide`` by a scalar is a multiply by its fp32 reciprocal, by a tile a VectorE ``reciprocal`` then a
+  multiply: the engines have no divide (alu.NOT_ALU), so a quotient may differ from numpy's by 1 ulp;
+* ``nl.par_dim`` marks the partition dim: first (an ordinary tile) or after block dims (``BlockTile``);
+* reductions take any free axes (``nl.sum(t, axis=[2, 4])``): the view is permuted so they come last.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.errors import ConstraintError
+from .. import isa as _isa
+from .. import language as _nl
+from .. import language_two as _nl2
+from ..actfuncs import ACT
+from ..alu import OPS
+from ..runtime import current
+from ..tensor import MemoryRegion, NkiTensor
+from . import index as _index
+from .index import Grid, arange, mgrid  # noqa: F401  (nl.arange, nl.mgrid)
+from .tensor import BlockTile, LegacyTensor, legacy
+
+# ---- names shared with the current API (buffers, dtypes, SPMD, loops, tile sizes) ----
+sbuf, psum, hbm, private_hbm, shared_hbm = _nl.sbuf, _nl.psum, _nl.hbm, _nl.private_hbm, _nl.shared_hbm
+float32, float16, bfloat16, tfloat32 = _nl.float32, _nl.float16, _nl.bfloat16, _nl.tfloat32
+float8_e4m3, float8_e5m2, float8_e4m3fn = _nl.float8_e4m3, _nl.float8_e5m2, _nl.float8_e4m3fn
+int8, int16, int32, uint8, uint16, uint32, bool_ = (_nl.int8, _nl.int16, _nl.int32, _nl.uint8, _nl.uint16,
+                                                    _nl.uint32, _nl.bool_)
+# the legacy short names (nl.fp32 ...)
+fp32, fp16, bf16, tf32 = float32, float16, bfloat16, tfloat32
+fp8_e4m3, fp8_e5m2 = float8_e4m3, float8_e5m2
+tile_size = _nl.tile_size
+program_id, num_programs, program_ndim = _nl.program_id, _nl.num_programs, _nl.program_ndim
+affine_range, sequential_range, static_range = _nl.affine_range, _nl.sequential_range, _nl.static_range
+ds, device_print = _nl.ds, _nl.device_print
+
+
+class par_dim:
+    """``nl.par_dim(n)``: marks the partition dim of a tile's shape."""
+    __slots__ = ("size",)
+
+    def __init__(self, size):
+        self.size = int(size)
+
+    def __int__(self) -> int:
+        return self.size
+
+    def __index__(self) -> int:
+        return self.size
+
+    def __repr__(self) -> str:
+        return f"par_dim({self.size})"
+
+
+# ---- creation ----
+
+def _layout(shape, api):
+    """(tile shape with the partition dim first, number of block dims before it)."""
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    marks = [i for i, d in enumerate(shape) if isinstance(d, par_dim)]
+    if len(marks) > 1:
+        raise ConstraintError(api, "shape", "at most one nl.par_dim", shape)
+    if not marks or marks[0] == 0:
+        return tuple(int(d) for d in shape), 0
+    p = marks[0]
+    return (int(shape[p]),) + tuple(int(d) for d in shape[:p]) + tuple(int(d) for d in shape[p + 1:]), p
+
+
+def _blocked(t, nblocks):
+    t = legacy(t)
+    return BlockTile(t, nblocks) if nblocks else t
+
+
+def ndarray(shape, dtype, buffer=sbuf, name="", **kwargs):
+    shape, nb = _layout(shape, "nl.ndarray")
+    if nb and not buffer.on_chip:
+        raise ConstraintError("nl.ndarray", "shape", "nl.par_dim marks an on-chip tile", buffer)
+    return _blocked(_nl.ndarray(shape, dtype, buffer=buffer, name=name), nb)
+
+
+def _filled(fn, shape, dtype, buffer, name, *value):
+    shape, nb = _layout(shape, f"nl.{fn.__name__}")
+    return _blocked(fn(shape, *value, dtype, buffer=buffer, name=name) if value else
+                    fn(shape, dtype, buffer=buffer, name=name), nb)
+
+
+def zeros(shape, dtype, buffer=sbuf, name="", **kwargs):
+    return _filled(_nl.zeros, shape, dtype, buffer, name)
+
+
+def ones(shape, dtype, buffer=sbuf, name="", **kwargs):
+    return _filled(_nl.ones, shape, dtype, buffer, name)
+
+
+def full(shape, fill_value, dtype, buffer=sbuf, name="", **kwargs):
+    return _filled(_nl.full, shape, dtype, buffer, name, fill_value)
+
+
+def zeros_like(a, dtype=None, buffer=None, name="", **kwargs):
+    return zeros(a.shape, dtype or a.dtype, buffer or a.buffer, name)
+
+
+def empty_like(a, dtype=None, buffer=None, name="", **kwargs):
+    return ndarray(a.shape, dtype or a.dtype, buffer or a.buffer, name)
+
+
+# ---- masks ----
+
+def _masked_into(dst, tmp, mask) -> None:
+    """Store ``tmp``'s values into ``dst`` where ``mask`` holds (both (P, ...) tiles of one shape)."""
+    dst.tv.write(tmp.read("mask"), where=mask)
+
+
+def _apply_mask(api, out, mask):
+    """``out`` was computed whole; a new tile holding only its masked elements (None: ``out`` itself)."""
+    m = _index.mask_array(api, mask, out.shape)
+    if m is None:
+        return out
+    res = legacy(current(api).allocate(out.shape, out.dtype, out.buffer, "", api))
+    _masked_into(res, out, m)
+    return res
+
+
+# ---- data movement ----
+
+def _as_tile_source(src):
+    # a 1-D HBM view (A[c0:c1, j]) loads as a column: one element per partition
+    return src.reshape((src.shape[0], 1)) if len(src.shape) == 1 else src
+
+
+def load(src, mask=None, dtype=None, **kwargs):
+    """A new SBUF tile holding ``src`` (``dma_copy``); with ``mask``, only the masked elements."""
+    api = "nl.load"
+    if not isinstance(src, NkiTensor):
+        raise ConstraintError(api, "src", "an HBM tensor (or a view of one)", type(src).__name__)
+    src = _as_tile_source(src)
+    m = _index.mask_array(api, mask, src.shape)
+    if m is None:
+        return legacy(_nl.load(src, dtype=dtype))
+    tmp = _nl.load(src, dtype=dtype)
+    out = legacy(current(api).allocate(src.shape, tmp.dtype, sbuf, "", api))
+    _masked_into(out, tmp, m)
+    return out
+
+
+def store(dst, value, mask=None, **kwargs):
+    """Write ``value`` into ``dst`` (``dma_copy``); with ``mask``, only the masked elements."""
+    api = "nl.store"
+    if isinstance(value, BlockTile) or isinstance(dst, BlockTile):
+        raise ConstraintError(api, "value", "a tile (index a block tile by its block first)", type(value).__name__)
+    m = _index.mask_array(api, mask, dst.shape)
+    if not isinstance(value, NkiTensor):
+        tile = full(dst.shape if len(dst.shape) > 1 else (dst.shape[0], 1), value, dst.dtype)
+        value = tile
+    if m is None:
+        _nl.store(dst, value)
+        return
+    scratch = current(api).hbm_tensor(dst.shape, dst.tv.dtype)
+    _isa.dma_copy(dst=scratch, src=value)
+    dst.tv.write(scratch.read(api), where=m)
+
+
+def copy(x, dtype=None, mask=None, **kwargs):
+    """A copy of the tile ``x`` (ScalarE ``activation(copy)``, as the current ``nl.copy``)."""
+    return _apply_mask("nl.copy", legacy(_nl.copy(x, dtype)), mask)
+
+
+def assign(dst, value) -> None:
+    """``t[key] = value``: copy a tile into the view (VectorE ``tensor_copy``, casting to dst's dtype) or
+    fill it with a scalar (``memset``). Assigning a view to itself (``t[i] += x``) does nothing."""
+    if isinstance(value, NkiTensor):
+        if value.tv.footprint == dst.tv.footprint and value.tv.strides == dst.tv.strides:
+            return
+        _isa.tensor_copy(dst, value)
+    else:
+        _isa.memset(dst, value)
+
+
+def update(dst, name, other) -> None:
+    """``dst op= other`` in place (``tensor_tensor`` / ``tensor_scalar`` into dst)."""
+    op = OPS[name]
+    if isinstance(other, NkiTensor):
+        if other.shape != dst.shape and other.free_size == 1:
+            _isa.tensor_scalar(dst, dst, op, other)
+        else:
+            _isa.tensor_tensor(dst, dst, other, op)
+    else:
+        _isa.tensor_scalar(dst, dst, op, other)
+
+
+# ---- elementwise ----
+
+def _elementwise(name):
+    op = OPS[name]
+
+    def f(x, y=None, dtype=None, mask=None, **kwargs):
+        api = f"nl.{name}"
+        out = legacy(_nl.elementwise(op, x, y, dtype) if not op.unary else _nl.elementwise(op, x, None, dtype))
+        return _apply_mask(api, out, mask)
+    f.__name__ = name
+    f.__doc__ = f"``nl.{name}``: the current nl.{name} returning a legacy tile; ``mask=``, ``dtype=``."
+    return f
+
+
+for _name in ("add", "subtract", "multiply", "maximum", "minimum", "power", "equal", "not_equal", "less",
+              "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
+              "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "abs", "rsqrt",
+              "reciprocal", "logical_not", "invert", "relu", "square"):
+    if _name in OPS:
+        globals()[_name] = _elementwise(_name)
+
+
+def negative(x, dtype=None, mask=None, **kwargs):
+    return _apply_mask("nl.negative", legacy(_nl.negative(x, dtype)), mask)
+
+
+def divide(x, y, dtype=None, mask=None, **kwargs):
+    """``x / y``: the engines have no divide; multiply by the reciprocal (fp32 for a scalar, VectorE
+    ``reciprocal`` for a tile)."""
+    api = "nl.divide"
+    if isinstance(y, NkiTensor):
+        r = current(api).allocate(y.shape, "float32", sbuf, "", api)
+        _isa.reciprocal(r, y)
+        if not isinstance(x, NkiTensor):
+            out = _nl.elementwise(OPS["multiply"], r, float(x), dtype or y.dtype)
+        else:
+            out = _nl.elementwise(OPS["multiply"], x, r, dtype or x.dtype)
+    elif isinstance(x, NkiTensor):
+        out = _nl.elementwise(OPS["multiply"], x, float(np.float32(1) / np.float32(y)), dtype)
+    else:
+        raise ConstraintError(api, "x", "at least one operand is a tile", (type(x).__name__, type(y).__name__))
+    return _apply_mask(api, legacy(out), mask)
+
+
+true_divide = divide
+
+
+def _activation(name):
+    act = ACT[name]
+
+    def f(x, dtype=None, mask=None, **kwargs):
+        return _apply_mask(f"nl.{name}", legacy(_nl.activation_call(act, x, dtype)), mask)
+    f.__name__ = name
+    return f
+
+
+for _name in ("exp", "log", "sin", "cos", "tan", "tanh", "sigmoid", "gelu", "gelu_dx", "gelu_apprx_tanh",
+              "silu", "silu_dx", "softplus", "mish", "sqrt", "erf", "erf_dx", "arctan", "sign", "ceil", "floor",
+              "trunc"):
+    if _name in ACT:
+        globals()[_name] = _activation(_name)
+
+
+# ---- reductions (any free axes) ----
+
+def _reducer(name):
+    current_fn = getattr(_nl, name)
+
+    def f(x, axis, dtype=None, keepdims=False, mask=None, **kwargs):
+        api = f"nl.{name}"
+        axes = _nl2._axes_of(api, x, axis)
+        nd = len(x.shape)
+        if 0 in axes:
+            raise ConstraintError(api, "axis", "free axes only (the partition axis 0 is never reduced)", axis)
+        last = tuple(range(nd - len(axes), nd))
+        if axes != last and not keepdims:
+            order = [i for i in range(nd) if i not in axes] + list(axes)
+            x = _index.permuted(x, order)
+            axes = last
+        return _apply_mask(api, legacy(current_fn(x, axes, dtype=dtype, keepdims=keepdims)), mask)
+    f.__name__ = name
+    return f
+
+
+sum = _reducer("sum")       # noqa: A001 (vendor names)
+max = _reducer("max")       # noqa: A001
+min = _reducer("min")       # noqa: A001
+prod = _reducer("prod")
+mean = _reducer("mean")
+
+
+# ---- composites ----
+
+def matmul(x, y, transpose_x=False, mask=None, **kwargs):
+    return _apply_mask("nl.matmul", legacy(_nl.matmul(x, y, transpose_x=transpose_x)), mask)
+
+
+def transpose(x, dtype=None, mask=None, **kwargs):
+    return _apply_mask("nl.transpose", legacy(_nl.transpose(x, dtype)), mask)
+
+
+def broadcast_to(src, shape):
+    return legacy(_nl.broadcast_to(src, shape))
+
+
+def softmax(x, axis, dtype=None, compute_dtype=None, mask=None, **kwargs):
+    return _apply_mask("nl.softmax", legacy(_nl.softmax(x, axis, dtype=dtype, compute_dtype=compute_dtype)), mask)
+
+
+def where(condition, x, y, dtype=None, mask=None, **kwargs):
+    return _apply_mask("nl.where", legacy(_nl.where(condition, x, y, dtype)), mask)
+
+
+def expand_dims(data, axis):
+    return legacy(_nl.expand_dims(data, axis))
+
+
+__all__ = [n for n in dir() if not n.startswith("_")]
