@@ -145,9 +145,12 @@ def mask_array(api: str, mask, shape) -> np.ndarray | None:
     m = np.asarray(mask)
     if m.dtype != np.bool_:
         raise ConstraintError(api, "mask", "a boolean expression of nl.arange / nl.mgrid indices", str(m.dtype))
+    if m.all():
+        return None         # selects everything, whatever shape it is written over (bn_stats: its input's)
     try:
         m = np.broadcast_to(m.reshape((1,) * (len(shape) - m.ndim) + m.shape) if m.ndim < len(shape) else m,
                             shape)
     except ValueError:
-        raise ConstraintError(api, "mask", f"broadcasts to the operand shape {tuple(shape)}", m.shape) from None
-    return None if m.all() else m
+        raise ConstraintError(api, "mask", f"a partial mask broadcasts to the result shape {tuple(shape)}",
+                              m.shape) from None
+    return m

@@ -20,6 +20,9 @@ nc_version = _isa.nc_version
 get_nc_version = _isa.get_nc_version
 reduce_cmd = _isa.reduce_cmd
 NkiValidationError = _isa.NkiValidationError
+# the legacy engine names (nisa.vector_engine ...)
+tensor_engine, vector_engine, scalar_engine = engine.tensor, engine.vector, engine.scalar
+gpsimd_engine, unknown_engine = engine.gpsimd, engine.unknown
 
 
 def _new(api, shape, dtype, buffer=MemoryRegion.sbuf):

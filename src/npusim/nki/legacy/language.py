@@ -161,6 +161,12 @@ def store(dst, value, mask=None, **kwargs):
     if not isinstance(value, NkiTensor):
         tile = full(dst.shape if len(dst.shape) > 1 else (dst.shape[0], 1), value, dst.dtype)
         value = tile
+    if value.in_psum:
+        # the DMA engines do not read PSUM (current rule); the legacy compiler staged such stores through
+        # SBUF, so a VectorE copy is charged here
+        staged = current(api).allocate(value.shape, value.dtype, sbuf, "", api)
+        _isa.tensor_copy(staged, value)
+        value = staged
     if m is None:
         _nl.store(dst, value)
         return
