@@ -25,7 +25,7 @@ import functools
 
 from ..kernel import Kernel, last_run  # noqa: F401
 from .tensor import legacy
-from . import isa, language, typing  # noqa: F401
+from . import compiler, isa, language, typing  # noqa: F401
 
 #: the legacy jit modes; npusim simulates in every one of them
 MODES = ("auto", "jax", "torchxla", "baremetal", "benchmark", "simulation")
@@ -70,5 +70,5 @@ def simulate_kernel(kernel, *args, **kwargs):
     return k(*args, **kwargs)
 
 
-__all__ = ["jit", "baremetal", "benchmark", "profile", "simulate_kernel", "language", "isa", "typing",
+__all__ = ["compiler", "jit", "baremetal", "benchmark", "profile", "simulate_kernel", "language", "isa", "typing",
            "last_run", "MODES"]

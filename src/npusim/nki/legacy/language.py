@@ -15,14 +15,17 @@ rules, casts, costs and timeline are the same; what differs is the legacy surfac
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
+
 import numpy as np
 
 from ...core.errors import ConstraintError
+from ...core.view import TensorView
 from .. import isa as _isa
 from .. import language as _nl
 from .. import language_two as _nl2
 from ..actfuncs import ACT
-from ..alu import OPS
+from ..alu import NUMPY_ALIASES, OPS, AluOp
 from ..runtime import current
 from ..tensor import MemoryRegion, NkiTensor
 from . import index as _index
@@ -133,8 +136,12 @@ def _apply_mask(api, out, mask):
 # ---- data movement ----
 
 def _as_tile_source(src):
-    # a 1-D HBM view (A[c0:c1, j]) loads as a column: one element per partition
-    return src.reshape((src.shape[0], 1)) if len(src.shape) == 1 else src
+    # a 1-D HBM view (A[c0:c1, j], strided) loads as a column: one element per partition
+    if len(src.shape) != 1:
+        return src
+    v = src.tv
+    return src._derive(TensorView(v.memory, v.offset, (v.shape[0], 1), (v.strides[0], v.dtype.itemsize),
+                                  v.dtype, api="nl.load"))
 
 
 def load(src, mask=None, dtype=None, **kwargs):
@@ -205,24 +212,19 @@ def update(dst, name, other) -> None:
 
 # ---- elementwise ----
 
-def _elementwise(name):
-    op = OPS[name]
+@dataclass(frozen=True, eq=False)
+class LegacyAluOp(AluOp):
+    """An ALU operator of the legacy nl (``nl.multiply``): the same table entry, usable as an ISA ``op=``,
+    and called as a function it returns a legacy tile (``mask=``, ``dtype=``)."""
 
-    def f(x, y=None, dtype=None, mask=None, **kwargs):
-        api = f"nl.{name}"
-        out = legacy(_nl.elementwise(op, x, y, dtype) if not op.unary else _nl.elementwise(op, x, None, dtype))
+    def __call__(self, x, y=None, dtype=None, mask=None, **kwargs):
+        api = f"nl.{self.name}"
+        out = legacy(_nl.elementwise(OPS[self.name], x, None if self.unary else y, dtype))
         return _apply_mask(api, out, mask)
-    f.__name__ = name
-    f.__doc__ = f"``nl.{name}``: the current nl.{name} returning a legacy tile; ``mask=``, ``dtype=``."
-    return f
 
 
-for _name in ("add", "subtract", "multiply", "maximum", "minimum", "power", "equal", "not_equal", "less",
-              "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
-              "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "abs", "rsqrt",
-              "reciprocal", "logical_not", "invert", "relu", "square"):
-    if _name in OPS:
-        globals()[_name] = _elementwise(_name)
+for _name, _op in OPS.items():
+    globals()[_name] = LegacyAluOp(*(getattr(_op, f.name) for f in fields(AluOp)))
 
 
 def negative(x, dtype=None, mask=None, **kwargs):
@@ -292,6 +294,9 @@ max = _reducer("max")       # noqa: A001
 min = _reducer("min")       # noqa: A001
 prod = _reducer("prod")
 mean = _reducer("mean")
+# as ISA ops (nisa.tensor_reduce(op=nl.max)) they stand for the ALU operators, as the current ones do
+for _f, _n in ((sum, "add"), (max, "maximum"), (min, "minimum"), (prod, "multiply")):
+    NUMPY_ALIASES.setdefault(_f, _n)
 
 
 # ---- composites ----
