@@ -19,7 +19,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from ...core.errors import ConstraintError
+from ...core.errors import ConstraintError, UnsupportedError
 from ...core.view import TensorView
 from .. import isa as _isa
 from .. import language as _nl
@@ -120,6 +120,7 @@ def empty_like(a, dtype=None, buffer=None, name="", **kwargs):
 
 def _masked_into(dst, tmp, mask) -> None:
     """Store ``tmp``'s values into ``dst`` where ``mask`` holds (both (P, ...) tiles of one shape)."""
+    dst._fresh_init(dst.root or dst)       # a new allocation's init map is an earlier tensor's: clear it first
     dst.tv.write(tmp.read("mask"), where=mask)
 
 
@@ -144,8 +145,22 @@ def _as_tile_source(src):
                                   v.dtype, api="nl.load"))
 
 
+def _box(m):
+    """The slices of the box ``m`` is true on, or None when ``m`` is not a box (rectangular)."""
+    box = []
+    for axis in range(m.ndim):
+        any_other = m.any(axis=tuple(a for a in range(m.ndim) if a != axis))
+        idx = np.flatnonzero(any_other)
+        if idx.size == 0:
+            return ()
+        box.append(slice(int(idx[0]), int(idx[-1]) + 1))
+    box = tuple(box)
+    return box if m[box].all() else None
+
+
 def load(src, mask=None, dtype=None, **kwargs):
-    """A new SBUF tile holding ``src`` (``dma_copy``); with ``mask``, only the masked elements."""
+    """A new SBUF tile holding ``src`` (``dma_copy``); with ``mask``, only the masked elements: a box mask
+    (``ix < n``) moves just that box, any other mask moves everything and keeps the masked elements."""
     api = "nl.load"
     if not isinstance(src, NkiTensor):
         raise ConstraintError(api, "src", "an HBM tensor (or a view of one)", type(src).__name__)
@@ -153,14 +168,19 @@ def load(src, mask=None, dtype=None, **kwargs):
     m = _index.mask_array(api, mask, src.shape)
     if m is None:
         return legacy(_nl.load(src, dtype=dtype))
+    out = legacy(current(api).allocate(src.shape, dtype or src.dtype, sbuf, "", api))
+    box = _box(m)
+    if box is not None:
+        if box:
+            _isa.dma_copy(dst=out[box], src=src[box])
+        return out
     tmp = _nl.load(src, dtype=dtype)
-    out = legacy(current(api).allocate(src.shape, tmp.dtype, sbuf, "", api))
     _masked_into(out, tmp, m)
     return out
 
 
 def store(dst, value, mask=None, **kwargs):
-    """Write ``value`` into ``dst`` (``dma_copy``); with ``mask``, only the masked elements."""
+    """Write ``value`` into ``dst`` (``dma_copy``); with ``mask``, only the masked elements (a box)."""
     api = "nl.store"
     if isinstance(value, BlockTile) or isinstance(dst, BlockTile):
         raise ConstraintError(api, "value", "a tile (index a block tile by its block first)", type(value).__name__)
@@ -177,9 +197,14 @@ def store(dst, value, mask=None, **kwargs):
     if m is None:
         _nl.store(dst, value)
         return
-    scratch = current(api).hbm_tensor(dst.shape, dst.tv.dtype)
-    _isa.dma_copy(dst=scratch, src=value)
-    dst.tv.write(scratch.read(api), where=m)
+    box = _box(m)
+    if box is None:
+        raise UnsupportedError(api, "a store mask that is not a box (e.g. ix < n & iy < m)",
+                               "the DMA moves one access pattern")
+    if box:
+        if value.shape != dst.shape:
+            raise ConstraintError(api, "value", "a masked store's value has dst's shape", value.shape)
+        _isa.dma_copy(dst=dst[box], src=value[box])
 
 
 def copy(x, dtype=None, mask=None, **kwargs):
@@ -191,7 +216,9 @@ def assign(dst, value) -> None:
     """``t[key] = value``: copy a tile into the view (VectorE ``tensor_copy``, casting to dst's dtype) or
     fill it with a scalar (``memset``). Assigning a view to itself (``t[i] += x``) does nothing."""
     if isinstance(value, NkiTensor):
-        if value.tv.footprint == dst.tv.footprint and value.tv.strides == dst.tv.strides:
+        a, b = value.tv, dst.tv
+        if a.memory is b.memory and a.offset == b.offset and a.shape == b.shape and a.strides == b.strides \
+                and a.dtype == b.dtype:
             return
         _isa.tensor_copy(dst, value)
     else:
