@@ -254,3 +254,29 @@ def test_legacy_ops_cost_what_the_current_ops_cost(target):
     current_nki.simulate(current_kernel, target=target)(a)
     ev_c = [(e.name, e.cycles) for e in current_nki.last_run().trace.events]
     assert ev_l == ev_c
+
+
+def test_psum_plus_equals_matmul_accumulates():
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((256, 128)).astype(np.float32)
+    b = rng.standard_normal((256, 512)).astype(np.float32)
+
+    def k(x, y):
+        out = nl.ndarray((128, 512), nl.float32, buffer=nl.shared_hbm)
+        acc = nl.zeros((128, 512), nl.float32, buffer=nl.psum)
+        for i in nl.affine_range(2):
+            acc += nisa.nc_matmul(nl.load(x[i * 128:(i + 1) * 128, :]), nl.load(y[i * 128:(i + 1) * 128, :]))
+        nl.store(out, acc)
+        return out
+    np.testing.assert_allclose(run(k, a, b), a.T @ b, rtol=1e-5, atol=1e-4)
+    ev = [e for e in current_nki.last_run().trace.events if e.name == "nisa.nc_matmul"]
+    assert [e.cycles > 0 for e in ev] == [True, False, True, False]     # the accumulation itself is free
+
+
+def test_psum_plus_equals_needs_a_matmul_result():
+    def k(x):
+        acc = nl.zeros((128, 8), nl.float32, buffer=nl.psum)
+        other = nl.zeros((128, 8), nl.float32, buffer=nl.psum)
+        acc += other
+    with pytest.raises(ConstraintError, match="takes a matmul result"):
+        run(k, np.zeros((1, 1), np.float32))

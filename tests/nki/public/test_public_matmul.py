@@ -49,3 +49,27 @@ def test_fully_optimized(target, kernels):
     lhs_t, rhs, want = _inputs(512, 512, 1024, bf16, seed=2)
     out = k.nki_matmul_fully_optimized_(lhs_t, rhs, TILES_IN_BLOCK_M=2, TILES_IN_BLOCK_N=2, TILES_IN_BLOCK_K=2)
     _check(out, want, bf16)
+
+
+# The same tutorial in its legacy-API form (nki-samples before "Update matrix multiply for beta 2"):
+# nl.mgrid indices, par_dim block tiles, `res_psum += nl.matmul(...)` PSUM accumulation.
+
+def test_legacy_basic(target, kernels):
+    k = kernels("legacy_matrix_multiplication_nki_kernels.py")
+    lhs_t, rhs, want = _inputs(128, 64, 512, bf16, seed=3)
+    _check(k.nki_matmul_basic_(lhs_t, rhs), want, bf16)
+
+
+@pytest.mark.parametrize("name", ["nki_matmul_tiled_", "nki_matmul_hoist_load_",
+                                  "nki_matmul_block_free_dimension_"])
+def test_legacy_variants(target, kernels, name):
+    k = kernels("legacy_matrix_multiplication_nki_kernels.py")
+    lhs_t, rhs, want = _inputs(256, 256, 1024, bf16, seed=4)
+    _check(getattr(k, name)(lhs_t, rhs), want, bf16)
+
+
+def test_legacy_fully_optimized(target, kernels):
+    k = kernels("legacy_matrix_multiplication_nki_kernels.py")
+    lhs_t, rhs, want = _inputs(512, 512, 1024, bf16, seed=5)
+    out = k.nki_matmul_fully_optimized_(lhs_t, rhs, TILES_IN_BLOCK_M=2, TILES_IN_BLOCK_N=2, TILES_IN_BLOCK_K=2)
+    _check(out, want, bf16)

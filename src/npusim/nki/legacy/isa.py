@@ -11,7 +11,7 @@ from ...core.errors import ConstraintError
 from .. import isa as _isa
 from ..runtime import current
 from ..tensor import MemoryRegion, NkiTensor
-from .language import _apply_mask
+from .language import MATMUL_RESULTS, _apply_mask
 from .tensor import legacy
 
 # the enums and constants are the current ones
@@ -41,6 +41,7 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
     out = _new(api, (m, moving.free_size), "float32", MemoryRegion.psum)
     _isa.nc_matmul(out, stationary, moving, is_stationary_onezero=is_stationary_onezero,
                    is_moving_onezero=is_moving_onezero, is_transpose=is_transpose)
+    MATMUL_RESULTS.add(out)
     return _result(api, out, mask)
 
 

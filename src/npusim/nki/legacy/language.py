@@ -15,6 +15,7 @@ rules, casts, costs and timeline are the same; what differs is the legacy surfac
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -225,9 +226,34 @@ def assign(dst, value) -> None:
         _isa.memset(dst, value)
 
 
+#: legacy matmul results (nl.matmul / nisa.nc_matmul) not yet accumulated anywhere (``psum += matmul``)
+MATMUL_RESULTS = weakref.WeakSet()
+
+
+def _psum_accumulate(dst, other) -> None:
+    """``psum_tile += nl.matmul(...)``: the legacy compiler makes the matmul accumulate into dst's PSUM
+    bank. The matmul ran (and was charged) into its own PSUM tile; here its fp32 result is added into
+    dst and a zero-cycle TensorE event orders dst after it (the accumulation is part of the matmul)."""
+    api = "nisa.nc_matmul"
+    root = other.root or other
+    if root not in MATMUL_RESULTS:
+        raise ConstraintError("nl.add", "y", "psum += x takes a matmul result (nl.matmul / nisa.nc_matmul): "
+                              "otherwise both inputs would be in PSUM", "a PSUM tile")
+    if other.shape != dst.shape:
+        raise ConstraintError(api, "dst", "the accumulated matmul result has dst's shape", (dst.shape, other.shape))
+    run = current(api)
+    acc = dst.read(api).astype(np.float32) + other.read(api).astype(np.float32)
+    dst.write(acc.astype(dst.tv.dtype.np))
+    run.issue(api, "tensor", 0, reads=[other], writes=[dst], args={"accumulate": True})
+
+
 def update(dst, name, other) -> None:
-    """``dst op= other`` in place (``tensor_tensor`` / ``tensor_scalar`` into dst)."""
+    """``dst op= other`` in place (``tensor_tensor`` / ``tensor_scalar`` into dst); ``psum += matmul``
+    accumulates in PSUM."""
     op = OPS[name]
+    if name == "add" and dst.in_psum and isinstance(other, NkiTensor) and other.in_psum:
+        _psum_accumulate(dst, other)
+        return
     if isinstance(other, NkiTensor):
         if other.shape != dst.shape and other.free_size == 1:
             _isa.tensor_scalar(dst, dst, op, other)
@@ -329,7 +355,9 @@ for _f, _n in ((sum, "add"), (max, "maximum"), (min, "minimum"), (prod, "multipl
 # ---- composites ----
 
 def matmul(x, y, transpose_x=False, mask=None, **kwargs):
-    return _apply_mask("nl.matmul", legacy(_nl.matmul(x, y, transpose_x=transpose_x)), mask)
+    out = legacy(_nl.matmul(x, y, transpose_x=transpose_x))
+    MATMUL_RESULTS.add(out.root or out)
+    return _apply_mask("nl.matmul", out, mask)
 
 
 def transpose(x, dtype=None, mask=None, **kwargs):
