@@ -280,3 +280,21 @@ def test_psum_plus_equals_needs_a_matmul_result():
         acc += other
     with pytest.raises(ConstraintError, match="takes a matmul result"):
         run(k, np.zeros((1, 1), np.float32))
+
+
+def test_matmul_is_transpose_with_an_identity_and_shared_constant():
+    a = np.arange(128 * 128, dtype=np.float32).reshape(128, 128)
+
+    def k(x):
+        out = nl.ndarray((128, 128), nl.float32, buffer=nl.shared_hbm)
+        ident = nl.load(nl.shared_constant(np.identity(128, dtype=np.int8), dtype=nl.float32))
+        t = nisa.nc_matmul(nl.load(x), ident, is_transpose=True)
+        assert t.buffer is nl.psum and t.dtype == np.float32
+        nl.store(out, t)
+        return out
+    np.testing.assert_array_equal(run(k, a), a.T)
+
+    def not_identity(x):
+        nisa.nc_matmul(nl.load(x), nl.load(x), is_transpose=True)
+    with pytest.raises(ConstraintError, match="identity"):
+        run(not_identity, a)

@@ -7,6 +7,8 @@ on TensorE: fp32 / the data's dtype in PSUM), ``mask=`` stores only the masked e
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ...core.errors import ConstraintError
 from .. import isa as _isa
 from ..runtime import current
@@ -37,11 +39,27 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
               mask=None, **kwargs):
     """``stationary.T @ moving`` as a new fp32 PSUM tile [M, N]."""
     api = "nisa.nc_matmul"
+    if is_transpose:
+        return _matmul_transpose(api, stationary, moving, mask)
     m = stationary.shape[-1] if len(stationary.shape) == 2 else stationary.free_size
     out = _new(api, (m, moving.free_size), "float32", MemoryRegion.psum)
     _isa.nc_matmul(out, stationary, moving, is_stationary_onezero=is_stationary_onezero,
                    is_moving_onezero=is_moving_onezero, is_transpose=is_transpose)
     MATMUL_RESULTS.add(out)
+    return _result(api, out, mask)
+
+
+def _matmul_transpose(api, stationary, moving, mask):
+    """``nc_matmul(data, identity, is_transpose=True)``: the PE array passes ``data`` through transposed
+    ([K, M] -> [M, K] in PSUM, data's dtype). The moving tile must be the identity; the work is the
+    TensorE transpose's (``nc_transpose(engine=tensor)``), bit-exact."""
+    k = stationary.partitions
+    ident = moving.read(api).reshape(moving.partitions, moving.free_size)
+    if ident.shape != (k, k) or not np.array_equal(ident.astype(np.float32), np.eye(k, dtype=np.float32)):
+        raise ConstraintError(api, "moving", "is_transpose=True multiplies by an identity (K x K) moving tile",
+                              moving.shape)
+    out = _new(api, (stationary.free_size, k), stationary.dtype, MemoryRegion.psum)
+    _isa.nc_transpose(out, stationary, engine=_isa.engine.tensor)
     return _result(api, out, mask)
 
 
@@ -95,6 +113,15 @@ def scalar_tensor_tensor(data, op0, operand0, op1, operand1, reverse0=False, rev
     api = "nisa.scalar_tensor_tensor"
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.scalar_tensor_tensor(out, data, op0, operand0, op1, operand1, reverse0=reverse0, reverse1=reverse1)
+    return _result(api, out, mask)
+
+
+def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=False, dtype=None, mask=None,
+                         **kwargs):
+    """``data op0 operand0`` as a new tile; ``reduce_res`` (a (P, 1) tile) gets its reduce_op over the free axes."""
+    api = "nisa.tensor_scalar_reduce"
+    out = _new(api, data.shape, dtype or data.dtype)
+    _isa.tensor_scalar_reduce(out, data, op0, operand0, reduce_op, reduce_res=reduce_res, reverse0=reverse0)
     return _result(api, out, mask)
 
 

@@ -117,6 +117,19 @@ def empty_like(a, dtype=None, buffer=None, name="", **kwargs):
     return ndarray(a.shape, dtype or a.dtype, buffer or a.buffer, name)
 
 
+def shared_constant(constant, dtype=None, **kwargs):
+    """``nl.shared_constant(array, dtype)``: an HBM tensor holding a trace-time constant (in the NEFF on a
+    device), cast to ``dtype`` through fp32 as a DMA cast would."""
+    api = "nl.shared_constant"
+    value = np.asarray(constant)
+    from ..tensor import dtype_of
+    dt = dtype_of(dtype if dtype is not None else value.dtype, api)
+    t = current(api).hbm_tensor(value.shape if value.ndim else (1,), dt, private_hbm, "shared_constant")
+    from ...core.dtypes import cast
+    t.write(cast(value.astype(np.float32).reshape(t.shape), dt) if value.dtype != dt.np else value.reshape(t.shape))
+    return legacy(t)
+
+
 # ---- masks ----
 
 def _masked_into(dst, tmp, mask) -> None:
