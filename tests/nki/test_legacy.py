@@ -298,3 +298,34 @@ def test_matmul_is_transpose_with_an_identity_and_shared_constant():
         nisa.nc_matmul(nl.load(x), nl.load(x), is_transpose=True)
     with pytest.raises(ConstraintError, match="identity"):
         run(not_identity, a)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 8), st.integers(1, 5), st.integers(1, 5), st.integers(0, 3), st.integers(0, 3),
+       st.integers(0, 4))
+def test_property_affine_views_equal_numpy_fancy_indexing(p, na, nb, ca, cb, base):
+    # t[i_p, base + ca * i_a + cb * i_b] over a (p, F) tile, F just large enough
+    f = base + ca * (na - 1) + cb * (nb - 1) + 1
+    a = np.arange(p * f, dtype=np.float32).reshape(p, f)
+    i_p = np.arange(p)[:, None, None]
+    i_a = np.arange(na)[None, :, None]
+    i_b = np.arange(nb)[None, None, :]
+    want = a[i_p, base + ca * i_a + cb * i_b]
+
+    def k(x):
+        out = nl.ndarray((p, na, nb), nl.float32, buffer=nl.shared_hbm)
+        t = nl.load(x)
+        nl.store(out, nl.copy(t[nl.arange(p)[:, None, None], base + ca * nl.arange(na)[None, :, None]
+                                + cb * nl.arange(nb)[None, None, :]]))
+        return out
+    np.testing.assert_array_equal(run(k, a), want)
+    # and the same pattern on the HBM tensor itself (no partition rules there)
+    def h(x):
+        out = nl.ndarray((p, na, nb), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, nl.load(x[nl.arange(p)[:, None, None], base + ca * nl.arange(na)[None, :, None]
+                                + cb * nl.arange(nb)[None, None, :]]))
+        return out
+    np.testing.assert_array_equal(run(h, a), want)
