@@ -35,14 +35,14 @@ def _tensor_add():
     return (lambda: k.nki_tensor_add(a, b)), (lambda: a + b), "tensor add SPMD fp16 1024x2048, grid [8, 4]"
 
 
-def _matmul(name, m, k_, n, dtype, **meta):
-    k = kernels("matrix_multiplication_nki_kernels.py")
+def _matmul(name, m, k_, n, dtype, legacy=False, **meta):
+    k = kernels(("legacy_" if legacy else "") + "matrix_multiplication_nki_kernels.py")
     lhs_t = _rng(2).random((k_, m)).astype(dtype)
     rhs = _rng(3).random((k_, n)).astype(dtype)
     a32, b32 = lhs_t.astype(np.float32), rhs.astype(np.float32)
     fn = getattr(k, name)
     return (lambda: fn(lhs_t, rhs, **meta)), (lambda: (a32.T @ b32).astype(dtype)), \
-        f"matmul {name.strip('_')} {m}x{k_}x{n} {np.dtype(dtype).name}"
+        f"matmul {'legacy ' if legacy else ''}{name.strip('_')} {m}x{k_}x{n} {np.dtype(dtype).name}"
 
 
 def _transpose():
@@ -79,16 +79,16 @@ def _layernorm(version):
     return (lambda: fn(x, 1e-5, g, b)), ref, f"layernorm {version} fp32 1024x1024"
 
 
-def _attention(version):
+def _attention(version, seqlen=128):
     k = kernels("attention_kernels.py")
-    q, kk, v = (_rng(11 + i).standard_normal((128, 128)).astype(np.float32) for i in range(3))
+    q, kk, v = ((_rng(11 + i).random((128, seqlen)) - 0.5).astype(np.float32) * 2 for i in range(3))
     fn = getattr(k, version)
 
     def ref():
         s = q.T @ kk
         p = np.exp(s - s.max(axis=1, keepdims=True))
         return (p / p.sum(axis=1, keepdims=True)) @ v.T
-    return (lambda: fn(q, kk, v)), ref, f"attention {version} fp32 d=128 S=128"
+    return (lambda: fn(q, kk, v)), ref, f"attention {version} fp32 d=128 S={seqlen}"
 
 
 def _mamba_inputs(channels, seq, state):
@@ -139,6 +139,10 @@ def cases():
               lambda: _matmul("nki_matmul_hoist_load_", 512, 512, 1024, ml_dtypes.bfloat16),
               lambda: _matmul("nki_matmul_block_free_dimension_", 512, 512, 1024, ml_dtypes.bfloat16),
               lambda: _matmul("nki_matmul_fully_optimized_", 512, 512, 1024, ml_dtypes.bfloat16,
+                              TILES_IN_BLOCK_M=2, TILES_IN_BLOCK_N=2, TILES_IN_BLOCK_K=2),
+              lambda: _attention("attn_fwd_v3", 512), lambda: _attention("attn_fwd_v8", 512),
+              lambda: _matmul("nki_matmul_tiled_", 512, 512, 1024, ml_dtypes.bfloat16, legacy=True),
+              lambda: _matmul("nki_matmul_fully_optimized_", 512, 512, 1024, ml_dtypes.bfloat16, legacy=True,
                               TILES_IN_BLOCK_M=2, TILES_IN_BLOCK_N=2, TILES_IN_BLOCK_K=2),
               lambda: _mamba("mamba_v1"), lambda: _mamba("mamba_v2"), lambda: _mamba("mamba_v3")]
     for make in makers:
