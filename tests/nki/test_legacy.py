@@ -2,6 +2,8 @@
 results, par_dim block tiles, entry points; each rule raises, each value is checked against numpy."""
 import warnings
 
+import ml_dtypes
+
 import numpy as np
 import pytest
 
@@ -329,3 +331,45 @@ def test_property_affine_views_equal_numpy_fancy_indexing(p, na, nb, ca, cb, bas
                                 + cb * nl.arange(nb)[None, None, :]]))
         return out
     np.testing.assert_array_equal(run(h, a), want)
+
+
+def test_affine_select_with_a_predicate_expression():
+    a = np.arange(128 * 64, dtype=np.float32).reshape(128, 64)
+
+    def k(x):
+        out = nl.ndarray((128, 64), nl.float32, buffer=nl.shared_hbm)
+        i_p, i_f = nl.mgrid[0:128, 0:64]
+        nl.store(out, nisa.affine_select(pred=(i_p >= i_f), on_true_tile=nl.load(x), on_false_value=nl.fp32.min))
+        return out
+    y = run(k, a)
+    keep = np.arange(128)[:, None] >= np.arange(64)[None, :]
+    np.testing.assert_array_equal(y, np.where(keep, a, np.finfo(np.float32).min))
+    assert [e.engine for e in current_nki.last_run().trace.events if e.name == "nisa.affine_select"] == ["gpsimd"]
+
+    def bad(x):
+        nisa.affine_select(pred=nl.arange(128)[:, None], on_true_tile=nl.load(x), on_false_value=0.0)
+    with pytest.raises(ConstraintError, match="boolean expression"):
+        run(bad, a)
+
+
+def test_trace_mode_helpers_run_inside_the_calling_kernel():
+    @nki.jit(mode="trace")
+    def helper(t):
+        return t * 2.0
+
+    def k(x):
+        out = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
+        nl.store(out, helper(nl.load(x)))
+        return out
+    np.testing.assert_array_equal(run(k, np.ones((128, 4), np.float32)), 2.0)
+
+
+def test_float_names_have_a_range_and_act_as_dtypes():
+    assert nl.fp32.min == np.finfo(np.float32).min and nl.bf16.max == float(ml_dtypes.finfo(ml_dtypes.bfloat16).max)
+    assert np.dtype(nl.fp16) == np.float16 and nl.fp32 == nl.float32 and hash(nl.fp32) == hash(np.dtype(np.float32))
+
+    def k(x):
+        out = nl.ndarray(x.shape, nl.fp16, buffer=nl.shared_hbm)
+        nl.store(out, nl.load(x, dtype=nl.fp16))
+        return out
+    assert run(k, np.ones((128, 4), np.float32)).dtype == np.float16

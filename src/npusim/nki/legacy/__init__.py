@@ -27,8 +27,9 @@ from ..kernel import Kernel, last_run  # noqa: F401
 from .tensor import legacy
 from . import compiler, isa, language, typing  # noqa: F401
 
-#: the legacy jit modes; npusim simulates in every one of them
-MODES = ("auto", "jax", "torchxla", "baremetal", "benchmark", "simulation")
+#: the legacy jit modes; npusim simulates in every one of them ("trace": a helper traced into the kernel
+#: that calls it, so it runs as a plain function inside that kernel)
+MODES = ("auto", "jax", "torchxla", "baremetal", "benchmark", "simulation", "trace")
 
 
 def _legacy_args(fn):
@@ -48,6 +49,8 @@ def jit(func=None, mode="auto", platform_target=None, **options):
         return lambda f: jit(f, mode=mode, platform_target=platform_target, **options)
     if isinstance(func, Kernel):
         return func
+    if mode == "trace":
+        return _legacy_args(func)
     return _jit(_legacy_args(func), platform_target=platform_target)
 
 

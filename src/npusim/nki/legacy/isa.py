@@ -206,6 +206,42 @@ def iota(expr, dtype, mask=None, **kwargs):
     return _result(api, out, mask)
 
 
+def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **kwargs):
+    """``where(pred, on_true_tile, on_false_value)`` on GpSimd, ``pred`` a boolean expression of
+    ``nl.arange`` / ``nl.mgrid`` indices (``q_pos >= k_pos``). The legacy form takes the predicate itself,
+    not the current form's affine pattern, so it is evaluated here with numpy; rules and cost are the
+    current op's (SBUF operands, a float32 scalar ``on_false_value``, ``GPSIMD_START + N`` cycles). A PSUM
+    ``on_true_tile`` (flash attention passes its scores) is first copied to SBUF on VectorE, as GpSimd
+    cannot read PSUM."""
+    from .. import cost_two as _cost2
+    from .. import rules as R
+    api = "nisa.affine_select"
+    run = current(api)
+    src = on_true_tile
+    R.tile(api, "on_true_tile", src)
+    if src.in_psum:
+        staged = _new(api, src.shape, src.dtype)
+        _isa.tensor_copy(staged, src)
+        src = staged
+    p = np.asarray(pred)
+    if p.dtype != np.bool_:
+        raise ConstraintError(api, "pred", "a boolean expression of nl.arange / nl.mgrid indices", str(p.dtype))
+    try:
+        p = np.broadcast_to(p.reshape((1,) * (len(src.shape) - p.ndim) + p.shape) if p.ndim < len(src.shape)
+                            else p, src.shape)
+    except ValueError:
+        raise ConstraintError(api, "pred", f"broadcasts to on_true_tile's shape {src.shape}", p.shape) from None
+    if not R.is_scalar(on_false_value):
+        raise ConstraintError(api, "on_false_value", "a float32 scalar", type(on_false_value).__name__)
+    out = _new(api, src.shape, dtype or src.dtype)
+    R.tile(api, "dst", out)
+    values = np.where(p, src.read(api).astype(np.float32), np.float32(on_false_value))
+    _isa.store_result(out, values)
+    run.issue(api, "gpsimd", _cost2.gpsimd(out.free_size), reads=[src], writes=[out], elements=out.size,
+              args={"pred": "expression"})
+    return _result(api, out, mask)
+
+
 def dma_copy(dst, src, mask=None, **kwargs):
     """The legacy form is already dst-first."""
     if mask is not None:

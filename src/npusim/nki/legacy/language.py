@@ -18,6 +18,7 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass, fields
 
+import ml_dtypes
 import numpy as np
 
 from ...core.errors import ConstraintError, UnsupportedError
@@ -39,9 +40,33 @@ float32, float16, bfloat16, tfloat32 = _nl.float32, _nl.float16, _nl.bfloat16, _
 float8_e4m3, float8_e5m2, float8_e4m3fn = _nl.float8_e4m3, _nl.float8_e5m2, _nl.float8_e4m3fn
 int8, int16, int32, uint8, uint16, uint32, bool_ = (_nl.int8, _nl.int16, _nl.int32, _nl.uint8, _nl.uint16,
                                                     _nl.uint32, _nl.bool_)
-# the legacy short names (nl.fp32 ...)
-fp32, fp16, bf16, tf32 = float32, float16, bfloat16, tfloat32
-fp8_e4m3, fp8_e5m2 = float8_e4m3, float8_e5m2
+class FloatName:
+    """A legacy short dtype name (``nl.fp32``): usable wherever a dtype is (numpy reads its ``dtype``
+    attribute), equal to that dtype, with the finite range as ``.min`` / ``.max`` (``nl.fp32.min`` is the
+    tutorials' stand-in for -inf)."""
+    __slots__ = ("dtype", "min", "max")
+
+    def __init__(self, dt):
+        self.dtype = np.dtype(dt)
+        info = ml_dtypes.finfo(self.dtype)
+        self.min, self.max = float(info.min), float(info.max)
+
+    def __eq__(self, other) -> bool:
+        try:
+            return self.dtype == np.dtype(other)
+        except TypeError:
+            return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.dtype)
+
+    def __repr__(self) -> str:
+        return f"nl.{self.dtype.name}"
+
+
+fp32, fp16, bf16 = FloatName(float32), FloatName(float16), FloatName(bfloat16)
+tf32 = tfloat32
+fp8_e4m3, fp8_e5m2 = FloatName(float8_e4m3), FloatName(float8_e5m2)
 tile_size = _nl.tile_size
 program_id, num_programs, program_ndim = _nl.program_id, _nl.num_programs, _nl.program_ndim
 affine_range, sequential_range, static_range = _nl.affine_range, _nl.sequential_range, _nl.static_range
