@@ -1,8 +1,8 @@
-"""Flash attention forward (aws-neuron/nki-samples reference `flash_fwd`, legacy API) unchanged on
+"""Flash attention forward and backward (aws-neuron/nki-samples reference `flash_fwd`, `flash_attn_bwd`, legacy API) unchanged on
 trn1/trn2/trn3, launched as the published test does (`simulate_kernel(baremetal(flash_fwd)[bs, heads],
 ...)`), against a float64 numpy attention with the published checks: fp32 inputs uniform in [-1, 1),
 masked scores -9984.0, allclose(atol=1e-2) for the output and, in training, the log-sum-exp. Shapes are
-the published cases' patterns at 1024-2048 (published 4096-8192)."""
+the published cases' patterns at 512-1024 (published 4096-8192)."""
 import numpy as np
 import pytest
 
@@ -28,9 +28,9 @@ def _golden(q, k, v, causal, sliding_window):
 
 
 @pytest.mark.parametrize("nheads, kv_heads, seqlen_q, seqlen_k, sliding_window, training", [
-    (2, 1, 1024, 1024, -1, True),       # GQA, training (published: 6 heads over 3, 4096)
-    (1, 1, 1024, 2048, -1, False),      # non-square (published 4096 x 8192)
-    (1, 1, 1024, 1024, 256, False),     # causal sliding window (published 4096, window 1024)
+    (2, 1, 512, 512, -1, True),         # GQA, training (published: 6 heads over 3, 4096)
+    (1, 1, 512, 1024, -1, False),       # non-square (published 4096 x 8192)
+    (1, 1, 512, 512, 128, False),       # causal sliding window (published 4096, window 1024)
 ])
 def test_flash_fwd(target, kernels, nheads, kv_heads, seqlen_q, seqlen_k, sliding_window, training):
     k = kernels("flash_attention.py")
@@ -51,3 +51,63 @@ def test_flash_fwd(target, kernels, nheads, kv_heads, seqlen_q, seqlen_k, slidin
     else:
         o_proj = results
     np.testing.assert_allclose(o_proj, out, atol=1e-2, rtol=0)
+
+
+def _bwd_golden(q, k, v, dy, sliding_window, sinks):
+    """float64 gradients of causal attention (with sink logits): dq, dk, dv (summed over a kv group), dsinks;
+    also the forward output o (b, h, d, s) and lse (b, h, 128, s/128) the kernel takes as inputs."""
+    b, h, d, s = q.shape
+    rep = h // k.shape[1]
+    K, V = np.repeat(k, rep, 1).astype(np.float64), np.repeat(v, rep, 1).astype(np.float64)
+    Q, DY = q.astype(np.float64), dy.astype(np.float64)
+    scale = 1 / np.sqrt(d)
+    S = np.einsum("bhdq,bhdk->bhqk", Q * scale, K)
+    qi, ki = np.arange(s)[:, None], np.arange(s)[None, :]
+    masked = (ki > qi) | (ki < qi - sliding_window + 1) if sliding_window > 0 else ki > qi
+    S[:, :, masked] = -9984.0
+    if sinks is not None:
+        S = np.concatenate([S, np.broadcast_to(sinks.reshape(b, h, 1, 1).astype(np.float64), (b, h, s, 1))], -1)
+    m = S.max(-1, keepdims=True)
+    e = np.exp(S - m)
+    z = e.sum(-1, keepdims=True)
+    P = e / z
+    dP = np.einsum("bhdq,bhdk->bhqk", DY, V)
+    if sinks is not None:
+        dP = np.concatenate([dP, np.zeros((b, h, s, 1))], -1)
+    dS = (dP - (dP * P).sum(-1, keepdims=True)) * P
+    dsinks = dS[..., -1].sum(-1) if sinks is not None else None
+    dS, P = dS[..., :s], P[..., :s]
+    kvh = k.shape[1]
+    dv = np.einsum("bhdq,bhqk->bhdk", DY, P).reshape(b, kvh, rep, d, s).sum(2)
+    dq = np.einsum("bhdk,bhqk->bhdq", K, dS) * scale
+    dk = np.einsum("bhdq,bhqk->bhdk", Q * scale, dS).reshape(b, kvh, rep, d, s).sum(2)
+    o = np.einsum("bhqk,bhdk->bhdq", P, V)
+    lse = (m + np.log(z))[..., 0].reshape(b, h, s // 128, 128).transpose(0, 1, 3, 2)
+    return o, lse, dq, dk, dv, dsinks
+
+
+@pytest.mark.parametrize("nheads, nheads_kv, sliding_window, with_sinks", [
+    (2, 1, -1, False),      # GQA (published: 4 over 1, 8 over 2)
+    (2, 2, 128, False),     # sliding window 128 (published)
+    (2, 1, -1, True),       # attention sinks (published), dsinks checked too
+])
+def test_flash_attn_bwd(target, kernels, nheads, nheads_kv, sliding_window, with_sinks):
+    # published (test/unit/test_flash_attn_bwd.py): fp32 inputs uniform in [-1, 1), sinks randn, launched
+    # as simulate_kernel(baremetal(flash_attn_bwd)[bs, nheads_kv], ...), allclose(atol=1e-2) for dq, dk,
+    # dv (and dsinks); seqlen 512 here (published 4096, 8192)
+    k = kernels("flash_attention.py")
+    nki = k.nki
+    rng = np.random.default_rng(8)
+    bs, d, s = 1, 128, 512
+
+    def r(*shape):
+        return ((rng.random(shape) - 0.5) * 2).astype(np.float32)
+    q, kk, v, dy = r(bs, nheads, d, s), r(bs, nheads_kv, d, s), r(bs, nheads_kv, d, s), r(bs, nheads, d, s)
+    sinks = rng.standard_normal((bs, nheads)).astype(np.float32) if with_sinks else None
+    o, lse, dq, dk, dv, dsinks = _bwd_golden(q, kk, v, dy, sliding_window, sinks)
+    outs = nki.simulate_kernel(nki.baremetal(k.flash_attn_bwd)[bs, nheads_kv], q, kk, v, o.astype(np.float32), dy,
+                               lse.astype(np.float32), None, use_causal_mask=True, mixed_precision=True,
+                               sliding_window=sliding_window, sinks=sinks)
+    assert len(outs) == (4 if with_sinks else 3)
+    for got, want in zip(outs, (dq, dk, dv, dsinks)):
+        np.testing.assert_allclose(got, want, atol=1e-2, rtol=0)

@@ -35,10 +35,21 @@ def _result(api, out, mask):
     return _apply_mask(api, out, mask)
 
 
+def _in_sbuf(api, t):
+    if isinstance(t, NkiTensor) and t.in_psum:
+        staged = _new(api, t.shape, t.dtype)
+        _isa.tensor_copy(staged, t)
+        return staged
+    return t
+
+
 def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, is_transpose=False,
               mask=None, **kwargs):
     """``stationary.T @ moving`` as a new fp32 PSUM tile [M, N]."""
     api = "nisa.nc_matmul"
+    # TensorE reads SBUF only; a PSUM operand (a legacy nc_transpose result, as in flash attention's
+    # backward pass) is copied to SBUF on VectorE first, the copy the legacy compiler inserted
+    stationary, moving = _in_sbuf(api, stationary), _in_sbuf(api, moving)
     if is_transpose:
         return _matmul_transpose(api, stationary, moving, mask)
     m = stationary.shape[-1] if len(stationary.shape) == 2 else stationary.free_size
@@ -149,6 +160,14 @@ def tensor_reduce(op, data, axis, negate=False, keepdims=False, dtype=None, mask
     out = _new(api, shape, dtype or data.dtype)
     _isa.tensor_reduce(out, op, data, axes, negate=negate, keepdims=keepdims)
     del _reducer
+    return _result(api, out, mask)
+
+
+def tensor_partition_reduce(op, data, dtype=None, mask=None, **kwargs):
+    """``op``-reduce across partitions on GpSimd: ``[P, F]`` -> a new ``[1, F]`` tile."""
+    api = "nisa.tensor_partition_reduce"
+    out = _new(api, (1,) + tuple(data.shape[1:]), dtype or data.dtype)
+    _isa.tensor_partition_reduce(out, op, data)
     return _result(api, out, mask)
 
 

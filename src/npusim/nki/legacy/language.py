@@ -177,9 +177,12 @@ def _apply_mask(api, out, mask):
 
 def _as_tile_source(src):
     # a 1-D HBM view (A[c0:c1, j], strided) loads as a column: one element per partition
+    v = src.tv
+    if len(src.shape) == 0:         # one element (sinks[b, h]): a (1, 1) tile
+        return src._derive(TensorView(v.memory, v.offset, (1, 1), (v.dtype.itemsize, v.dtype.itemsize), v.dtype,
+                                      api="nl.load"))
     if len(src.shape) != 1:
         return src
-    v = src.tv
     return src._derive(TensorView(v.memory, v.offset, (v.shape[0], 1), (v.strides[0], v.dtype.itemsize),
                                   v.dtype, api="nl.load"))
 
@@ -218,6 +221,16 @@ def load(src, mask=None, dtype=None, **kwargs):
     return out
 
 
+def load_transpose2d(src, dtype=None, mask=None, **kwargs):
+    """``nl.load_transpose2d``: a 2-D HBM ``[A, B]`` view loaded transposed into an SBUF ``[B, A]`` tile: one
+    ``dma_copy`` through the swapped access pattern (charged as a DMA of the same bytes; the element-wise
+    descriptors of a transposing DMA are not modelled)."""
+    api = "nl.load_transpose2d"
+    if not isinstance(src, NkiTensor) or src.on_chip or len(src.shape) != 2:
+        raise ConstraintError(api, "src", "a 2-D HBM tensor view", getattr(src, "shape", type(src).__name__))
+    return load(_index.permuted(src, [1, 0]), mask=mask, dtype=dtype)
+
+
 def store(dst, value, mask=None, **kwargs):
     """Write ``value`` into ``dst`` (``dma_copy``); with ``mask``, only the masked elements (a box)."""
     api = "nl.store"
@@ -251,9 +264,42 @@ def copy(x, dtype=None, mask=None, **kwargs):
     return _apply_mask("nl.copy", legacy(_nl.copy(x, dtype)), mask)
 
 
+class LoopReduce:
+    """What ``nl.loop_reduce(x, op, loop_indices)`` returns: assigned into ``dst`` it accumulates
+    ``dst = op(dst, x)`` across the iterations of the named loops (``assign``)."""
+    __slots__ = ("x", "op", "first", "dtype")
+
+    def __init__(self, x, op, first, dtype):
+        self.x, self.op, self.first, self.dtype = x, op, first, dtype
+
+
+def loop_reduce(x, op, loop_indices, dtype=None, mask=None, **kwargs):
+    """``dst[...] = nl.loop_reduce(x, op=np.add, loop_indices=[k])``: dst accumulates ``op`` over the loop
+    iterations. npusim's reading: the iteration where every named loop index is 0 initializes dst (a copy
+    of x), every later one updates it in place (``tensor_tensor(dst, dst, x, op)``)."""
+    api = "nl.loop_reduce"
+    from ..alu import lookup
+    a = lookup(op)
+    if a is None:
+        raise ConstraintError(api, "op", "an ALU operator (np.add, nl.maximum ...)", op)
+    try:
+        first = all(int(i) == 0 for i in loop_indices)
+    except TypeError:
+        raise ConstraintError(api, "loop_indices", "a list of the loops' index values", loop_indices) from None
+    if mask is not None and _index.mask_array(api, mask, x.shape) is not None:
+        raise UnsupportedError(api, "a partial mask", "loop_reduce accumulates whole tiles")
+    return LoopReduce(x, OPS[a.name], first, dtype)
+
+
 def assign(dst, value) -> None:
     """``t[key] = value``: copy a tile into the view (VectorE ``tensor_copy``, casting to dst's dtype) or
     fill it with a scalar (``memset``). Assigning a view to itself (``t[i] += x``) does nothing."""
+    if isinstance(value, LoopReduce):
+        if value.first:
+            _isa.tensor_copy(dst, value.x)
+        else:
+            _isa.tensor_tensor(dst, dst, value.x, value.op)
+        return
     if isinstance(value, NkiTensor):
         a, b = value.tv, dst.tv
         if a.memory is b.memory and a.offset == b.offset and a.shape == b.shape and a.strides == b.strides \
@@ -303,6 +349,17 @@ def update(dst, name, other) -> None:
 
 # ---- elementwise ----
 
+def _across_partitions(x, y):
+    """A one-partition 2-D tile meeting a wider one (``zeros((128, 1)) + sink (1, 1)``) is first broadcast
+    across the partitions (``nl.broadcast_to``: a K=1 TensorE matmul), as the legacy compiler did."""
+    if isinstance(x, NkiTensor) and isinstance(y, NkiTensor) and x.partitions != y.partitions:
+        if x.partitions == 1 and len(x.shape) == 2:
+            x = broadcast_to(x, (y.partitions, x.shape[1]))
+        elif y.partitions == 1 and len(y.shape) == 2:
+            y = broadcast_to(y, (x.partitions, y.shape[1]))
+    return x, y
+
+
 @dataclass(frozen=True, eq=False)
 class LegacyAluOp(AluOp):
     """An ALU operator of the legacy nl (``nl.multiply``): the same table entry, usable as an ISA ``op=``,
@@ -310,6 +367,7 @@ class LegacyAluOp(AluOp):
 
     def __call__(self, x, y=None, dtype=None, mask=None, **kwargs):
         api = f"nl.{self.name}"
+        x, y = _across_partitions(x, y)
         out = legacy(_nl.elementwise(OPS[self.name], x, None if self.unary else y, dtype))
         return _apply_mask(api, out, mask)
 

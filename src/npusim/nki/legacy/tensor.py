@@ -108,6 +108,10 @@ class BlockTile:
         return tile, rest
 
     def __getitem__(self, key):
+        key = key if isinstance(key, tuple) else (key,)
+        if len(key) < self.nblocks and all(isinstance(b, (int, np.integer)) for b in key):
+            # fewer block indices than block dims: the remaining block dims stay (a smaller block tile)
+            return BlockTile(self.base[(slice(None),) + tuple(int(b) for b in key)], self.nblocks - len(key))
         tile, rest = self._block(key)
         return tile[rest] if rest else tile
 
