@@ -373,3 +373,69 @@ def test_float_names_have_a_range_and_act_as_dtypes():
         nl.store(out, nl.load(x, dtype=nl.fp16))
         return out
     assert run(k, np.ones((128, 4), np.float32)).dtype == np.float16
+
+
+def test_load_transpose2d_and_partition_reduce():
+    a = np.arange(64 * 128, dtype=np.float32).reshape(64, 128)
+
+    def k(x):
+        out = nl.ndarray((129, 64), nl.float32, buffer=nl.shared_hbm)
+        t = nl.load_transpose2d(x)
+        assert t.shape == (128, 64)
+        nl.store(out[0:128, :], t)
+        nl.store(out[128:129, :], nisa.tensor_partition_reduce(np.add, t))
+        return out
+    y = run(k, a)
+    np.testing.assert_array_equal(y[:128], a.T)
+    np.testing.assert_array_equal(y[128], a.T.sum(axis=0))
+
+    def bad(x):
+        nl.load_transpose2d(x[0])
+    with pytest.raises(ConstraintError, match="2-D HBM"):
+        run(bad, a)
+
+
+def test_loop_reduce_accumulates_over_the_named_loop():
+    a = np.ones((128, 8), np.float32)
+
+    def k(x):
+        out = nl.ndarray((128, 8), nl.float32, buffer=nl.shared_hbm)
+        acc = nl.ndarray((128, 8), nl.float32)
+        for i in nl.affine_range(3):
+            acc[...] = nl.loop_reduce(nl.load(x) * float(i + 1), op=np.add, loop_indices=[i])
+        nl.store(out, acc)
+        return out
+    np.testing.assert_array_equal(run(k, a), 6.0)       # 1 + 2 + 3: the first iteration initializes
+
+    def bad(x):
+        nl.loop_reduce(nl.load(x), op=np.divide, loop_indices=[0])
+    with pytest.raises(ConstraintError, match="ALU operator"):
+        run(bad, a)
+
+
+def test_one_partition_operand_is_broadcast_across_partitions():
+    def k(x):
+        out = nl.ndarray((128, 1), nl.float32, buffer=nl.shared_hbm)
+        col = nl.load(x)                                    # (128, 1)
+        one = nl.full((1, 1), 2.5, nl.float32)
+        nl.store(out, nl.add(col, one))
+        return out
+    a = np.arange(128, dtype=np.float32).reshape(128, 1)
+    np.testing.assert_array_equal(run(k, a), a + 2.5)
+
+
+def test_psum_matmul_operand_is_staged_and_blocks_index_partially():
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((128, 128)).astype(np.float32)
+    b = rng.standard_normal((128, 64)).astype(np.float32)
+
+    def k(x, y):
+        out = nl.ndarray((128, 64), nl.float32, buffer=nl.shared_hbm)
+        t = nisa.nc_transpose(nl.load(x))                   # PSUM on TensorE
+        blocks = nl.ndarray((2, 3, nl.par_dim(128), 64), nl.float32)
+        blocks[1][2, 0:128, 0:64] = nl.load(y)              # blocks[1] is a (3, P, 64) block tile
+        nl.store(out, nisa.nc_matmul(t, blocks[1, 2]))      # t.T @ y = x @ y
+        return out
+    np.testing.assert_allclose(run(k, a, b), a @ b, rtol=1e-4, atol=1e-4)
+    names = [e.name for e in current_nki.last_run().trace.events]
+    assert names.index("nisa.tensor_copy") < names.index("nisa.nc_matmul")     # the staging copy
