@@ -77,8 +77,7 @@ def _matmul_transpose(api, stationary, moving, mask):
 def nc_transpose(data, engine=engine.unknown, mask=None, dtype=None, **kwargs):
     """``data`` [P, F] transposed to [F, P]: in PSUM on TensorE, in SBUF on VectorE (<= 32x32)."""
     api = "nisa.nc_transpose"
-    small = data.partitions <= _isa.VECTOR_TRANSPOSE_MAX and data.free_size <= _isa.VECTOR_TRANSPOSE_MAX
-    on_vector = engine == _isa.engine.vector or (engine == _isa.engine.unknown and small and False)
+    on_vector = engine == _isa.engine.vector       # unknown: TensorE, the legacy tutorials' PSUM result
     buffer = MemoryRegion.sbuf if on_vector else MemoryRegion.psum
     out = _new(api, (data.free_size, data.partitions), dtype or data.dtype, buffer)
     _isa.nc_transpose(out, data, engine=_isa.engine.vector if on_vector else _isa.engine.tensor)
@@ -144,8 +143,8 @@ def tensor_copy(src, dtype=None, mask=None, engine=engine.unknown, **kwargs):
 
 
 def tensor_reduce(op, data, axis, negate=False, keepdims=False, dtype=None, mask=None, **kwargs):
+    """``op``-reduce over any free axes (permuted last, as nl.sum does) into a new tile."""
     api = "nisa.tensor_reduce"
-    from .language import _reducer  # the axis handling of nl.sum (any free axes)
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     nd = len(data.shape)
     axes = tuple(sorted(a % nd for a in axes))
@@ -159,7 +158,6 @@ def tensor_reduce(op, data, axis, negate=False, keepdims=False, dtype=None, mask
         axes = last
     out = _new(api, shape, dtype or data.dtype)
     _isa.tensor_reduce(out, op, data, axes, negate=negate, keepdims=keepdims)
-    del _reducer
     return _result(api, out, mask)
 
 

@@ -29,10 +29,10 @@ from .. import language_two as _nl2
 from ..actfuncs import ACT
 from ..alu import NUMPY_ALIASES, OPS, AluOp
 from ..runtime import current
-from ..tensor import MemoryRegion, NkiTensor
+from ..tensor import NkiTensor
 from . import index as _index
 from .index import Grid, arange, mgrid  # noqa: F401  (nl.arange, nl.mgrid)
-from .tensor import BlockTile, LegacyTensor, legacy
+from .tensor import BlockTile, LegacyTensor, legacy  # noqa: F401  (LegacyTensor: the tile type)
 
 # ---- names shared with the current API (buffers, dtypes, SPMD, loops, tile sizes) ----
 sbuf, psum, hbm, private_hbm, shared_hbm = _nl.sbuf, _nl.psum, _nl.hbm, _nl.private_hbm, _nl.shared_hbm
