@@ -125,6 +125,51 @@ def _mamba(version, channels=256, seq=512, state=8):
         f"fused mamba {version} fp32 channels={channels} seq={seq} state={state}"
 
 
+def _flash(direction, s=1024, heads=2, kv_heads=1):
+    k = kernels("flash_attention.py")
+    nki = k.nki
+    r = _rng(15)
+    d = 128
+
+    def u(*shape):
+        return ((r.random(shape) - 0.5) * 2).astype(np.float32)
+    q, kk, dy = u(1, heads, d, s), u(1, kv_heads, d, s), u(1, heads, d, s)
+    rep = heads // kv_heads
+
+    def forward():
+        K = np.repeat(kk, rep, 1)
+        V = np.repeat(v, rep, 1)
+        sc = np.einsum("bhdq,bhdk->bhqk", q / np.float32(np.sqrt(d)), K)
+        sc[:, :, np.triu(np.ones((s, s), bool), 1)] = -9984.0
+        p = np.exp(sc - sc.max(-1, keepdims=True))
+        return p / p.sum(-1, keepdims=True), K, V
+
+    if direction == "fwd":
+        v = u(1, kv_heads, s, d)
+        config = k.FlashConfig(seq_tile_size=512, training=False, should_transpose_v=False)
+        fn = nki.baremetal(k.flash_fwd)[1, kv_heads]
+
+        def ref():
+            p, K, V = forward()
+            return p @ V
+        return (lambda: nki.simulate_kernel(fn, q, kk, v, None, use_causal_mask=True, mixed_precision=True,
+                                            config=config)), ref, f"flash attention fwd fp32 GQA {heads}/{kv_heads} S={s}"
+    v = u(1, kv_heads, d, s)
+    o = u(1, heads, d, s)
+    lse = r.random((1, heads, 128, s // 128)).astype(np.float32)
+    fn = nki.baremetal(k.flash_attn_bwd)[1, kv_heads]
+
+    def ref_bwd():
+        p, K, V = forward()
+        dp = np.einsum("bhdq,bhdk->bhqk", dy, V)
+        ds = (dp - (dp * p).sum(-1, keepdims=True)) * p
+        return (np.einsum("bhdk,bhqk->bhdq", K, ds), np.einsum("bhdq,bhqk->bhdk", q, ds),
+                np.einsum("bhdq,bhqk->bhdk", dy, p))
+    return (lambda: nki.simulate_kernel(fn, q, kk, v, o, dy, lse, None, use_causal_mask=True,
+                                        mixed_precision=True)), ref_bwd, \
+        f"flash attention bwd fp32 GQA {heads}/{kv_heads} S={s}"
+
+
 def _instructions(fn):
     fn()
     return len(current_nki.last_run().trace.events)
@@ -144,6 +189,7 @@ def cases():
               lambda: _matmul("nki_matmul_tiled_", 512, 512, 1024, ml_dtypes.bfloat16, legacy=True),
               lambda: _matmul("nki_matmul_fully_optimized_", 512, 512, 1024, ml_dtypes.bfloat16, legacy=True,
                               TILES_IN_BLOCK_M=2, TILES_IN_BLOCK_N=2, TILES_IN_BLOCK_K=2),
+              lambda: _flash("fwd"), lambda: _flash("bwd"),
               lambda: _mamba("mamba_v1"), lambda: _mamba("mamba_v2"), lambda: _mamba("mamba_v3")]
     for make in makers:
         fn, ref, name = make()
