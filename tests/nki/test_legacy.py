@@ -439,3 +439,30 @@ def test_psum_matmul_operand_is_staged_and_blocks_index_partially():
     np.testing.assert_allclose(run(k, a, b), a @ b, rtol=1e-4, atol=1e-4)
     names = [e.name for e in current_nki.last_run().trace.events]
     assert names.index("nisa.tensor_copy") < names.index("nisa.nc_matmul")     # the staging copy
+
+
+def test_an_index_outside_the_tensor_needs_a_mask_that_leaves_it_out():
+    a = np.arange(100 * 4, dtype=np.float32).reshape(100, 4)
+    ix, iy = nl.arange(128)[:, None], nl.arange(4)[None, :]
+
+    def masked(x):
+        out = nl.ndarray((100, 4), nl.float32, buffer=nl.shared_hbm)
+        t = nl.load(x[ix, iy], mask=(ix < 100))
+        nl.store(out[ix, iy], t, mask=(ix < 100))
+        return out
+    np.testing.assert_array_equal(run(masked, a), a)
+
+    def unmasked(x):
+        nl.load(x[ix, iy])
+    with pytest.raises(ConstraintError, match="lie inside its size 100"):
+        run(unmasked, a)
+
+    def too_wide(x):
+        nl.load(x[ix, iy], mask=(ix < 110))
+    with pytest.raises(ConstraintError, match="need a mask"):
+        run(too_wide, a)
+
+    def as_operand(x):
+        nisa.tensor_copy(x[ix, iy])
+    with pytest.raises(ConstraintError):
+        run(as_operand, a)

@@ -79,8 +79,37 @@ def _affine(api, d, idx: np.ndarray, ndim: int):
     return base, coef
 
 
+class OutOfBoundsIndex:
+    """``hbm[i * 128 + ix, iy]`` whose indices step outside the tensor (the last row tile of the
+    tutorials' tail handling). Only ``nl.load`` / ``nl.store`` take it, with a ``mask=`` that leaves out
+    every outside position; anything else raises the bounds error."""
+
+    def __init__(self, tensor, arrays, shape, error: ConstraintError):
+        self.tensor, self.arrays, self.index_shape, self.error = tensor, arrays, shape, error
+
+    def inside(self) -> np.ndarray:
+        """Which positions of the index grid lie inside the tensor."""
+        ok = np.ones(self.index_shape, bool)
+        for a, n in zip(self.arrays, self.tensor.shape):
+            ok &= (a >= 0) & (a < n)
+        return ok
+
+    def within(self, box):
+        """The in-bounds view of the grid positions in ``box`` (slices of the index grid)."""
+        sub = tuple(np.broadcast_to(a, self.index_shape)[box] for a in self.arrays)
+        return affine_view(self.tensor, sub)
+
+    @property
+    def shape(self):
+        raise self.error
+
+    def __getattr__(self, name):
+        raise self.error
+
+
 def affine_view(t, key):
-    """The view ``t[key]`` for a key holding index arrays (and ints / full slices)."""
+    """The view ``t[key]`` for a key holding index arrays (and ints / full slices); for an HBM tensor whose
+    indices step outside it, an ``OutOfBoundsIndex`` (for masked loads and stores)."""
     key = key if isinstance(key, tuple) else (key,)
     if len(key) != len(t.shape):
         raise ConstraintError(API, "key", f"one index per dim of the {len(t.shape)}-d tensor", len(key))
@@ -114,7 +143,11 @@ def affine_view(t, key):
         lo = base + sum(c * (shape[k] - 1) for k, c in enumerate(coef) if c < 0)
         hi = base + sum(c * (shape[k] - 1) for k, c in enumerate(coef) if c > 0)
         if lo < 0 or hi >= n:
-            raise ConstraintError(API, "key", f"indices of dim {d} lie inside its size {n}", (lo, hi))
+            err = ConstraintError(API, "key", f"indices of dim {d} lie inside its size {n} (outside positions "
+                                  "need a mask on nl.load / nl.store)", (lo, hi))
+            if t.on_chip:
+                raise err
+            return OutOfBoundsIndex(t, arrays, shape, err)
         if any(c < 0 for c in coef):
             raise ConstraintError(API, "key", "index coefficients are >= 0 (no reversed access patterns)", coef)
         if t.on_chip and d == 0 and any(c for k, c in enumerate(coef) if k > 0):

@@ -200,10 +200,35 @@ def _box(m):
     return box if m[box].all() else None
 
 
+def _masked_box(api, idx, mask):
+    """For an index stepping outside its tensor: the box of the mask, which must leave out every outside
+    position (else the bounds error stands)."""
+    m = _index.mask_array(api, mask, idx.index_shape)
+    if m is None:
+        raise idx.error
+    if (m & ~idx.inside()).any():
+        raise idx.error
+    box = _box(m)
+    if box is None:
+        raise UnsupportedError(api, "a mask that is not a box around an out-of-bounds index",
+                               "the DMA moves one access pattern")
+    return box
+
+
+def _load_outside(api, idx, mask, dtype):
+    box = _masked_box(api, idx, mask)
+    out = legacy(current(api).allocate(idx.index_shape, dtype or idx.tensor.dtype, sbuf, "", api))
+    if box:
+        _isa.dma_copy(dst=out[box], src=idx.within(box))
+    return out
+
+
 def load(src, mask=None, dtype=None, **kwargs):
     """A new SBUF tile holding ``src`` (``dma_copy``); with ``mask``, only the masked elements: a box mask
     (``ix < n``) moves just that box, any other mask moves everything and keeps the masked elements."""
     api = "nl.load"
+    if isinstance(src, _index.OutOfBoundsIndex):
+        return _load_outside(api, src, mask, dtype)
     if not isinstance(src, NkiTensor):
         raise ConstraintError(api, "src", "an HBM tensor (or a view of one)", type(src).__name__)
     src = _as_tile_source(src)
@@ -234,6 +259,15 @@ def load_transpose2d(src, dtype=None, mask=None, **kwargs):
 def store(dst, value, mask=None, **kwargs):
     """Write ``value`` into ``dst`` (``dma_copy``); with ``mask``, only the masked elements (a box)."""
     api = "nl.store"
+    if isinstance(dst, _index.OutOfBoundsIndex):
+        box = _masked_box(api, dst, mask)
+        if box:
+            if value.in_psum:
+                staged = current(api).allocate(value.shape, value.dtype, sbuf, "", api)
+                _isa.tensor_copy(staged, value)
+                value = staged
+            _isa.dma_copy(dst=dst.within(box), src=value[box])
+        return
     if isinstance(value, BlockTile) or isinstance(dst, BlockTile):
         raise ConstraintError(api, "value", "a tile (index a block tile by its block first)", type(value).__name__)
     m = _index.mask_array(api, mask, dst.shape)
