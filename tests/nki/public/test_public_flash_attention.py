@@ -111,3 +111,25 @@ def test_flash_attn_bwd(target, kernels, nheads, nheads_kv, sliding_window, with
     assert len(outs) == (4 if with_sinks else 3)
     for got, want in zip(outs, (dq, dk, dv, dsinks)):
         np.testing.assert_allclose(got, want, atol=1e-2, rtol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_fused_self_attention_sd_small_head(target, kernels, dtype):
+    # published (test/unit/test_SD_attention_small_head.py): q (bs, d, S), k and v (bs, S, d) uniform in
+    # [0, 1), cast to the kernel dtype, softmax scale 0.125, allclose(atol=1e-2) against fp32 math; S 512
+    # here (published 4096)
+    import ml_dtypes
+    k = kernels("flash_attention.py")
+    nki = k.nki
+    rng = np.random.default_rng(13)
+    bs, d, s = 1, 128, 512
+    q = rng.random((bs, d, s)).astype(np.float32)
+    kk = rng.random((bs, s, d)).astype(np.float32)
+    v = rng.random((bs, s, d)).astype(np.float32)
+    dt = np.float32 if dtype == "float32" else ml_dtypes.bfloat16
+    out = nki.simulate_kernel(nki.baremetal(k.fused_self_attn_for_SD_small_head_size)[bs],
+                              q.astype(dt), kk.astype(dt), v.astype(dt))
+    sc = np.einsum("bds,btd->bst", q.astype(np.float64) * 0.125, kk.astype(np.float64))
+    p = np.exp(sc - sc.max(-1, keepdims=True))
+    want = (p / p.sum(-1, keepdims=True)) @ v.astype(np.float64)
+    np.testing.assert_allclose(out.astype(np.float64), want, atol=1e-2, rtol=0)

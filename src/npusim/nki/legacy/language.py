@@ -294,8 +294,14 @@ def store(dst, value, mask=None, **kwargs):
 
 
 def copy(x, dtype=None, mask=None, **kwargs):
-    """A copy of the tile ``x`` (ScalarE ``activation(copy)``, as the current ``nl.copy``)."""
-    return _apply_mask("nl.copy", legacy(_nl.copy(x, dtype)), mask)
+    """A copy of the tile ``x`` in SBUF (the legacy docstring: "allocated on SBUF", also for a PSUM ``x``;
+    the current nl.copy stays in x's buffer), made by ScalarE ``activation(copy)`` as the current one."""
+    api = "nl.copy"
+    if not isinstance(x, NkiTensor) or not x.on_chip:
+        raise ConstraintError(api, "x", "a tile in SBUF or PSUM", getattr(x, "buffer", type(x).__name__))
+    out = legacy(current(api).allocate(x.shape, dtype or x.dtype, sbuf, "", api))
+    _isa.activation(out, ACT["copy"], x)
+    return _apply_mask(api, out, mask)
 
 
 class LoopReduce:
