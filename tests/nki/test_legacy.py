@@ -466,3 +466,29 @@ def test_an_index_outside_the_tensor_needs_a_mask_that_leaves_it_out():
         nisa.tensor_copy(x[ix, iy])
     with pytest.raises(ConstraintError):
         run(as_operand, a)
+
+
+def test_hbm_slice_past_the_end_under_a_mask_and_masked_dma_copy():
+    a = np.arange(200 * 4, dtype=np.float32).reshape(200, 4)
+
+    def k(x):
+        out = nl.ndarray((200, 4), nl.float32, buffer=nl.shared_hbm)
+        ip = nl.arange(128)[:, None] + 128
+        t = nl.ndarray((128, 4), nl.float32)
+        nisa.dma_copy(dst=t, src=x[128:256, :], mask=(ip < 200))      # rows 200..255 do not exist
+        nl.store(out[0:128, :], nl.load(x[0:128, :]))
+        nl.store(out[128:256, :], t, mask=(ip < 200))
+        return out
+    np.testing.assert_array_equal(run(k, a), a)
+
+    def unmasked(x):
+        nl.load(x[128:256, :])
+    with pytest.raises(ConstraintError, match="lie inside its size 200"):
+        run(unmasked, a)
+
+    def not_a_box(x):
+        ip, i_f = nl.arange(128)[:, None], nl.arange(4)[None, :]
+        t = nl.load(x[0:128, :])
+        nisa.dma_copy(dst=t, src=x[0:128, :], mask=(ip + i_f < 100))
+    with pytest.raises(UnsupportedError, match="not a box"):
+        run(not_a_box, a)

@@ -107,6 +107,31 @@ class OutOfBoundsIndex:
         raise self.error
 
 
+def slices_as_arrays(key, shape):
+    """``(slice, int, ...)`` as index arrays, one grid axis per slice (ints drop their dim, as on HBM; an
+    open bound is the dim's start or end); None for negative bounds or steps."""
+    key = key if isinstance(key, tuple) else (key,)
+    if len(key) != len(shape):
+        return None
+    slices = [k for k in key if isinstance(k, slice)]
+    out, axis = [], 0
+    for k, n in zip(key, shape):
+        if isinstance(k, (int, np.integer)):
+            out.append(int(k))
+            continue
+        if not isinstance(k, slice) or k.step not in (None, 1):
+            return None
+        start = 0 if k.start is None else int(k.start)
+        stop = n if k.stop is None else int(k.stop)
+        if start < 0 or stop < start:
+            return None
+        dims = [1] * len(slices)
+        dims[axis] = stop - start
+        out.append(np.arange(start, stop, dtype=np.int64).reshape(dims))
+        axis += 1
+    return tuple(out)
+
+
 def affine_view(t, key):
     """The view ``t[key]`` for a key holding index arrays (and ints / full slices); for an HBM tensor whose
     indices step outside it, an ``OutOfBoundsIndex`` (for masked loads and stores)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.errors import ConstraintError
+from ...core.errors import ConstraintError, UnsupportedError
 from .. import isa as _isa
 from ..runtime import current
 from ..tensor import MemoryRegion, NkiTensor
@@ -260,10 +260,27 @@ def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **k
 
 
 def dma_copy(dst, src, mask=None, **kwargs):
-    """The legacy form is already dst-first."""
-    if mask is not None:
-        raise ConstraintError("nisa.dma_copy", "mask", "no mask on dma_copy (use nl.load / nl.store)", mask)
-    return _isa.dma_copy(dst=dst, src=src)
+    """The legacy form is already dst-first; ``mask=`` (a box) moves just that box, and either side may be
+    an index stepping outside its tensor when the mask leaves the outside out (as nl.load / nl.store)."""
+    from . import index as _index
+    from .language import _box, _masked_box
+    api = "nisa.dma_copy"
+    outside = [t for t in (dst, src) if isinstance(t, _index.OutOfBoundsIndex)]
+    if not outside:
+        m = _index.mask_array(api, mask, dst.shape)
+        if m is None:
+            return _isa.dma_copy(dst=dst, src=src)
+        box = _box(m)
+        if box is None:
+            raise UnsupportedError(api, "a mask that is not a box", "the DMA moves one access pattern")
+    else:
+        box = _masked_box(api, outside[0], mask)
+    if not box:
+        return None
+
+    def part(t):
+        return t.within(box) if isinstance(t, _index.OutOfBoundsIndex) else t[box]
+    return _isa.dma_copy(dst=part(dst), src=part(src))
 
 
 __all__ = [n for n in dir() if not n.startswith("_")]
