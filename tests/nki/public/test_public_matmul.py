@@ -73,3 +73,17 @@ def test_legacy_fully_optimized(target, kernels):
     lhs_t, rhs, want = _inputs(512, 512, 1024, bf16, seed=5)
     out = k.nki_matmul_fully_optimized_(lhs_t, rhs, TILES_IN_BLOCK_M=2, TILES_IN_BLOCK_N=2, TILES_IN_BLOCK_K=2)
     _check(out, want, bf16)
+
+
+def test_contributed_blocked_matmul_with_loop_reduce(target, kernels):
+    # aws-neuron/nki-samples contributed/matmul.py (legacy): par_dim block tiles, `Z_PSUM += nc_matmul`,
+    # `nl.loop_reduce` over the K blocks. Published check: fp16 random_sample inputs,
+    # isclose(atol=1e-4, rtol=1e-2); K=512 (two K blocks of 2 tiles), M=512, N=2048 via its meta-parameters
+    k = kernels("contributed_matmul.py")
+    rng = np.random.default_rng(15)
+    a = rng.random((512, 512)).astype(np.float16)
+    b = rng.random((512, 2048)).astype(np.float16)
+    z = k.nki.baremetal()(k.matmul)(a, b, TILES_IN_BLOCK_K=2, TILES_IN_BLOCK_M=2, TILES_IN_BLOCK_N=2)
+    assert z.dtype == np.float16
+    np.testing.assert_allclose(z.astype(np.float64), a.astype(np.float64).T @ b.astype(np.float64),
+                               atol=1e-4, rtol=1e-2)
