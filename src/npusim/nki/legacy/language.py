@@ -366,6 +366,9 @@ def _psum_accumulate(dst, other) -> None:
     if other.shape != dst.shape:
         raise ConstraintError(api, "dst", "the accumulated matmul result has dst's shape", (dst.shape, other.shape))
     run = current(api)
+    from .. import rules as R
+    R.tile(api, "dst", dst)          # the tile rules, and a dead (evicted) accumulator raises here
+    R.tile(api, "moving result", other)
     acc = dst.read(api).astype(np.float32) + other.read(api).astype(np.float32)
     dst.write(acc.astype(dst.tv.dtype.np))
     run.issue(api, "tensor", 0, reads=[other], writes=[dst], args={"accumulate": True})
