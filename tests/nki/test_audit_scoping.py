@@ -166,3 +166,27 @@ def test_inner_loop_tiles_die_before_outer_ones():
 def test_ranges_outside_a_kernel_are_plain_ranges():
     assert list(nl.affine_range(3)) == [0, 1, 2]
     assert nl.sequential_range(2, 8, 3) == range(2, 8, 3)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.integers(1, 25), min_size=1, max_size=8))
+def test_property_loop_tiles_fit_when_each_iteration_fits(sizes_kib8):
+    # per iteration one tile of 8 KiB multiples (up to 200 KiB of trn2's 212984 B): each fits alone, so the
+    # loop runs whatever the sum, lapsed tiles giving way; every stored value is the one its iteration wrote
+    sizes = [s * 2048 for s in sizes_kib8]      # fp32 elements per partition
+
+    @nki.jit
+    def k(a):
+        out = nl.ndarray((len(sizes), 128, 1), nl.float32, buffer=nl.shared_hbm)
+        for i in nl.affine_range(len(sizes)):
+            t = nl.ndarray((128, sizes[i]), nl.float32, buffer=nl.sbuf)
+            nisa.memset(t, float(i + 1))
+            nisa.dma_copy(dst=out[i], src=t[:, sizes[i] - 1:sizes[i]])
+        return out
+    y = nki.simulate(k, target="trn2")(np.zeros((1, 1), np.float32))
+    want = np.repeat(np.arange(1, len(sizes) + 1, dtype=np.float32)[:, None], 128, axis=1)
+    np.testing.assert_array_equal(y[:, :, 0], want)
+    assert nki.last_run().peak[nl.sbuf] <= 212984
