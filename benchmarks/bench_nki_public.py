@@ -170,6 +170,28 @@ def _flash(direction, s=1024, heads=2, kv_heads=1):
         f"flash attention bwd fp32 GQA {heads}/{kv_heads} S={s}"
 
 
+def _adaptive_pool():
+    k = kernels("vision.py")
+    x = _rng(16).standard_normal((2, 128, 28, 28)).astype(np.float32)
+    fn = k.nki.baremetal(k.adaptive_avg_pool2d_kernel)
+    return (lambda: k.nki.simulate_kernel(fn, x, 7)), (lambda: x.reshape(2, 128, 7, 4, 7, 4).mean(axis=(3, 5))), \
+        "adaptive avg pool2d fp32 (2, 128, 28, 28) -> 7x7"
+
+
+def _sd_attention(s=512):
+    k = kernels("flash_attention.py")
+    r = _rng(17)
+    q, kk, v = r.random((1, 128, s)).astype(np.float32), r.random((1, s, 128)).astype(np.float32), \
+        r.random((1, s, 128)).astype(np.float32)
+    fn = k.nki.baremetal(k.fused_self_attn_for_SD_small_head_size)[1]
+
+    def ref():
+        sc = (q[0].T * np.float32(0.125)) @ kk[0].T
+        p = np.exp(sc - sc.max(1, keepdims=True))
+        return (p / p.sum(1, keepdims=True)) @ v[0]
+    return (lambda: k.nki.simulate_kernel(fn, q, kk, v)), ref, f"fused self attention (SD, small head) fp32 S={s}"
+
+
 def _instructions(fn):
     fn()
     return len(current_nki.last_run().trace.events)
@@ -189,7 +211,7 @@ def cases():
               lambda: _matmul("nki_matmul_tiled_", 512, 512, 1024, ml_dtypes.bfloat16, legacy=True),
               lambda: _matmul("nki_matmul_fully_optimized_", 512, 512, 1024, ml_dtypes.bfloat16, legacy=True,
                               TILES_IN_BLOCK_M=2, TILES_IN_BLOCK_N=2, TILES_IN_BLOCK_K=2),
-              lambda: _flash("fwd"), lambda: _flash("bwd"),
+              lambda: _flash("fwd"), lambda: _flash("bwd"), _adaptive_pool, _sd_attention,
               lambda: _mamba("mamba_v1"), lambda: _mamba("mamba_v2"), lambda: _mamba("mamba_v3")]
     for make in makers:
         fn, ref, name = make()
