@@ -492,3 +492,7 @@ def test_hbm_slice_past_the_end_under_a_mask_and_masked_dma_copy():
         nisa.dma_copy(dst=t, src=x[0:128, :], mask=(ip + i_f < 100))
     with pytest.raises(UnsupportedError, match="not a box"):
         run(not_a_box, a)
+
+
+def test_spmd_dim_over_cores_is_the_product():
+    assert nl.spmd_dim(3, nl.nc(2)) == 6 and nl.spmd_dim(4) == 4

@@ -2,6 +2,7 @@
 run through npusim.nki.compat's import aliases: `import nki` and `import neuronxcc.nki` as published."""
 import importlib.util
 import pathlib
+import sys
 
 import pytest
 
@@ -16,6 +17,8 @@ def load_kernels(filename: str):
     """Import a kernel file as published (its own imports resolved by compat.install())."""
     if filename not in _loaded:
         compat.install()
+        if str(KERNELS) not in sys.path:
+            sys.path.append(str(KERNELS))      # kernel files import their published siblings by name
         path = KERNELS / filename
         spec = importlib.util.spec_from_file_location(f"nki_public_{path.stem}", path)
         module = importlib.util.module_from_spec(spec)

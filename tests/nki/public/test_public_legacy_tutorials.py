@@ -113,3 +113,15 @@ def test_layernorm_tail_rows(target, kernels):
     want = _layernorm_ref(x, 1e-5, gamma, beta)
     for kernel in (k.nki_layernorm_kernel_v1, k.nki_layernorm_kernel_v2):
         np.testing.assert_allclose(kernel(x, 1e-5, gamma, beta), want, atol=1e-4, rtol=1e-2)
+
+
+def test_tensor_add_spmd_multiple_cores(target, kernels):
+    # published: fp16 512x2048, grid [nl.spmd_dim(grid_x, nl.nc(2)), grid_y], allclose(atol=1e-4, rtol=1e-2)
+    k = kernels("spmd_multiple_nc_tensor_addition_nki_kernels.py")
+    rng = np.random.default_rng(16)
+    a = rng.random((512, 2048)).astype(np.float16)
+    b = rng.random((512, 2048)).astype(np.float16)
+    out = k.nki_tensor_add_nc2(a, b)
+    np.testing.assert_allclose(out.astype(np.float32), (a + b).astype(np.float32), atol=1e-4, rtol=1e-2)
+    np.testing.assert_array_equal(out, a + b)
+    assert current_nki.last_run().grid == (4, 4)

@@ -73,6 +73,24 @@ affine_range, sequential_range, static_range = _nl.affine_range, _nl.sequential_
 ds, device_print = _nl.ds, _nl.device_print
 
 
+class nc:
+    """``nl.nc(n)``: n NeuronCores for one SPMD grid dimension (``kernel[nl.spmd_dim(g, nl.nc(2)), ...]``)."""
+    __slots__ = ("count",)
+
+    def __init__(self, count):
+        self.count = int(count)
+
+
+def spmd_dim(*dims) -> int:
+    """``nl.spmd_dim(grid, nl.nc(2))``: one grid dimension of ``grid`` programs per core times the cores,
+    i.e. ``program_id`` runs over the product. npusim runs every program on one NeuronCore's timeline
+    (the cores are not modelled apart; the current API's LNC2 model is the nkib branch's)."""
+    n = 1
+    for d in dims:
+        n *= d.count if isinstance(d, nc) else int(d)
+    return n
+
+
 class par_dim:
     """``nl.par_dim(n)``: marks the partition dim of a tile's shape."""
     __slots__ = ("size",)
