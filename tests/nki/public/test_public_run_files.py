@@ -15,6 +15,7 @@ KERNELS = pathlib.Path(__file__).parent / "kernels"
     ("transpose2d_nki_kernels.py", "NKI and NumPy match"),
     ("average_pool2d_nki_kernels.py", "NKI and NumPy match"),
     ("rmsnorm_nki_kernels.py", "NKI and NumPy match"),
+    ("spmd_multiple_nc_tensor_addition_nki_kernels.py", "NKI and NumPy match"),   # imports its sibling
 ])
 def test_published_main_runs_unchanged(filename, says, capsys):
     compat.uninstall()
