@@ -21,6 +21,7 @@ engine = _isa.engine
 nc_version = _isa.nc_version
 get_nc_version = _isa.get_nc_version
 reduce_cmd = _isa.reduce_cmd
+dge_mode, oob_mode = _isa.dge_mode, _isa.oob_mode
 NkiValidationError = _isa.NkiValidationError
 # the legacy engine names (nisa.vector_engine ...)
 tensor_engine, vector_engine, scalar_engine = engine.tensor, engine.vector, engine.scalar
@@ -266,10 +267,11 @@ def dma_copy(dst, src, mask=None, **kwargs):
     from .language import _box, _masked_box
     api = "nisa.dma_copy"
     outside = [t for t in (dst, src) if isinstance(t, _index.OutOfBoundsIndex)]
+    options = {k: kwargs[k] for k in ("dge_mode", "oob_mode") if k in kwargs}
     if not outside:
         m = _index.mask_array(api, mask, dst.shape)
         if m is None:
-            return _isa.dma_copy(dst=dst, src=src)
+            return _isa.dma_copy(dst=dst, src=src, **options)
         box = _box(m)
         if box is None:
             raise UnsupportedError(api, "a mask that is not a box", "the DMA moves one access pattern")
@@ -280,7 +282,7 @@ def dma_copy(dst, src, mask=None, **kwargs):
 
     def part(t):
         return t.within(box) if isinstance(t, _index.OutOfBoundsIndex) else t[box]
-    return _isa.dma_copy(dst=part(dst), src=part(src))
+    return _isa.dma_copy(dst=part(dst), src=part(src), **options)
 
 
 __all__ = [n for n in dir() if not n.startswith("_")]
