@@ -13,7 +13,8 @@ from ...core.errors import ConstraintError, UnsupportedError
 from .. import isa as _isa
 from ..runtime import current
 from ..tensor import MemoryRegion, NkiTensor
-from .language import MATMUL_RESULTS, _apply_mask
+from .assign import MATMUL_RESULTS
+from .movement import _apply_mask
 from .tensor import legacy
 
 # the enums and constants are the current ones
@@ -264,7 +265,7 @@ def dma_copy(dst, src, mask=None, **kwargs):
     """The legacy form is already dst-first; ``mask=`` (a box) moves just that box, and either side may be
     an index stepping outside its tensor when the mask leaves the outside out (as nl.load / nl.store)."""
     from . import index as _index
-    from .language import _box, _masked_box
+    from .movement import _box, _masked_box
     api = "nisa.dma_copy"
     outside = [t for t in (dst, src) if isinstance(t, _index.OutOfBoundsIndex)]
     options = {k: kwargs[k] for k in ("dge_mode", "oob_mode") if k in kwargs}

@@ -15,14 +15,12 @@ rules, casts, costs and timeline are the same; what differs is the legacy surfac
 """
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, fields
 
 import ml_dtypes
 import numpy as np
 
-from ...core.errors import ConstraintError, UnsupportedError
-from ...core.view import TensorView
+from ...core.errors import ConstraintError
 from .. import isa as _isa
 from .. import language as _nl
 from .. import language_two as _nl2
@@ -33,6 +31,8 @@ from ..tensor import NkiTensor
 from . import index as _index
 from .index import Grid, arange, mgrid  # noqa: F401  (nl.arange, nl.mgrid)
 from .tensor import BlockTile, LegacyTensor, legacy  # noqa: F401  (LegacyTensor: the tile type)
+from .movement import _apply_mask, load, load_transpose2d, store  # noqa: F401  (nl.load ...)
+from .assign import MATMUL_RESULTS, LoopReduce, assign, loop_reduce, update  # noqa: F401  (t[k] = v ...)
 
 # ---- names shared with the current API (buffers, dtypes, SPMD, loops, tile sizes) ----
 sbuf, psum, hbm, private_hbm, shared_hbm = _nl.sbuf, _nl.psum, _nl.hbm, _nl.private_hbm, _nl.shared_hbm
@@ -173,144 +173,6 @@ def shared_constant(constant, dtype=None, **kwargs):
     return legacy(t)
 
 
-# ---- masks ----
-
-def _masked_into(dst, tmp, mask) -> None:
-    """Store ``tmp``'s values into ``dst`` where ``mask`` holds (both (P, ...) tiles of one shape)."""
-    dst._fresh_init(dst.root or dst)       # a new allocation's init map is an earlier tensor's: clear it first
-    dst.tv.write(tmp.read("mask"), where=mask)
-
-
-def _apply_mask(api, out, mask):
-    """``out`` was computed whole; a new tile holding only its masked elements (None: ``out`` itself)."""
-    m = _index.mask_array(api, mask, out.shape)
-    if m is None:
-        return out
-    res = legacy(current(api).allocate(out.shape, out.dtype, out.buffer, "", api))
-    _masked_into(res, out, m)
-    return res
-
-
-# ---- data movement ----
-
-def _as_tile_source(src):
-    # a 1-D HBM view (A[c0:c1, j], strided) loads as a column: one element per partition
-    v = src.tv
-    if len(src.shape) == 0:         # one element (sinks[b, h]): a (1, 1) tile
-        return src._derive(TensorView(v.memory, v.offset, (1, 1), (v.dtype.itemsize, v.dtype.itemsize), v.dtype,
-                                      api="nl.load"))
-    if len(src.shape) != 1:
-        return src
-    return src._derive(TensorView(v.memory, v.offset, (v.shape[0], 1), (v.strides[0], v.dtype.itemsize),
-                                  v.dtype, api="nl.load"))
-
-
-def _box(m):
-    """The slices of the box ``m`` is true on, or None when ``m`` is not a box (rectangular)."""
-    box = []
-    for axis in range(m.ndim):
-        any_other = m.any(axis=tuple(a for a in range(m.ndim) if a != axis))
-        idx = np.flatnonzero(any_other)
-        if idx.size == 0:
-            return ()
-        box.append(slice(int(idx[0]), int(idx[-1]) + 1))
-    box = tuple(box)
-    return box if m[box].all() else None
-
-
-def _masked_box(api, idx, mask):
-    """For an index stepping outside its tensor: the box of the mask, which must leave out every outside
-    position (else the bounds error stands)."""
-    m = _index.mask_array(api, mask, idx.index_shape)
-    if m is None:
-        raise idx.error
-    if (m & ~idx.inside()).any():
-        raise idx.error
-    box = _box(m)
-    if box is None:
-        raise UnsupportedError(api, "a mask that is not a box around an out-of-bounds index",
-                               "the DMA moves one access pattern")
-    return box
-
-
-def _load_outside(api, idx, mask, dtype):
-    box = _masked_box(api, idx, mask)
-    out = legacy(current(api).allocate(idx.index_shape, dtype or idx.tensor.dtype, sbuf, "", api))
-    if box:
-        _isa.dma_copy(dst=out[box], src=idx.within(box))
-    return out
-
-
-def load(src, mask=None, dtype=None, **kwargs):
-    """A new SBUF tile holding ``src`` (``dma_copy``); with ``mask``, only the masked elements: a box mask
-    (``ix < n``) moves just that box, any other mask moves everything and keeps the masked elements."""
-    api = "nl.load"
-    if isinstance(src, _index.OutOfBoundsIndex):
-        return _load_outside(api, src, mask, dtype)
-    if not isinstance(src, NkiTensor):
-        raise ConstraintError(api, "src", "an HBM tensor (or a view of one)", type(src).__name__)
-    src = _as_tile_source(src)
-    m = _index.mask_array(api, mask, src.shape)
-    if m is None:
-        return legacy(_nl.load(src, dtype=dtype))
-    out = legacy(current(api).allocate(src.shape, dtype or src.dtype, sbuf, "", api))
-    box = _box(m)
-    if box is not None:
-        if box:
-            _isa.dma_copy(dst=out[box], src=src[box])
-        return out
-    tmp = _nl.load(src, dtype=dtype)
-    _masked_into(out, tmp, m)
-    return out
-
-
-def load_transpose2d(src, dtype=None, mask=None, **kwargs):
-    """``nl.load_transpose2d``: a 2-D HBM ``[A, B]`` view loaded transposed into an SBUF ``[B, A]`` tile: one
-    ``dma_copy`` through the swapped access pattern (charged as a DMA of the same bytes; the element-wise
-    descriptors of a transposing DMA are not modelled)."""
-    api = "nl.load_transpose2d"
-    if not isinstance(src, NkiTensor) or src.on_chip or len(src.shape) != 2:
-        raise ConstraintError(api, "src", "a 2-D HBM tensor view", getattr(src, "shape", type(src).__name__))
-    return load(_index.permuted(src, [1, 0]), mask=mask, dtype=dtype)
-
-
-def store(dst, value, mask=None, **kwargs):
-    """Write ``value`` into ``dst`` (``dma_copy``); with ``mask``, only the masked elements (a box)."""
-    api = "nl.store"
-    if isinstance(dst, _index.OutOfBoundsIndex):
-        box = _masked_box(api, dst, mask)
-        if box:
-            if value.in_psum:
-                staged = current(api).allocate(value.shape, value.dtype, sbuf, "", api)
-                _isa.tensor_copy(staged, value)
-                value = staged
-            _isa.dma_copy(dst=dst.within(box), src=value[box])
-        return
-    if isinstance(value, BlockTile) or isinstance(dst, BlockTile):
-        raise ConstraintError(api, "value", "a tile (index a block tile by its block first)", type(value).__name__)
-    m = _index.mask_array(api, mask, dst.shape)
-    if not isinstance(value, NkiTensor):
-        tile = full(dst.shape if len(dst.shape) > 1 else (dst.shape[0], 1), value, dst.dtype)
-        value = tile
-    if value.in_psum:
-        # the DMA engines do not read PSUM (current rule); the legacy compiler staged such stores through
-        # SBUF, so a VectorE copy is charged here
-        staged = current(api).allocate(value.shape, value.dtype, sbuf, "", api)
-        _isa.tensor_copy(staged, value)
-        value = staged
-    if m is None:
-        _nl.store(dst, value)
-        return
-    box = _box(m)
-    if box is None:
-        raise UnsupportedError(api, "a store mask that is not a box (e.g. ix < n & iy < m)",
-                               "the DMA moves one access pattern")
-    if box:
-        if value.shape != dst.shape:
-            raise ConstraintError(api, "value", "a masked store's value has dst's shape", value.shape)
-        _isa.dma_copy(dst=dst[box], src=value[box])
-
-
 def copy(x, dtype=None, mask=None, **kwargs):
     """A copy of the tile ``x`` in SBUF (the legacy docstring: "allocated on SBUF", also for a PSUM ``x``;
     the current nl.copy stays in x's buffer), made by ScalarE ``activation(copy)`` as the current one."""
@@ -320,92 +182,6 @@ def copy(x, dtype=None, mask=None, **kwargs):
     out = legacy(current(api).allocate(x.shape, dtype or x.dtype, sbuf, "", api))
     _isa.activation(out, ACT["copy"], x)
     return _apply_mask(api, out, mask)
-
-
-class LoopReduce:
-    """What ``nl.loop_reduce(x, op, loop_indices)`` returns: assigned into ``dst`` it accumulates
-    ``dst = op(dst, x)`` across the iterations of the named loops (``assign``)."""
-    __slots__ = ("x", "op", "first", "dtype")
-
-    def __init__(self, x, op, first, dtype):
-        self.x, self.op, self.first, self.dtype = x, op, first, dtype
-
-
-def loop_reduce(x, op, loop_indices, dtype=None, mask=None, **kwargs):
-    """``dst[...] = nl.loop_reduce(x, op=np.add, loop_indices=[k])``: dst accumulates ``op`` over the loop
-    iterations. npusim's reading: the iteration where every named loop index is 0 initializes dst (a copy
-    of x), every later one updates it in place (``tensor_tensor(dst, dst, x, op)``)."""
-    api = "nl.loop_reduce"
-    from ..alu import lookup
-    a = lookup(op)
-    if a is None:
-        raise ConstraintError(api, "op", "an ALU operator (np.add, nl.maximum ...)", op)
-    try:
-        first = all(int(i) == 0 for i in loop_indices)
-    except TypeError:
-        raise ConstraintError(api, "loop_indices", "a list of the loops' index values", loop_indices) from None
-    if mask is not None and _index.mask_array(api, mask, x.shape) is not None:
-        raise UnsupportedError(api, "a partial mask", "loop_reduce accumulates whole tiles")
-    return LoopReduce(x, OPS[a.name], first, dtype)
-
-
-def assign(dst, value) -> None:
-    """``t[key] = value``: copy a tile into the view (VectorE ``tensor_copy``, casting to dst's dtype) or
-    fill it with a scalar (``memset``). Assigning a view to itself (``t[i] += x``) does nothing."""
-    if isinstance(value, LoopReduce):
-        if value.first:
-            _isa.tensor_copy(dst, value.x)
-        else:
-            _isa.tensor_tensor(dst, dst, value.x, value.op)
-        return
-    if isinstance(value, NkiTensor):
-        a, b = value.tv, dst.tv
-        if a.memory is b.memory and a.offset == b.offset and a.shape == b.shape and a.strides == b.strides \
-                and a.dtype == b.dtype:
-            return
-        _isa.tensor_copy(dst, value)
-    else:
-        _isa.memset(dst, value)
-
-
-#: legacy matmul results (nl.matmul / nisa.nc_matmul) not yet accumulated anywhere (``psum += matmul``)
-MATMUL_RESULTS = weakref.WeakSet()
-
-
-def _psum_accumulate(dst, other) -> None:
-    """``psum_tile += nl.matmul(...)``: the legacy compiler makes the matmul accumulate into dst's PSUM
-    bank. The matmul ran (and was charged) into its own PSUM tile; here its fp32 result is added into
-    dst and a zero-cycle TensorE event orders dst after it (the accumulation is part of the matmul)."""
-    api = "nisa.nc_matmul"
-    root = other.root or other
-    if root not in MATMUL_RESULTS:
-        raise ConstraintError("nl.add", "y", "psum += x takes a matmul result (nl.matmul / nisa.nc_matmul): "
-                              "otherwise both inputs would be in PSUM", "a PSUM tile")
-    if other.shape != dst.shape:
-        raise ConstraintError(api, "dst", "the accumulated matmul result has dst's shape", (dst.shape, other.shape))
-    run = current(api)
-    from .. import rules as R
-    R.tile(api, "dst", dst)          # the tile rules, and a dead (evicted) accumulator raises here
-    R.tile(api, "moving result", other)
-    acc = dst.read(api).astype(np.float32) + other.read(api).astype(np.float32)
-    dst.write(acc.astype(dst.tv.dtype.np))
-    run.issue(api, "tensor", 0, reads=[other], writes=[dst], args={"accumulate": True})
-
-
-def update(dst, name, other) -> None:
-    """``dst op= other`` in place (``tensor_tensor`` / ``tensor_scalar`` into dst); ``psum += matmul``
-    accumulates in PSUM."""
-    op = OPS[name]
-    if name == "add" and dst.in_psum and isinstance(other, NkiTensor) and other.in_psum:
-        _psum_accumulate(dst, other)
-        return
-    if isinstance(other, NkiTensor):
-        if other.shape != dst.shape and other.free_size == 1:
-            _isa.tensor_scalar(dst, dst, op, other)
-        else:
-            _isa.tensor_tensor(dst, dst, other, op)
-    else:
-        _isa.tensor_scalar(dst, dst, op, other)
 
 
 # ---- elementwise ----
