@@ -48,6 +48,9 @@ def cmd_run(args, console: Console) -> int:
     path = os.path.abspath(args.file)
     sys.argv = [path] + list(args.args)
     sys.path.insert(0, os.path.dirname(path))
+    compat = _target_module("nki", "compat")
+    if compat is not None:
+        compat.install()        # published NKI kernels import nki / neuronxcc.nki unchanged
     t0 = time.perf_counter()
     status = 0
     with profile() as prof:
