@@ -12,6 +12,7 @@ import numpy as np
 
 from ..core.dtypes import cast
 from ..core.options import options
+from . import access as _access
 from . import alu as _alu
 from . import cost as _cost
 from . import rules as R
@@ -289,11 +290,16 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
                                  f"dst {dst.shape} ({dst.size}), src {src.shape} ({src.size})",
                                  "dma_copy requires src and dst to have the same number of elements, "
                                  f"got src={src.size}, dst={dst.size}")
-    x = src.read(api)
-    if src.tv.dtype == dst.tv.dtype:
-        dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
-    else:
-        store_result(dst, _f32(x).reshape(dst.shape))
+    if not (src.is_indirect() or dst.is_indirect()):
+        x = src.read(api)
+        if src.tv.dtype == dst.tv.dtype:
+            dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
+        else:
+            store_result(dst, _f32(x).reshape(dst.shape))
+        reads, writes = [src], [dst]
+    else:       # scalar_offset / vector_offset access patterns: addresses read from SBUF now (access.py)
+        reads, writes = _access.dma_move(api, dst, src, oob_mode, lambda v, d: cast(_f32(v), d,
+                                         overflow=options().float_overflow))
     # The 16 DMA engines each serve 8 partitions: an SBUF side uses the engines of its partitions,
     # HBM<->HBM uses all (dma.py). The data phase needs those engines to itself; the fixed latency
     # overlaps across queues.
@@ -308,9 +314,9 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     q = run.dma_queue()
     ns = _cost.dma_ns(chip, nbytes, len(groups))
     data_ns = ns - chip.dma_fixed_ns
-    ready = run.ready_ns(q, reads=[src], writes=[dst])
+    ready = run.ready_ns(q, reads=reads, writes=writes)
     data_start = run.dma_engines.earliest(groups, ready + chip.dma_fixed_ns, data_ns)
-    ins = run.issue(api, q, ns, reads=[src], writes=[dst], elements=dst.partitions * dst.free_size,
+    ins = run.issue(api, q, ns, reads=reads, writes=writes, elements=dst.partitions * dst.free_size,
                     not_before_ns=data_start - chip.dma_fixed_ns)
     ev = ins.event
     run.dma_engines.reserve(groups, ev.end_ns - data_ns, data_ns)
