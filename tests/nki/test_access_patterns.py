@@ -291,7 +291,7 @@ def test_indirect_rules(run):
     cases = [
         (lambda: h.ap([[4, 8], [1, 4]], scalar_offset=i[0:1], vector_offset=i), "at most one"),
         (lambda: h.ap([[4, 8], [1, 4]], vector_offset=i, indirect_dim=2), "indirect_dim"),
-        (lambda: h.ap([[4, 4], [1, 4]], vector_offset=i), "one index per position"),
+        (lambda: h.ap([[4, 16], [1, 4]], vector_offset=i), "an index for every position"),
         (lambda: h.ap([[4, 8], [1, 4]], scalar_offset=i), "one element"),
         (lambda: h.ap([[4, 8], [1, 4]], vector_offset=f), "integer"),
         (lambda: h.ap([[4, 8], [1, 4]], vector_offset=h[0:8, 0:1]), "SBUF"),

@@ -145,9 +145,9 @@ def _check_index(index, param, pairs, dim):
         raise ConstraintError(AP, param, "an integer tensor", index.tv.dtype)
     if param == "scalar_offset" and index.size != 1:
         raise ConstraintError(AP, param, "one element", index.shape)
-    if param == "vector_offset" and index.size != pairs[dim][1]:
-        raise ConstraintError(AP, param, f"one index per position of indirect_dim {dim} "
-                              f"({pairs[dim][1]} positions)", index.shape)
+    if param == "vector_offset" and index.size < pairs[dim][1]:
+        raise ConstraintError(AP, param, f"an index for every position of indirect_dim {dim} "
+                              f"({pairs[dim][1]} positions; extra indices are unused)", index.shape)
 
 
 def _static_view(root, d, pairs, offset, parts, per, lane_stride) -> TensorView:
@@ -360,8 +360,13 @@ def select(t, dim, index):
 # ---- indirect patterns, resolved by the DMA when it runs ----
 
 def _index_values(ind: Indirect, api) -> np.ndarray:
-    idx = ind.index.read(api)
-    return np.asarray(idx, dtype=np.int64).reshape(-1)
+    """The offsets in use order. A 2-D index tile is read column by column ("Hardware uses column-major
+    flattening: flat_indices = indices.T.flatten()", the dma_transpose docstring); a (P, 1) tile is its
+    partitions in order either way."""
+    idx = np.asarray(ind.index.read(api), dtype=np.int64)
+    if idx.ndim == 2:
+        idx = idx.T
+    return idx.reshape(-1)
 
 
 def flat_elements(ind: Indirect, api) -> np.ndarray:
@@ -372,7 +377,7 @@ def flat_elements(ind: Indirect, api) -> np.ndarray:
     for k, (s, n) in enumerate(ind.pattern):
         pos = np.arange(n, dtype=np.int64)
         if k == ind.dim:
-            pos = idx if ind.vector else pos + idx[0]
+            pos = idx[:n] if ind.vector else pos + idx[0]
         r = [1] * len(shape)
         r[k] = n
         e = e + (pos * s).reshape(r)

@@ -300,6 +300,12 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     else:       # scalar_offset / vector_offset access patterns: addresses read from SBUF now (access.py)
         reads, writes = _access.dma_move(api, dst, src, oob_mode, lambda v, d: cast(_f32(v), d,
                                          overflow=options().float_overflow))
+    return dma_issue(api, run, dst, src, reads, writes)
+
+
+def dma_issue(api: str, run, dst, src, reads, writes, elements=None) -> NkiInstruction:
+    """Place one DMA transfer on the timeline (dma_copy, dma_transpose): the first free of the 16 queues,
+    the fixed latency overlapping, the data phase on the DMA engines of the partitions it touches."""
     # The 16 DMA engines each serve 8 partitions: an SBUF side uses the engines of its partitions,
     # HBM<->HBM uses all (dma.py). The data phase needs those engines to itself; the fixed latency
     # overlaps across queues.
@@ -316,13 +322,20 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     data_ns = ns - chip.dma_fixed_ns
     ready = run.ready_ns(q, reads=reads, writes=writes)
     data_start = run.dma_engines.earliest(groups, ready + chip.dma_fixed_ns, data_ns)
-    ins = run.issue(api, q, ns, reads=reads, writes=writes, elements=dst.partitions * dst.free_size,
+    if elements is None:
+        elements = dst.partitions * dst.free_size
+    ins = run.issue(api, q, ns, reads=reads, writes=writes, elements=elements,
                     not_before_ns=data_start - chip.dma_fixed_ns)
     ev = ins.event
     run.dma_engines.reserve(groups, ev.end_ns - data_ns, data_ns)
     return ins
 
+
 # ---- part two (TensorE, activation, reductions, GpSimd ...): see part_two.py ----
 from .part_two import *  # noqa: E402,F401,F403
 from .isa_matmul import VECTOR_TRANSPOSE_MAX  # noqa: E402,F401
 from .isa_tensor_scalar import tensor_scalar  # noqa: E402,F401
+from .isa_three import (dma_transpose, max8, nc_find_index8, nc_match_replace8,  # noqa: E402,F401
+                        nc_stream_shuffle)
+from .registers import (VirtualRegister, register_alloc, register_load, register_move,  # noqa: E402,F401
+                        register_store)
