@@ -37,7 +37,7 @@ class engine(enum.IntEnum):
 # Deprecated aliases kept by the SDK.
 vector_engine, scalar_engine, gpsimd_engine = engine.vector, engine.scalar, engine.gpsimd
 tensor_engine, unknown_engine = engine.tensor, engine.unknown
-dma_engine = engine.dma
+# (dma_engine is the sendrecv enum of the current API: isa_enums.dma_engine, imported at the end)
 from .isa_enums import dge_mode, oob_mode  # noqa: E402  (the DMA option enums)
 
 
@@ -337,5 +337,7 @@ from .isa_matmul import VECTOR_TRANSPOSE_MAX  # noqa: E402,F401
 from .isa_tensor_scalar import tensor_scalar  # noqa: E402,F401
 from .isa_three import (dma_transpose, max8, nc_find_index8, nc_match_replace8,  # noqa: E402,F401
                         nc_stream_shuffle)
+from .isa_enums import dma_engine  # noqa: E402,F401
+from .lnc import core_barrier, sendrecv  # noqa: E402,F401
 from .registers import (VirtualRegister, register_alloc, register_load, register_move,  # noqa: E402,F401
                         register_store)

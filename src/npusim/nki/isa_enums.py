@@ -21,3 +21,9 @@ class oob_mode(enum.IntEnum):
     """What a DMA does with an out-of-bounds indirect index."""
     error = 0       # raise
     skip = 1        # skip the element
+
+
+class dma_engine(enum.IntEnum):
+    """The DMA transfer mechanism of ``nisa.sendrecv``."""
+    dma = 1         # the standard DMA engine with CoreBarrier synchronization (the stub's values)
+    gpsimd_dma = 2  # GpSimd's internal DMA (small SBUF-to-SBUF swaps in LNC2)

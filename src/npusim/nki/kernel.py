@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core.errors import ConstraintError
 from . import spec as _spec
+from . import lnc as _lnc
 from .runtime import Run, activate
 from .tensor import MemoryRegion, NkiTensor, dtype_of
 
@@ -121,12 +122,8 @@ def launch(kernel: Kernel, args, kwargs, target=None):
     result = None
     try:
         with activate(run):
-            for program in np.ndindex(*run.grid):
-                run.program = tuple(int(i) for i in program)
-                run._shared_next = 0
-                out = kernel.fn(*targs, **tkwargs)
-                if result is None:
-                    result = out
+            # One program after another; a program may wait in sendrecv / core_barrier for another (lnc.py).
+            result = _lnc.run_programs(run, kernel.fn, targs, tkwargs)
     finally:
         run.release()           # SBUF/PSUM serve the next launch on this chip (runtime._POOL)
     # Inputs the kernel wrote come back in place.

@@ -87,6 +87,7 @@ class Run:
         self._hbm_count = 0
         self.released = False   # release() gave SBUF/PSUM to a later launch: on-chip tensors are gone
         self.scopes: list = []  # open loop-iteration scopes, innermost last (scope.py)
+        self.programs = None    # the lnc.Programs scheduler while a grid of several programs runs
 
     def release(self) -> None:
         """The launch is over: hand SBUF/PSUM back for the next launch on this chip. Only the bytes up

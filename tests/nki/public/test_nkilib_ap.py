@@ -7,6 +7,7 @@ unchanged on trn2 and trn3 against numpy references written here, at the library
   ``nc_matmul(is_transpose=True)``, ``nl.NKIObject``, LNC2 grid;
 - core/embeddings/rope.py (+ utils/tensor_view.py): strided ``.ap()`` DMA relayouts through nki-library's
   TensorView, ``nl.shared_identity_matrix``;
+- core/subkernels/indexed_flatten.py: `.ap(scalar_offset=)` scatter with `oob_mode.skip`, `nisa.sendrecv` on LNC2;
 - experimental/conv/depthwise_conv1d.py: im2col ``.ap()`` loads; it keeps loop tiles in Python lists
   (issue 15 item 1, loop scoping), so it is skipped until that rule lands.
 """
@@ -158,3 +159,30 @@ def test_depthwise_conv1d(target, n, c, w, s, stride, pad):
     got = nki.simulate(mod.depthwise_conv1d_implicit_gemm[2], target=target)(
         x, f, padding=((0, 0), pad), stride=(1, stride), feature_group_count=c)
     np.testing.assert_allclose(got, depthwise_reference(x, f, stride, pad), rtol=1e-4, atol=1e-4)
+
+
+# ---- indexed_flatten (LNC2: sendrecv between the two cores) ----
+
+def indexed_flatten_reference(x, f_len, output_len, offsets, padding=-1):
+    """The kernel docstring's pseudocode: each row's f_len blocks go to block offset + p, if in range."""
+    out = np.full((output_len // f_len, f_len), padding, np.int64)
+    blocks = x.reshape(x.shape[0], -1, f_len)
+    for e in range(x.shape[0]):
+        for p in range(blocks.shape[1]):
+            if 0 <= offsets[e] + p < out.shape[0]:
+                out[offsets[e] + p] = blocks[e, p]
+    return out.reshape(-1)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("e,t,f_len,output_len,offsets", [
+    (4, 256, 16, 512, [0, 10, 25, 30]),        # rows overlap, the last runs past the end (skipped)
+    (3, 512, 32, 1024, [2, 20, -40]),          # odd E (shard 0 takes 2 rows), a negative offset skipped
+])
+def test_indexed_flatten(target, e, t, f_len, output_len, offsets):
+    mod = load("core.subkernels.indexed_flatten")
+    x = np.arange(e * t, dtype=np.int32).reshape(e, t)      # later rows hold larger values: the cores' max
+    offs = np.array(offsets, np.int32)                      # all-reduce equals the sequential overwrite
+    got = nki.simulate(mod.indexed_flatten[2], target=target)(x, f_len, output_len, offs)
+    np.testing.assert_array_equal(got, indexed_flatten_reference(x, f_len, output_len, offs))
+    assert sum(ev.name == "nisa.sendrecv" for ev in nki.last_run().trace.events) == 2
