@@ -54,6 +54,8 @@ class Programs:
         self.abort = False
         self.mail: dict = {}        # (pipe_id, sender, receiver) -> list of (values, dtype name, shape)
         self.barriers: dict = {}    # cores tuple -> list of arrival records of the open round
+        self.rounds: dict = {}      # (collective, group) -> [ {rank: payload} per round ]
+        self.calls: dict = {}       # (collective, group, rank) -> calls made so far
 
     # ---- the scheduler (main thread) ----
 
@@ -143,6 +145,21 @@ class Programs:
 
     def current_index(self) -> int:
         return self.turn
+
+    def exchange(self, what: str, kind: str, group: tuple, payload) -> dict:
+        """Post this program's ``payload`` to its next ``kind`` round among ``group``; wait until every
+        member posted; every member's payload by rank."""
+        me = self.current_index()
+        key = (kind, group)
+        n = self.calls.get(key + (me,), 0)
+        self.calls[key + (me,)] = n + 1
+        rounds = self.rounds.setdefault(key, [])
+        while len(rounds) <= n:
+            rounds.append({})
+        rnd = rounds[n]
+        rnd[me] = payload
+        self.wait(what, lambda: len(rnd) == len(group))
+        return rnd
 
 
 def run_programs(run, fn, args, kwargs):
