@@ -339,5 +339,6 @@ from .isa_three import (dma_transpose, max8, nc_find_index8, nc_match_replace8, 
                         nc_stream_shuffle)
 from .isa_enums import dma_engine  # noqa: E402,F401
 from .lnc import core_barrier, sendrecv  # noqa: E402,F401
+from .mx import nc_matmul_mx, quantize_mx  # noqa: E402,F401
 from .registers import (VirtualRegister, register_alloc, register_load, register_move,  # noqa: E402,F401
                         register_store)

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..core.errors import ConstraintError
 from .actfuncs import ACT
+from .mx import float4_e2m1fn_x4, float8_e4m3fn_x4, float8_e5m2_x4, float8_e8m0fnu  # noqa: F401
 from .registers import dynamic_range  # noqa: F401
 from .runtime import current
 from .tensor import MemoryRegion, NkiTensor, dtype_of
@@ -51,4 +52,4 @@ def shared_identity_matrix(n, dtype="uint8", dst=None) -> NkiTensor:
 
 
 __all__ = ["NKIObject", "par_dim", "shared_identity_matrix", "gelu_apprx_sigmoid", "gelu_apprx_sigmoid_dx",
-           "dynamic_range"]
+           "dynamic_range", "float8_e5m2_x4", "float8_e4m3fn_x4", "float4_e2m1fn_x4", "float8_e8m0fnu"]

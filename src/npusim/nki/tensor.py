@@ -146,7 +146,7 @@ class NkiTensor:
     def dtype(self):
         """A numpy dtype (ml_dtypes for bf16/fp8), or npusim's DType for tfloat32 (no numpy type)."""
         d = self.tv.dtype
-        return d if d.name == "tfloat32" else d.np
+        return d if d.name == "tfloat32" or d.kind == "p" else d.np
 
     @property
     def ndim(self) -> int:
@@ -364,9 +364,10 @@ def _c_strides(shape, item: int) -> list[int]:
     return out[::-1]
 
 
-#: The dtypes NKI has (reference §1.3; float8_e8m0fnu and the packed x4 types are not modelled).
+#: The dtypes NKI has (reference §1.3); the MX ones (e8m0 scale, packed x4 data) serve mx.py.
 NKI_DTYPES = ("float32", "bfloat16", "float16", "tfloat32", "float8_e4m3", "float8_e4m3fn", "float8_e5m2",
-              "int8", "int16", "int32", "uint8", "uint16", "uint32", "bool")
+              "int8", "int16", "int32", "uint8", "uint16", "uint32", "bool",
+              "float8_e8m0fnu", "float8_e5m2_x4", "float8_e4m3fn_x4", "float4_e2m1fn_x4")
 
 
 def dtype_of(d, api: str = "nl.ndarray", param: str = "dtype") -> _dt.DType:
