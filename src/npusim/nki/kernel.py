@@ -80,7 +80,10 @@ def _to_tensor(run: Run, value, name: str):
     if isinstance(value, NkiTensor) or not isinstance(value, np.ndarray):
         return value
     dt = dtype_of(value.dtype, "nki.simulate", name)
-    t = run.hbm_tensor(value.shape if value.ndim else (1,), dt, MemoryRegion.private_hbm, name)
+    # "wraps each numpy argument into an NkiTensor with buffer=nl.hbm (or shared_hbm for LNC2)"
+    # (nki_simulator.rst): a grid's programs share their inputs, and may return them.
+    buffer = MemoryRegion.shared_hbm if int(np.prod(run.grid)) > 1 else MemoryRegion.private_hbm
+    t = run.hbm_tensor(value.shape if value.ndim else (1,), dt, buffer, name)
     if value.flags.c_contiguous and value.flags.writeable and value.size and dt.name != "bool":
         # Zero-copy: the HBM tensor is the caller's array (so kernel writes land in it, in place).
         t.tv.memory.data = value.reshape(-1).view(np.uint8)

@@ -8,6 +8,7 @@ unchanged on trn2 and trn3 against numpy references written here, at the library
 - core/embeddings/rope.py (+ utils/tensor_view.py): strided ``.ap()`` DMA relayouts through nki-library's
   TensorView, ``nl.shared_identity_matrix``;
 - core/subkernels/indexed_flatten.py: `.ap(scalar_offset=)` scatter with `oob_mode.skip`, `nisa.sendrecv` on LNC2;
+- core/embeddings/rope_hf.py: `.ap()` strided loads of cos/sin or a packed rope_cache, q_out/k_out arguments returned (LNC2);
 - experimental/conv/depthwise_conv1d.py: im2col ``.ap()`` loads; it keeps loop tiles in Python lists
   (issue 15 item 1, loop scoping), so it is skipped until that rule lands.
 """
@@ -186,3 +187,32 @@ def test_indexed_flatten(target, e, t, f_len, output_len, offsets):
     got = nki.simulate(mod.indexed_flatten[2], target=target)(x, f_len, output_len, offs)
     np.testing.assert_array_equal(got, indexed_flatten_reference(x, f_len, output_len, offs))
     assert sum(ev.name == "nisa.sendrecv" for ev in nki.last_run().trace.events) == 2
+
+
+# ---- rope_hf (HuggingFace layout; returns its q_out / k_out arguments) ----
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("b,hq,hk,s,d,packed,backward", [(1, 2, 1, 256, 64, False, False),
+                                                         (2, 1, 1, 512, 128, True, False),
+                                                         (1, 2, 2, 256, 64, False, True)])
+def test_rope_hf(target, b, hq, hk, s, d, packed, backward):
+    mod = load("core.embeddings.rope_hf")
+    rng = np.random.default_rng(s + d)
+    q = rng.standard_normal((b, hq, s, d)).astype(np.float32)
+    k = rng.standard_normal((b, hk, s, d)).astype(np.float32)
+    ang = rng.uniform(0, 2 * math.pi, (b, s, d // 2))
+    ang = np.concatenate([ang, ang], axis=-1)
+    cos, sin = np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)
+    q_out, k_out = np.zeros_like(q), np.zeros_like(k)
+    kw = {"rope_cache": np.concatenate([cos, sin], axis=-1)} if packed else {"cos": cos, "sin": sin}
+    got_q, got_k = nki.simulate(mod.rope_hf[2], target=target)(q, k, q_out, k_out, backward=backward, **kw)
+
+    def rotate_half(x):
+        return np.concatenate([-x[..., d // 2:], x[..., :d // 2]], axis=-1)
+
+    sgn = -1.0 if backward else 1.0        # the backward pass rotates the other way (sin -> -sin)
+    c, sn = cos[:, None].astype(np.float64), sin[:, None].astype(np.float64)
+    for x, got, out in ((q, got_q, q_out), (k, got_k, k_out)):
+        want = x * c + sgn * rotate_half(x.astype(np.float64)) * sn
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+        np.testing.assert_array_equal(out, got)            # written in place into the argument
