@@ -9,6 +9,7 @@ unchanged on trn2 and trn3 against numpy references written here, at the library
   TensorView, ``nl.shared_identity_matrix``;
 - core/subkernels/indexed_flatten.py: `.ap(scalar_offset=)` scatter with `oob_mode.skip`, `nisa.sendrecv` on LNC2;
 - core/embeddings/rope_hf.py: `.ap()` strided loads of cos/sin or a packed rope_cache, q_out/k_out arguments returned (LNC2);
+- core/cumsum/cumsum.py (+ utils/tiled_range.py): no `.ap()`, a carried `tensor_tensor_scan`;
 - experimental/conv/depthwise_conv1d.py: im2col ``.ap()`` loads; it keeps loop tiles in Python lists
   (issue 15 item 1, loop scoping), so it is skipped until that rule lands.
 """
@@ -216,3 +217,19 @@ def test_rope_hf(target, b, hq, hk, s, d, packed, backward):
         want = x * c + sgn * rotate_half(x.astype(np.float64)) * sn
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
         np.testing.assert_array_equal(out, got)            # written in place into the argument
+
+
+# ---- cumsum (no .ap(): TiledRange and a carried tensor_tensor_scan; an extra public kernel) ----
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("shape,dtype", [((256, 1000), np.float32), ((64, 4, 1024), ml_dtypes.bfloat16),
+                                         ((130, 3000), np.float32)])
+def test_cumsum(target, shape, dtype):
+    mod = load("core.cumsum.cumsum")
+    x = np.random.default_rng(shape[-1]).standard_normal(shape).astype(dtype)
+    got = nki.simulate(mod.cumsum, target=target)(x)
+    assert got.shape == x.shape and got.dtype == x.dtype
+    want = np.cumsum(x.astype(np.float64), axis=-1).astype(dtype).astype(np.float64)
+    bf16 = dtype == ml_dtypes.bfloat16
+    np.testing.assert_allclose(got.astype(np.float64), want, atol=1e-3,      # test_cumsum.py's tolerances
+                               rtol=1e-2 if bf16 else 1e-3)
