@@ -260,14 +260,21 @@ def test_vector_offset_gathers_and_scatters_rows(run):
     np.testing.assert_array_equal(out.numpy(), want)
 
 
-def test_vector_offset_on_a_free_dim_and_a_cast(run):
-    x = np.arange(128 * 10, dtype=np.float32).reshape(128, 10)
-    cols = np.array([9, 0, 3, 3], np.int32)
-    s = sbuf(x)
-    i = _int_tile(cols, (4, 1))
-    d = nl.ndarray((128, 4), nl.bfloat16)
-    nisa.dma_copy(dst=d, src=s.ap([[10, 128], [1, 4]], vector_offset=i, indirect_dim=1))
-    np.testing.assert_array_equal(d.numpy(), x[:, cols].astype(ml_dtypes.bfloat16))
+def test_vector_offset_scales_by_the_tensors_indirect_dim_stride_and_casts(run):
+    """indirect_dim names a dim of the tensor: its row-major stride (here 8, dim 1 of [4, 50, 8]) scales
+    the offsets, which replace the pattern's first dim; the pattern's own first step plays no part."""
+    x = np.arange(4 * 50 * 8, dtype=np.float32).reshape(4, 50, 8)
+    rows = np.array([49, 0, 7, 7, 30, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12], np.int32)
+    h = hbm(x)
+    i = _int_tile(rows, (16, 1))
+    d = nl.ndarray((16, 8), nl.bfloat16)
+    nisa.dma_copy(dst=d, src=h.ap([[999, 16], [1, 8]], offset=2 * 400, vector_offset=i, indirect_dim=1))
+    np.testing.assert_array_equal(d.numpy(), x[2, rows].astype(ml_dtypes.bfloat16))
+    flat = hbm(x.reshape(-1))                      # a 1-D tensor: stride 1, the offsets are element numbers
+    e = _int_tile(np.arange(16) * 25, (16, 1))
+    d1 = nl.ndarray((16, 1), nl.float32)
+    nisa.dma_copy(dst=d1, src=flat.ap([[7, 16], [1, 1]], vector_offset=e, indirect_dim=0))
+    np.testing.assert_array_equal(d1.numpy()[:, 0], x.reshape(-1)[np.arange(16) * 25])
 
 
 def test_out_of_bounds_indices_raise_or_are_skipped(run):
@@ -290,8 +297,8 @@ def test_indirect_rules(run):
     f = nl.ndarray((8, 1), nl.float32)
     cases = [
         (lambda: h.ap([[4, 8], [1, 4]], scalar_offset=i[0:1], vector_offset=i), "at most one"),
-        (lambda: h.ap([[4, 8], [1, 4]], vector_offset=i, indirect_dim=2), "indirect_dim"),
-        (lambda: h.ap([[4, 16], [1, 4]], vector_offset=i), "an index for every position"),
+        (lambda: h.ap([[4, 8], [1, 4]], vector_offset=i, indirect_dim=2), "a dim of the 2-d tensor"),
+        (lambda: h.ap([[4, 16], [1, 4]], vector_offset=i), "every position of the pattern's first dim"),
         (lambda: h.ap([[4, 8], [1, 4]], scalar_offset=i), "one element"),
         (lambda: h.ap([[4, 8], [1, 4]], vector_offset=f), "integer"),
         (lambda: h.ap([[4, 8], [1, 4]], vector_offset=h[0:8, 0:1]), "SBUF"),

@@ -7,10 +7,13 @@ SBUF/PSUM tensor is its allocation, ``P x F`` elements (F = elements per partiti
 
 A static pattern becomes an ordinary strided view (a core TensorView), which every ISA op accepts.
 ``scalar_offset`` / ``vector_offset`` make an *indirect* pattern whose addresses depend on SBUF values
-read when the instruction runs: ``scalar_offset`` (a 1-element SBUF tile) adds its value to the start
-index of ``indirect_dim``; ``vector_offset`` (an SBUF tile of one index per position of
-``indirect_dim``) replaces that dim's index ``i`` by ``index[i]`` (a gather or scatter). Indirect
-patterns are resolved by the DMA (``dma_copy``, ``dma_transpose``) only (``resolve`` below).
+read when the instruction runs. ``indirect_dim`` names a dimension of the tensor ``.ap`` is called on
+(its row-major stride scales the offsets: nki-library's TensorView "finds the base tensor dimension whose
+stride matches", "its stride is ... used by the DMA engine to scale vector_offset values"):
+``scalar_offset`` (a 1-element SBUF tile) adds ``value * stride`` to every address; ``vector_offset`` (one
+index per position of the pattern's first dim) replaces that dim's term ``i * step`` by
+``index[i] * stride`` (a gather or scatter). Indirect patterns are resolved by the DMA (``dma_copy``,
+``dma_transpose``) only (``resolve`` below).
 """
 from __future__ import annotations
 
@@ -33,7 +36,8 @@ class Indirect:
     storage: object          # the NkiTensor allocation the pattern addresses
     pattern: tuple           # ((step, num), ...) in elements of ``dtype``
     offset: int
-    dim: int                 # indirect_dim
+    dim: int                 # indirect_dim (a dim of the tensor)
+    stride: int              # that dim's row-major stride, in elements of ``dtype``
     index: object            # the SBUF NkiTensor holding the offset(s)
     vector: bool             # vector_offset (one index per position) or scalar_offset (one value)
     dtype: object            # core DType of the access
@@ -113,29 +117,33 @@ def ap(t, pattern, offset=0, scalar_offset=None, vector_offset=None, indirect_di
     if scalar_offset is not None and vector_offset is not None:
         raise ConstraintError(AP, "scalar_offset", "at most one of scalar_offset and vector_offset", "both given")
     index = scalar_offset if scalar_offset is not None else vector_offset
+    stride = 0
     if index is not None:
-        _check_index(index, "scalar_offset" if vector_offset is None else "vector_offset", pairs, indirect_dim)
+        stride = _check_index(t, index, "scalar_offset" if vector_offset is None else "vector_offset", pairs,
+                              indirect_dim, d)
     if root.on_chip:
         step0, n0 = pairs[0]
         if n0 > 1 and step0 != per:
             raise ConstraintError(AP, "pattern", "the first pair is the partition pair and its step is the "
                                   f"tensor's free size ({per} elements): partitions are contiguous", pairs[0])
     static = [(s, n) for k, (s, n) in enumerate(pairs)]
-    if index is not None:           # the placeholder view: the indirect dim does not move (checked at run time)
-        static[indirect_dim] = (0, static[indirect_dim][1])
+    if index is not None:           # the placeholder view: its first dim does not move (checked at run time)
+        static[0] = (0, static[0][1])
     view = _static_view(root, d, static, offset, parts, per, lane_stride)
     out = NkiTensor(view, root.buffer, root.name, root, root.run)
     if index is None:
         out.ind = STATIC
     else:
-        out.ind = Indirect(root, tuple(pairs), offset, int(indirect_dim), index, vector_offset is not None, d)
+        out.ind = Indirect(root, tuple(pairs), offset, int(indirect_dim), stride, index, vector_offset is not None, d)
     return out
 
 
-def _check_index(index, param, pairs, dim):
+def _check_index(t, index, param, pairs, dim, d) -> int:
+    """The rules of an offset tile; returns the row-major stride of the tensor's ``dim`` in ``d`` elements."""
     from .tensor import NkiTensor
-    if not isinstance(dim, (int, np.integer)) or not 0 <= dim < len(pairs):
-        raise ConstraintError(AP, "indirect_dim", f"a dim of the pattern (0..{len(pairs) - 1})", dim)
+    nd = len(t.shape)
+    if not isinstance(dim, (int, np.integer)) or not 0 <= dim < nd:
+        raise ConstraintError(AP, "indirect_dim", f"a dim of the {nd}-d tensor (0..{nd - 1})", dim)
     if not isinstance(index, NkiTensor) or not index.on_chip or index.in_psum:
         raise ConstraintError(AP, param, "an SBUF tensor holding the offset(s)",
                               getattr(index, "buffer", type(index).__name__))
@@ -145,9 +153,13 @@ def _check_index(index, param, pairs, dim):
         raise ConstraintError(AP, param, "an integer tensor", index.tv.dtype)
     if param == "scalar_offset" and index.size != 1:
         raise ConstraintError(AP, param, "one element", index.shape)
-    if param == "vector_offset" and index.size < pairs[dim][1]:
-        raise ConstraintError(AP, param, f"an index for every position of indirect_dim {dim} "
-                              f"({pairs[dim][1]} positions; extra indices are unused)", index.shape)
+    if param == "vector_offset" and index.size < pairs[0][1]:
+        raise ConstraintError(AP, param, f"an index for every position of the pattern's first dim "
+                              f"({pairs[0][1]} positions; extra indices are unused)", index.shape)
+    stride = int(np.prod(t.shape[dim + 1:])) * t.itemsize
+    if stride % d.itemsize:
+        raise ConstraintError(AP, "indirect_dim", f"a dim whose stride is whole {d} elements", dim)
+    return stride // d.itemsize
 
 
 def _static_view(root, d, pairs, offset, parts, per, lane_stride) -> TensorView:
@@ -375,12 +387,14 @@ def flat_elements(ind: Indirect, api) -> np.ndarray:
     e = np.full(shape, ind.offset, np.int64)
     idx = _index_values(ind, api)
     for k, (s, n) in enumerate(ind.pattern):
-        pos = np.arange(n, dtype=np.int64)
-        if k == ind.dim:
-            pos = idx[:n] if ind.vector else pos + idx[0]
+        term = np.arange(n, dtype=np.int64) * s
+        if k == 0 and ind.vector:
+            term = idx[:n] * ind.stride            # the first dim's positions take the offsets instead
         r = [1] * len(shape)
         r[k] = n
-        e = e + (pos * s).reshape(r)
+        e = e + term.reshape(r)
+    if not ind.vector:
+        e = e + idx[0] * ind.stride
     return e
 
 

@@ -10,6 +10,7 @@ import contextlib
 import importlib
 import os
 import sys
+import types
 
 import npusim.nki
 import npusim.nki.isa
@@ -21,10 +22,21 @@ _ALIASES = {"nki": npusim.nki, "nki.isa": npusim.nki.isa, "nki.language": npusim
             "nki.typing": npusim.nki.typing}
 
 
+def _legacy_typing_aliases() -> dict:
+    """router_topk.py still says ``import neuronxcc.nki.typing as nt`` (annotations only): while it is
+    imported, that name is npusim.nki.typing, under placeholder parent modules."""
+    top, mid = types.ModuleType("neuronxcc"), types.ModuleType("neuronxcc.nki")
+    top.nki, mid.typing = mid, npusim.nki.typing
+    return {"neuronxcc": top, "neuronxcc.nki": mid, "neuronxcc.nki.typing": npusim.nki.typing}
+
+
 @contextlib.contextmanager
 def nki_aliases():
-    saved = {k: sys.modules.get(k) for k in _ALIASES}
-    sys.modules.update(_ALIASES)
+    aliases = dict(_ALIASES)
+    if "neuronxcc" not in sys.modules:          # never shadow a real (or another helper's) neuronxcc
+        aliases.update(_legacy_typing_aliases())
+    saved = {k: sys.modules.get(k) for k in aliases}
+    sys.modules.update(aliases)
     added = HERE not in sys.path
     if added:
         sys.path.insert(0, HERE)

@@ -10,6 +10,8 @@ unchanged on trn2 and trn3 against numpy references written here, at the library
 - core/subkernels/indexed_flatten.py: `.ap(scalar_offset=)` scatter with `oob_mode.skip`, `nisa.sendrecv` on LNC2;
 - core/embeddings/rope_hf.py: `.ap()` strided loads of cos/sin or a packed rope_cache, q_out/k_out arguments returned (LNC2);
 - core/cumsum/cumsum.py (+ utils/tiled_range.py): no `.ap()`, a carried `tensor_tensor_scan`;
+- core/router_topk/router_topk.py (+ utils cross_partition_copy, stream_shuffle_broadcast): `max8`, `nc_find_index8`,
+  `.ap(vector_offset=)` scatter into a flattened [T*E] tensor, `core_barrier`, LNC2 token sharding;
 - experimental/conv/depthwise_conv1d.py: im2col ``.ap()`` loads; it keeps loop tiles in Python lists
   (issue 15 item 1, loop scoping), so it is skipped until that rule lands.
 """
@@ -233,3 +235,60 @@ def test_cumsum(target, shape, dtype):
     bf16 = dtype == ml_dtypes.bfloat16
     np.testing.assert_allclose(got.astype(np.float64), want, atol=1e-3,      # test_cumsum.py's tolerances
                                rtol=1e-2 if bf16 else 1e-3)
+
+
+# ---- router_topk (MoE router: matmul, softmax/sigmoid, max8 + nc_find_index8, scatter; LNC2) ----
+
+def router_reference(x_t, w, b, k, act, pre_norm, norm):
+    """router_topk_torch.py's math in float64 (it normalises only in the pre-norm pipeline)."""
+    logits = x_t.astype(np.float64) @ w + b
+
+    def act_fn(z):
+        if act == "softmax":
+            e = np.exp(z - z.max(1, keepdims=True))
+            return e / e.sum(1, keepdims=True)
+        return 1 / (1 + np.exp(-z))
+
+    idx = np.argsort(-logits, axis=1, kind="stable")[:, :k]
+    if pre_norm:
+        aff = act_fn(logits)
+        if norm:
+            sel = np.zeros_like(aff)
+            np.put_along_axis(sel, idx, np.take_along_axis(aff, idx, 1), 1)
+            aff = sel / sel.sum(1, keepdims=True)
+    else:
+        aff = np.zeros_like(logits)
+        np.put_along_axis(aff, idx, act_fn(np.take_along_axis(logits, idx, 1)), 1)
+    return logits, idx, aff
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("t,h,e,k,act,pre_norm,norm,layout,indirect,shard", [
+    (128, 256, 64, 4, "softmax", True, False, 0, False, False),
+    (128, 256, 64, 4, "softmax", True, True, 0, False, False),
+    (128, 256, 64, 4, "softmax", False, False, 0, False, False),
+    (128, 256, 64, 8, "sigmoid", False, False, 1, True, False),   # indirect-DMA scatter through .ap(vector_offset)
+    (256, 512, 128, 2, "softmax", True, False, 1, False, True),   # tokens sharded over the two cores
+    (32, 256, 64, 4, "softmax", True, False, 0, True, False),
+])
+def test_router_topk(target, t, h, e, k, act, pre_norm, norm, layout, indirect, shard):
+    mod = load("core.router_topk.router_topk")
+    types_ = load("core.utils.common_types")
+    rng = np.random.default_rng(t + e + k)
+    x_t = rng.standard_normal((t, h)).astype(np.float32)
+    w = (rng.standard_normal((h, e)) / 16).astype(np.float32)
+    b = rng.standard_normal((1, e)).astype(np.float32)
+    logits, affinities, experts = np.zeros((t, e), np.float32), np.zeros((t, e), np.float32), np.zeros((t, k), np.uint32)
+    act_type = types_.RouterActFnType.SOFTMAX if act == "softmax" else types_.RouterActFnType.SIGMOID
+
+    def kernel(x, w, b, logits, affinities, experts):          # the library's entry is not @nki.jit itself
+        return mod.router_topk(x, w, b, logits, affinities, experts, act_type, k, layout, 0,
+                               router_pre_norm=pre_norm, norm_topk_prob=norm, use_indirect_dma_scatter=indirect,
+                               shard_on_tokens=shard)
+
+    nki.simulate(nki.jit(kernel)[2], target=target)(x_t if layout == 1 else x_t.T.copy(), w, b, logits, affinities,
+                                                    experts)
+    want_logits, want_idx, want_aff = router_reference(x_t, w, b, k, act, pre_norm, norm)
+    np.testing.assert_allclose(logits, want_logits, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(experts, want_idx)
+    np.testing.assert_allclose(affinities, want_aff, rtol=1e-5, atol=1e-5)
