@@ -463,6 +463,21 @@ def dma_move(api: str, dst, src, oob_mode, cast_fn):
     oob = "skip" if oob_mode is not None and oob_mode.name == "skip" else "error"
     si = src.ind if src.is_indirect() else None
     di = dst.ind if dst.is_indirect() else None
+    # A scalar offset that keeps the pattern inside the tensor is just a strided view at a shifted start:
+    # move it as a plain copy (whole-array numpy) instead of element by element.
+    s_view, d_view = _resolved_view(si, api), _resolved_view(di, api)
+    if (si is None or s_view is not None) and (di is None or d_view is not None):
+        s2, d2 = s_view or src, d_view or dst
+        x = s2.read(api)
+        if s2.tv.dtype == d2.tv.dtype:
+            d2.write(x.reshape(d2.shape))
+        else:
+            d2.write(cast_fn(x, d2.tv.dtype).reshape(d2.shape))
+        reads = [si.storage, si.index] if si else [src]
+        writes = [di.storage] if di else [dst]
+        if di:
+            reads.append(di.index)
+        return reads, writes
     if si is not None:
         vals, valid = gather(si, api, oob, "src")
     else:
@@ -483,3 +498,21 @@ def dma_move(api: str, dst, src, oob_mode, cast_fn):
     if di:
         reads.append(di.index)
     return reads, writes
+
+
+def _resolved_view(ind, api):
+    """A scalar-offset pattern as the static view it is this time (None: a vector offset, or out of bounds)."""
+    if ind is None or ind.vector:
+        return None
+    from .tensor import NkiTensor
+    shift = int(_index_values(ind, api)[0]) * ind.stride
+    off = ind.offset + shift
+    if off < 0:
+        return None
+    root = ind.storage
+    parts, per, lane = _geometry(root, ind.dtype)
+    try:
+        view = _static_view(root, ind.dtype, list(ind.pattern), off, parts, per, lane)
+    except ConstraintError:
+        return None                       # out of bounds: the element-wise path applies oob_mode
+    return NkiTensor(view, root.buffer, root.name, root, root.run)
