@@ -32,8 +32,11 @@ def test_dma_copy_rejects_raw_mode_values():
         nki.simulate(k)(np.ones((128, 4), np.float32))
 
 
-def test_deprecated_dma_engine_alias():
-    assert nisa.dma_engine is nisa.engine.dma
+def test_dma_engine_is_the_current_apis_sendrecv_enum():
+    """The current stub's ``class dma_engine(Enum)`` (dma = 1, gpsimd_dma = 2, sendrecv's transfer mode)
+    replaces the older ``dma_engine = engine.dma`` alias; ``engine.dma`` itself stays."""
+    assert nisa.dma_engine.dma.value == 1 and nisa.dma_engine.gpsimd_dma.value == 2
+    assert nisa.engine.dma is not None
 
 
 def _nc_version_kernel():

@@ -179,9 +179,39 @@ def test_32_row_tiles_and_double_row_need_trn2():
                 perf_mode=nisa.matmul_perf_mode.double_row, tile_position=(0, 0), tile_size=(128, 64))
 
 
-def test_is_transpose_points_to_nc_transpose(run):
-    with pytest.raises(UnsupportedError, match="nc_transpose"):
-        _mm((4, 8), (16, 4), (16, 8), is_transpose=True)
+def test_is_transpose_mode_is_a_bit_accurate_transpose_from_trn2(run):
+    x = np.random.default_rng(9).standard_normal((16, 4)).astype(ml_dtypes.bfloat16)
+    x[3, 1] = np.inf
+    s = nl.ndarray((16, 4), nl.bfloat16)
+    s.write(x)
+    eye = nl.ndarray((16, 16), nl.bfloat16)
+    eye.write(np.eye(16, dtype=ml_dtypes.bfloat16))
+    d = nl.ndarray((4, 16), nl.bfloat16, buffer=nl.psum)
+    ev = nisa.nc_matmul(dst=d, stationary=s, moving=eye, is_transpose=True).event
+    np.testing.assert_array_equal(d.numpy(), x.T)                   # the Inf does not spread on trn2
+    assert ev.engine == "tensor" and ev.cycles == 64                  # a MultiplyMoving of N = K = 16
+    with pytest.raises(ConstraintError, match="identity"):
+        nisa.nc_matmul(dst=d, stationary=s, moving=s, is_transpose=True)
+    two = nl.ndarray((16, 16), nl.bfloat16)
+    two.write(2 * np.eye(16, dtype=ml_dtypes.bfloat16))
+    with pytest.raises(ConstraintError, match="identity"):
+        nisa.nc_matmul(dst=d, stationary=s, moving=two, is_transpose=True)
+    with pytest.raises(ConstraintError, match="stationary transposed"):
+        nisa.nc_matmul(dst=nl.ndarray((16, 4), nl.bfloat16, buffer=nl.psum), stationary=s, moving=eye,
+                       is_transpose=True)
+
+
+def test_is_transpose_on_trn1_is_the_identity_matmul():
+    with run_context("trn1"):
+        x = np.ones((8, 2), np.float32)
+        x[2, 0] = np.nan
+        s = nl.ndarray((8, 2), nl.float32)
+        s.write(x)
+        eye = nl.ndarray((8, 8), nl.float32)
+        eye.write(np.eye(8, dtype=np.float32))
+        d = nl.ndarray((2, 8), nl.float32, buffer=nl.psum)
+        nisa.nc_matmul(dst=d, stationary=s, moving=eye, is_transpose=True)
+        assert np.isnan(d.numpy()[0]).all() and (d.numpy()[1] == 1).all()     # NaN * 0 spreads along row 0
 
 
 def test_tf32_pairs_with_fp32(run):

@@ -84,6 +84,12 @@ DTYPES: dict[str, DType] = {d.name: d for d in [
     _int("int8", np.int8), _int("int16", np.int16), _int("int32", np.int32), _int("int64", np.int64),
     _int("uint8", np.uint8), _int("uint16", np.uint16), _int("uint32", np.uint32),
     DType("bool", np.dtype(np.bool_), "b", 8, max=1, min=0, has_inf=False),
+    # The OCP MX scale (8 exponent bits, no sign, no mantissa) and NKI's packed MX containers: four
+    # fp8 (32 bits) or four fp4 (16 bits) values in one element, kind "p" (packed: no arithmetic).
+    _float("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu),
+    DType("float8_e5m2_x4", np.dtype(np.uint32), "p", 32),
+    DType("float8_e4m3fn_x4", np.dtype(np.uint32), "p", 32),
+    DType("float4_e2m1fn_x4", np.dtype(np.uint16), "p", 16),
 ]}
 
 _BY_NP: dict[np.dtype, DType] = {}

@@ -17,6 +17,9 @@ from .kernel import Kernel, jit, last_run, simulate
 from .runtime import NkiInstruction, Run, current, run_context
 from .spec import CHIPS, chip
 from . import isa, language  # noqa: E402  (npusim.nki.isa / npusim.nki.language are importable)
+from . import typing  # noqa: E402  (nki.typing: argument annotations)
+from . import collectives  # noqa: E402  (nki.collectives over the programs of a launch)
+from ..core.dtypes import DType as dtype  # noqa: E402  (nki.dtype: the annotation of a dtype field)
 
 
 def info() -> dict[str, dict[str, object]]:
@@ -25,4 +28,4 @@ def info() -> dict[str, dict[str, object]]:
 
 
 __all__ = ["Kernel", "jit", "simulate", "last_run", "NkiInstruction", "Run", "current", "run_context",
-           "CHIPS", "chip", "isa", "language", "info"]
+           "CHIPS", "chip", "isa", "language", "typing", "collectives", "dtype", "info"]

@@ -118,6 +118,24 @@ def _exp(x):
         return np.exp(x)
 
 
+#: gelu_apprx_sigmoid is ``x * sigmoid(1.702 x)`` (Hendrycks & Gimpel's sigmoid approximation; the NKI
+#: docstring only says "GELU approximation using sigmoid", so the constant is npusim's choice).
+GELU_SIGMOID_K = 1.702
+
+
+def _gelu_sigmoid(x):
+    x64 = x.astype(np.float64)
+    with np.errstate(over="ignore"):
+        return (x64 / (1.0 + np.exp(-GELU_SIGMOID_K * x64))).astype(np.float32)
+
+
+def _gelu_sigmoid_dx(x):
+    x64 = x.astype(np.float64)
+    with np.errstate(over="ignore"):
+        s = 1.0 / (1.0 + np.exp(-GELU_SIGMOID_K * x64))
+    return (s + GELU_SIGMOID_K * x64 * s * (1.0 - s)).astype(np.float32)
+
+
 @dataclass(frozen=True, eq=False)
 class ActFunc:
     name: str
@@ -156,6 +174,7 @@ _ACTS = [
     ActFunc("reciprocal", _recip, 2.0 ** -42, 2.0 ** 42, magnitude=True),
     ActFunc("abs", np.abs), ActFunc("sign", np.sign), ActFunc("erf", lambda x: _erf(x).astype(np.float32)),
     ActFunc("arctan", np.arctan),
+    ActFunc("gelu_apprx_sigmoid", _gelu_sigmoid), ActFunc("gelu_apprx_sigmoid_dx", _gelu_sigmoid_dx),
 ]
 ACT: dict[str, ActFunc] = {a.name: a for a in _ACTS}
 

@@ -37,10 +37,28 @@ def _stride_factor(*tiles) -> int:
     return 1
 
 
+#: NC-v3+ VectorE streams 256 elements/cycle for dtypes outside the 16-bit (trn3: and fp8) class, i.e.
+#: 2 per partition per cycle where NC-v2 streams 1 (trainium2_arch.rst / trainium3_arch.rst engine tables:
+#: "512 bf16/fp16, 256 other"). The 16-bit class reaches 512 only in the perf modes below.
+WIDE_VECTOR_BASELINE = 2
+_FP8 = ("float8_e4m3", "float8_e4m3fn", "float8_e5m2")
+
+
+def _fast_class(chip, *tiles) -> bool:
+    """Every operand is in the Vector engine's 512-elements/cycle dtype class on this chip."""
+    names = _HALF + _FP8 if chip.nc_version >= 4 else _HALF
+    return all(t.tv.dtype.name in names for t in tiles)
+
+
 def vector_perf_mode(chip, kind: str, srcs, dst) -> int:
-    """trn2+ VectorE perf modes (trainium2_arch.rst): 4x/2x for one-input ops, 2x for tensor_tensor."""
-    if chip.nc_version < 3 or not _half(*srcs, dst):
+    """NC-v3+ VectorE speed-up over NC-v2's one element per partition per cycle: the perf modes
+    (trainium2_arch.rst) 4x/2x for one-input ops and 2x for tensor_tensor when every operand is 16-bit
+    (trn3: or fp8); otherwise the 256-elements/cycle baseline, 2x for one-input ops (tensor_tensor's two
+    reads then cost N, as its 16-bit 2x mode)."""
+    if chip.nc_version < 3:
         return 1
+    if not _fast_class(chip, *srcs, dst):
+        return WIDE_VECTOR_BASELINE
     in_psum = any(t.in_psum for t in (*srcs, dst))
     if kind == "one_input":
         if not in_psum and all(_inner_contiguous(t) for t in (*srcs, dst)):

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..core.dtypes import cast
 from ..core.options import options
+from . import access as _access
 from . import alu as _alu
 from . import cost as _cost
 from . import rules as R
@@ -36,7 +37,7 @@ class engine(enum.IntEnum):
 # Deprecated aliases kept by the SDK.
 vector_engine, scalar_engine, gpsimd_engine = engine.vector, engine.scalar, engine.gpsimd
 tensor_engine, unknown_engine = engine.tensor, engine.unknown
-dma_engine = engine.dma
+# (dma_engine is the sendrecv enum of the current API: isa_enums.dma_engine, imported at the end)
 from .isa_enums import dge_mode, oob_mode  # noqa: E402  (the DMA option enums)
 
 
@@ -291,11 +292,22 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
                                  f"dst {dst.shape} ({dst.size}), src {src.shape} ({src.size})",
                                  "dma_copy requires src and dst to have the same number of elements, "
                                  f"got src={src.size}, dst={dst.size}")
-    x = src.read(api)
-    if src.tv.dtype == dst.tv.dtype:
-        dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
-    else:
-        store_result(dst, _f32(x).reshape(dst.shape))
+    if not (src.is_indirect() or dst.is_indirect()):
+        x = src.read(api)
+        if src.tv.dtype == dst.tv.dtype:
+            dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
+        else:
+            store_result(dst, _f32(x).reshape(dst.shape))
+        reads, writes = [src], [dst]
+    else:       # scalar_offset / vector_offset access patterns: addresses read from SBUF now (access.py)
+        reads, writes = _access.dma_move(api, dst, src, oob_mode, lambda v, d: cast(_f32(v), d,
+                                         overflow=options().float_overflow))
+    return dma_issue(api, run, dst, src, reads, writes)
+
+
+def dma_issue(api: str, run, dst, src, reads, writes, elements=None) -> NkiInstruction:
+    """Place one DMA transfer on the timeline (dma_copy, dma_transpose): the first free of the 16 queues,
+    the fixed latency overlapping, the data phase on the DMA engines of the partitions it touches."""
     # The 16 DMA engines each serve 8 partitions: an SBUF side uses the engines of its partitions,
     # HBM<->HBM uses all (dma.py). The data phase needs those engines to itself; the fixed latency
     # overlaps across queues.
@@ -310,15 +322,25 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     q = run.dma_queue()
     ns = _cost.dma_ns(chip, nbytes, len(groups))
     data_ns = ns - chip.dma_fixed_ns
-    ready = run.ready_ns(q, reads=[src], writes=[dst])
+    ready = run.ready_ns(q, reads=reads, writes=writes)
     data_start = run.dma_engines.earliest(groups, ready + chip.dma_fixed_ns, data_ns)
-    ins = run.issue(api, q, ns, reads=[src], writes=[dst], elements=dst.partitions * dst.free_size,
+    if elements is None:
+        elements = dst.partitions * dst.free_size
+    ins = run.issue(api, q, ns, reads=reads, writes=writes, elements=elements,
                     not_before_ns=data_start - chip.dma_fixed_ns)
     ev = ins.event
     run.dma_engines.reserve(groups, ev.end_ns - data_ns, data_ns)
     return ins
 
+
 # ---- part two (TensorE, activation, reductions, GpSimd ...): see part_two.py ----
 from .part_two import *  # noqa: E402,F401,F403
 from .isa_matmul import VECTOR_TRANSPOSE_MAX  # noqa: E402,F401
 from .isa_tensor_scalar import tensor_scalar  # noqa: E402,F401
+from .isa_three import (dma_transpose, max8, nc_find_index8, nc_match_replace8,  # noqa: E402,F401
+                        nc_stream_shuffle)
+from .isa_enums import dma_engine  # noqa: E402,F401
+from .lnc import core_barrier, sendrecv  # noqa: E402,F401
+from .mx import nc_matmul_mx, quantize_mx  # noqa: E402,F401
+from .registers import (VirtualRegister, register_alloc, register_load, register_move,  # noqa: E402,F401
+                        register_store)

@@ -1,8 +1,8 @@
 """DMA option enums of ``nki.isa`` (``nki/api/nki/isa/__init__.py``; attribute names from the API pages).
 
-The SDK does not publish their integer values: members are numbered in the documented order. Neither
-changes what npusim computes: descriptor generation is not modelled (dge_mode), and dma_copy has no
-indirect (vector_offset) access here, so no index can fall out of bounds (oob_mode).
+The SDK does not publish their integer values: members are numbered in the documented order.
+Descriptor generation is not modelled (dge_mode); oob_mode decides what an out-of-bounds index of an
+indirect ``.ap(scalar_offset= / vector_offset=)`` pattern does (access.py).
 """
 from __future__ import annotations
 
@@ -21,3 +21,9 @@ class oob_mode(enum.IntEnum):
     """What a DMA does with an out-of-bounds indirect index."""
     error = 0       # raise
     skip = 1        # skip the element
+
+
+class dma_engine(enum.IntEnum):
+    """The DMA transfer mechanism of ``nisa.sendrecv``."""
+    dma = 1         # the standard DMA engine with CoreBarrier synchronization (the stub's values)
+    gpsimd_dma = 2  # GpSimd's internal DMA (small SBUF-to-SBUF swaps in LNC2)

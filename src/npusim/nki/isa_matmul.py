@@ -18,13 +18,12 @@ import enum
 import warnings
 import numpy as np
 
-from ..core.errors import UnsupportedError
 from ..core.options import options
 from . import blas as _blas
 from . import cost as _cost
 from . import cost_two as _cost2
 from . import rules as R
-from .isa import choose_engine as _choose, engine, store_result as _store
+from .isa import _f32, choose_engine as _choose, engine, store_result as _store
 from .runtime import NkiInstruction, current
 from .tensor import MemoryRegion, NkiTensor
 
@@ -178,7 +177,7 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     _sbuf_input(api, "stationary", stationary)
     _sbuf_input(api, "moving", moving)
     if is_transpose:
-        raise UnsupportedError(api, "is_transpose=True", "use nisa.nc_transpose(engine=nisa.engine.tensor)")
+        return _transpose_mode(api, run, dst, stationary, moving)
     k, m, n = stationary.partitions, stationary.free_size, moving.free_size
     if moving.partitions != k:
         raise NkiValidationError(api, "moving", "stationary and moving have the same partition size (the "
@@ -290,6 +289,39 @@ def _transpose_values(x: np.ndarray, chip, tensor_engine: bool, is_float: bool) 
     out = np.array(t, copy=True)
     out[others > 0] = np.nan
     return out
+
+
+def _transpose_mode(api, run, dst, stationary, moving) -> NkiInstruction:
+    """``nc_matmul(..., is_transpose=True)``: "Tensor Engine can transpose a tile in SBUF by loading it as a
+    stationary tile and using an identity matrix as the moving tile"; from NeuronCore-v3 the transpose mode
+    is bit-accurate (NaN/Inf move as they are), on v2 it is the identity matmul (NaN/Inf spread, as
+    nc_transpose on TensorE). dst [M, K] in PSUM holds stationary's dtype (or float32); cost: a
+    MultiplyMoving of N = K."""
+    chip = run.chip
+    k, m = stationary.partitions, stationary.free_size
+    if k > MAX_K or m > MAX_STATIONARY_FREE:
+        raise NkiValidationError(api, "stationary", f"at most [{MAX_K}, {MAX_STATIONARY_FREE}]", stationary.shape)
+    ident = "is_transpose=True: moving is the K x K identity matrix (K = stationary's partitions)"
+    if moving.partitions != k or moving.free_size != k:
+        raise NkiValidationError(api, "moving", ident, moving.shape)
+    if not np.array_equal(_f32(moving.read(api)).reshape(k, k), np.eye(k, dtype=np.float32)):
+        raise NkiValidationError(api, "moving", ident, "another matrix")
+    _psum_dst(api, "dst", dst, chip, allow_multi_bank=False)
+    if dst.partitions != m or dst.free_size != k:
+        raise NkiValidationError(api, "dst", f"dst is stationary transposed: [{m}, {k}]", dst.shape)
+    s_dt = stationary.tv.dtype
+    if dst.tv.dtype != s_dt and dst.tv.dtype.name != "float32":
+        raise NkiValidationError(api, "dst", "transpose mode writes stationary's dtype (or float32)",
+                                 (dst.tv.dtype.name, s_dt.name))
+    x = stationary.read(api).reshape(k, m)
+    t = _transpose_values(x, chip, True, s_dt.is_float)
+    if dst.tv.dtype != s_dt:
+        t = _f32(t)
+    dst.write(t.reshape(dst.shape))
+    fp32 = s_dt.name == "float32"
+    cycles = _cost2.matmul(k, fp32, 1.0)
+    return run.issue(api, "tensor", cycles, reads=[stationary, moving], writes=[dst], elements=dst.size,
+                     args={"K": k, "M": m, "N": k, "dtype": s_dt.name, "is_transpose": True})
 
 
 def nc_transpose(dst, data, engine=engine.unknown, name=None) -> NkiInstruction:

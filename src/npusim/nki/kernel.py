@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core.errors import ConstraintError
 from . import spec as _spec
+from . import lnc as _lnc
 from .runtime import Run, activate
 from .tensor import MemoryRegion, NkiTensor, dtype_of
 
@@ -79,7 +80,10 @@ def _to_tensor(run: Run, value, name: str):
     if isinstance(value, NkiTensor) or not isinstance(value, np.ndarray):
         return value
     dt = dtype_of(value.dtype, "nki.simulate", name)
-    t = run.hbm_tensor(value.shape if value.ndim else (1,), dt, MemoryRegion.private_hbm, name)
+    # "wraps each numpy argument into an NkiTensor with buffer=nl.hbm (or shared_hbm for LNC2)"
+    # (nki_simulator.rst): a grid's programs share their inputs, and may return them.
+    buffer = MemoryRegion.shared_hbm if int(np.prod(run.grid)) > 1 else MemoryRegion.private_hbm
+    t = run.hbm_tensor(value.shape if value.ndim else (1,), dt, buffer, name)
     if value.flags.c_contiguous and value.flags.writeable and value.size and dt.name != "bool":
         # Zero-copy: the HBM tensor is the caller's array (so kernel writes land in it, in place).
         t.tv.memory.data = value.reshape(-1).view(np.uint8)
@@ -121,12 +125,8 @@ def launch(kernel: Kernel, args, kwargs, target=None):
     result = None
     try:
         with activate(run):
-            for program in np.ndindex(*run.grid):
-                run.program = tuple(int(i) for i in program)
-                run._shared_next = 0
-                out = kernel.fn(*targs, **tkwargs)
-                if result is None:
-                    result = out
+            # One program after another; a program may wait in sendrecv / core_barrier for another (lnc.py).
+            result = _lnc.run_programs(run, kernel.fn, targs, tkwargs)
     finally:
         run.release()           # SBUF/PSUM serve the next launch on this chip (runtime._POOL)
     # Inputs the kernel wrote come back in place.

@@ -292,3 +292,7 @@ __all__ = [n for n in dir() if not n.startswith("_")]
 # ---- part two (matmul, transpose, activations, reductions ...): see language_two.py ----
 from .language_two import *  # noqa: E402,F401,F403
 __all__ = [n for n in dir() if not n.startswith("_")]
+
+# ---- part three (NKIObject, par_dim, shared_identity_matrix, dynamic_range ...): see language_three.py ----
+from .language_three import *  # noqa: E402,F401,F403
+__all__ = [n for n in dir() if not n.startswith("_")]

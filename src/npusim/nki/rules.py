@@ -65,6 +65,9 @@ def compute_tile(api: str, param: str, t: NkiTensor) -> None:
     """What every Vector/Scalar/GpSimd operand obeys (checked once per view: views are immutable)."""
     if t.checked:
         return
+    if t.is_indirect():
+        raise NkiValidationError(api, param, "a static access pattern (scalar_offset / vector_offset patterns "
+                                 "are resolved by the DMA: dma_copy, dma_transpose)", t)
     p = t.partitions
     if p > 128:
         raise NkiValidationError(api, param, "partition dim <= 128", t.shape,

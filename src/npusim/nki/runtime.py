@@ -79,6 +79,7 @@ class Run:
         self.peak = {MemoryRegion.sbuf: 0, MemoryRegion.psum: 0}
         engines = {e: chip.clocks_hz[e] for e in COMPUTE_ENGINES}
         engines.update({f"dma-q{i}": DMA_CLOCK_HZ for i in range(chip.dma_queues)})
+        engines["sync"] = DMA_CLOCK_HZ      # the Sync engine's sequencer: register loads/stores (registers.py)
         self.timeline = Timeline(engines, core="nc0", trace=trace)
         self._dma_names = [f"dma-q{i}" for i in range(chip.dma_queues)]
         self.dma_engines = DmaEngines(chip.dma_queues)     # the engines' data paths (busy intervals)
@@ -89,6 +90,7 @@ class Run:
         self.scopes: list = []  # open loop-iteration scopes, innermost last (scope.py)
         #: tiles of finished unrolled-loop iterations, oldest first: evicted when an allocation needs room
         self.lapsed = {MemoryRegion.sbuf: [], MemoryRegion.psum: []}
+        self.programs = None    # the lnc.Programs scheduler while a grid of several programs runs
 
     def release(self) -> None:
         """The launch is over: hand SBUF/PSUM back for the next launch on this chip. Only the bytes up

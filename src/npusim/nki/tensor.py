@@ -15,6 +15,7 @@ from ..core import dtypes as _dt
 from ..core.errors import ConstraintError
 from ..core.options import options
 from ..core.view import TensorView
+from . import access as _access
 
 
 class MemoryRegion(enum.Enum):
@@ -51,7 +52,7 @@ class NkiTensor:
     """A tensor in SBUF, PSUM or HBM: a typed strided window (``view``) onto one memory."""
     __slots__ = ("tv", "buffer", "name", "root", "run", "full", "stale", "checked", "on_chip", "in_psum", "free_size",
                  "partitions", "nbytes",
-                 "sig", "scope", "__weakref__")
+                 "sig", "scope", "ind", "__weakref__")
 
     def __init__(self, view: TensorView, buffer: MemoryRegion, name: str, root: "NkiTensor | None", run):
         self.tv = view
@@ -64,6 +65,7 @@ class NkiTensor:
         self.checked = False    # the per-operand ISA rules (rules.compute_tile) passed for this view
         self.sig = None         # (shape, strides, dtype name, in_psum): a cache-key part, built on first use
         self.scope = None       # (on the allocation) the loop-iteration Scope it belongs to (scope.py)
+        self.ind = None         # made by .ap(): access.STATIC, or an access.Indirect resolved by the DMA
         self.in_psum = buffer is PSUM
         self.on_chip = self.in_psum or buffer is SBUF
         n = 1
@@ -144,7 +146,7 @@ class NkiTensor:
     def dtype(self):
         """A numpy dtype (ml_dtypes for bf16/fp8), or npusim's DType for tfloat32 (no numpy type)."""
         d = self.tv.dtype
-        return d if d.name == "tfloat32" else d.np
+        return d if d.name == "tfloat32" or d.kind == "p" else d.np
 
     @property
     def ndim(self) -> int:
@@ -181,6 +183,9 @@ class NkiTensor:
     # ---- views ----
 
     def _derive(self, view: TensorView) -> "NkiTensor":
+        if self.ind is not None and self.ind is not _access.STATIC:
+            raise ConstraintError("NkiTensor", "self", "an indirect access pattern (scalar_offset / "
+                                  "vector_offset) is passed to a DMA as it is, not indexed further", self)
         return NkiTensor(view, self.buffer, self.name, self.root or self, self.run)
 
     def __getitem__(self, key) -> "NkiTensor":
@@ -298,6 +303,52 @@ class NkiTensor:
     #: The earlier npusim name of ``view(dtype)``, kept so existing kernels and tests keep working.
     view_as = view
 
+    # ---- access patterns and the view methods built on them (access.py) ----
+
+    def ap(self, pattern, offset=0, scalar_offset=None, vector_offset=None, indirect_dim=0, dtype=None):
+        """The hardware access pattern ``[[step, num], ...]`` over this tensor's storage (access.py)."""
+        if offset is not None and isinstance(offset, (list, tuple)):     # the deep dive's t.ap([32, 16], [1, 32])
+            return _access.ap(self, [pattern, offset], 0, scalar_offset, vector_offset, indirect_dim, dtype)
+        return _access.ap(self, pattern, offset, scalar_offset, vector_offset, indirect_dim, dtype)
+
+    @property
+    def offset(self) -> int:
+        """Where the view starts, in elements from the start of its storage."""
+        return _access.element_offset(self)
+
+    def get_pattern(self) -> list:
+        return _access.get_pattern(self)
+
+    def permute(self, *dims, **kw) -> "NkiTensor":
+        return _access.permute(self, *dims, **kw)
+
+    def broadcast(self, dim, size) -> "NkiTensor":
+        return _access.broadcast(self, dim, size)
+
+    def expand_dim(self, dim) -> "NkiTensor":
+        return _access.expand_dim(self, dim)
+
+    def squeeze_dim(self, dim) -> "NkiTensor":
+        return _access.squeeze_dim(self, dim)
+
+    def reshape_dim(self, dim, shape) -> "NkiTensor":
+        return _access.reshape_dim(self, dim, shape)
+
+    def flatten_dims(self, start_dim, end_dim) -> "NkiTensor":
+        return _access.flatten_dims(self, start_dim, end_dim)
+
+    def slice(self, dim, start, end, step=1) -> "NkiTensor":
+        return _access.slice_dim(self, dim, start, end, step)
+
+    def select(self, dim, index) -> "NkiTensor":
+        return _access.select(self, dim, index)
+
+    def is_contiguous(self) -> bool:
+        return self.tv.is_contiguous()
+
+    def is_indirect(self) -> bool:
+        return self.ind is not None and self.ind is not _access.STATIC
+
     # ---- host side ----
 
     def numpy(self) -> np.ndarray:
@@ -313,9 +364,10 @@ def _c_strides(shape, item: int) -> list[int]:
     return out[::-1]
 
 
-#: The dtypes NKI has (reference §1.3; float8_e8m0fnu and the packed x4 types are not modelled).
+#: The dtypes NKI has (reference §1.3); the MX ones (e8m0 scale, packed x4 data) serve mx.py.
 NKI_DTYPES = ("float32", "bfloat16", "float16", "tfloat32", "float8_e4m3", "float8_e4m3fn", "float8_e5m2",
-              "int8", "int16", "int32", "uint8", "uint16", "uint32", "bool")
+              "int8", "int16", "int32", "uint8", "uint16", "uint32", "bool",
+              "float8_e8m0fnu", "float8_e5m2_x4", "float8_e4m3fn_x4", "float4_e2m1fn_x4")
 
 
 def dtype_of(d, api: str = "nl.ndarray", param: str = "dtype") -> _dt.DType:

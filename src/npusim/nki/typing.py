@@ -25,6 +25,9 @@ class _Subscriptable:
     def __getitem__(self, params) -> Annotation:
         return Annotation(self.kind, params if isinstance(params, tuple) else (params,))
 
+    def __instancecheck__(self, obj) -> bool:
+        return isinstance(obj, NkiTensor)      # ``isinstance(t, nt.tensor)`` in nki-library helpers
+
     def __repr__(self) -> str:
         return f"nki.typing.{self.kind}"
 
