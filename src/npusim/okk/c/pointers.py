@@ -4,9 +4,10 @@ pointers into npusim's memories (the numpy buffers' addresses).
 Bytes a kernel writes through such a pointer must count as written. C stores cannot be seen, so npusim
 watches a window after the pointer: when the getter returns, it copies the window and puts a canary byte
 (0xA5) into the window's never-written bytes; before the kernel's next okk call (and when the run ends)
-every byte that differs from the copy is marked written and the canaries still in place go back to 0.
-A store of exactly the canary value into a never-written byte is therefore missed (it reads as never
-written), and stores beyond the window are not marked. Window: to the end of the NPU's local memory for
+the span from the first to the last byte that differs from the copy is marked written (a store of the
+canary value inside the span is a store too) and the canaries outside it go back to 0. So a store of
+exactly the canary value at either end of what a kernel wrote is missed (it reads as never written),
+bytes between two separate stores count as written, and stores beyond the window are not marked. Window: to the end of the NPU's local memory for
 ``okk_local_mem_addr``, ``WINDOW`` bytes (clipped to the memory) for the others.
 
 The DTCM (no okk instruction reads it) is a plain per-device buffer of ``okk_dtcm_size()`` bytes.
@@ -49,8 +50,11 @@ def settle() -> None:
         w = _watches.pop()
         now = w.mem.data[w.lo:w.hi]
         changed = now != w.before
-        if changed.any():
-            w.mem.init[w.lo:w.hi][changed] = 1
+        hit = np.flatnonzero(changed)
+        if hit.size:
+            lo, hi = int(hit[0]), int(hit[-1]) + 1
+            changed[lo:hi] = True          # the span: a canary-valued byte inside it was stored too
+            w.mem.init[w.lo + lo:w.lo + hi] = 1
         untouched = w.fresh & ~changed
         if untouched.any():
             now[untouched] = 0
