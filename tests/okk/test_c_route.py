@@ -182,3 +182,19 @@ def test_cache_by_content(tmp_path, monkeypatch):
     assert okk.load_c(src, defines={"EXTRA": 1}).library != a
     src.write_text(src.read_text() + "\n/* changed */\n")
     assert okk.load_c(src).library != a
+
+
+def test_cli_okk_run(tmp_path, capsys):
+    from npusim.cli import main
+    x = np.random.default_rng(3).standard_normal((2, 70, 5, 7)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    rc = main(["okk", "run", os.path.join(HERE, "relu.c"), "--entry", "relu_contest", "--param", "N=2", "--param",
+               "C=70", "--param", "H=5", "--param", "W=7", "--input", f"input_addr={tmp_path / 'x.npy'}",
+               "--output", "output_addr=2,70,5,7", "--save", f"output_addr={tmp_path / 'y.npy'}",
+               "--trace", str(tmp_path / "t.json")])
+    out = capsys.readouterr().out
+    assert rc == 0 and "relu_contest: 928 Sophgo cycles in 1 section(s)" in out and "okk_bdc_relu" in out
+    assert np.array_equal(np.load(tmp_path / "y.npy"), np.maximum(x, 0))
+    import json
+    events = [e for e in json.load(open(tmp_path / "t.json"))["traceEvents"] if e["ph"] == "X"]
+    assert [e["args"]["source"] for e in events] == ["relu.c:20", "relu.c:21", "relu.c:22"]
