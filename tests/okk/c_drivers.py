@@ -1,0 +1,123 @@
+"""Drivers and float64 numpy references for running OKKernel .c kernels in tests (the contest hosts' role:
+upload inputs, fill param_t with their addresses, run, read outputs, compare with the contest tolerance)."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from npusim import okk
+
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "c")
+G = okk.spec.GLOBAL_MEM_START
+ALIGN = 4096
+
+
+def run(kernel, entry: str, fields: dict, inputs: dict, outputs: dict, global_mem_bytes: int = 1 << 28):
+    """Upload ``inputs`` (param field -> array), reserve ``outputs`` (field -> shape, float32), run.
+    Returns (outputs as arrays, RunResult, device)."""
+    fields = dict(fields)
+    dev = okk.Device(global_mem_bytes=global_mem_bytes)
+    addr = G
+    where = {}
+    with dev:
+        for name, arr in inputs.items():
+            dev.write_system(addr, np.ascontiguousarray(arr, np.float32))
+            fields[name] = addr
+            addr += -(-arr.nbytes // ALIGN) * ALIGN
+        for name, shape in outputs.items():
+            fields[name], where[name] = addr, shape
+            addr += -(-int(np.prod(shape)) * 4 // ALIGN) * ALIGN
+        r = kernel.run(entry, fields)
+        got = {n: dev.read_system(fields[n], s, np.float32) for n, s in where.items()}
+    return got, r, dev
+
+
+def close(got, ref, tol):
+    """The contest check: |out - ref| < tol * max(|out|, |ref|, 1) everywhere."""
+    got = np.asarray(got, np.float64)
+    return bool(np.all(np.abs(got - ref) < tol * np.maximum(np.maximum(np.abs(got), np.abs(ref)), 1)))
+
+
+def out_hw(H, W, kh, kw, pads, stride, dilation=(1, 1), ceil_mode=False):
+    t, b, l, r = pads
+    eh, ew = (kh - 1) * dilation[0] + 1, (kw - 1) * dilation[1] + 1
+    if ceil_mode:
+        return -(-(H + t + b - eh) // stride[0]) + 1, -(-(W + l + r - ew) // stride[1]) + 1
+    return (H + t + b - eh) // stride[0] + 1, (W + l + r - ew) // stride[1] + 1
+
+
+def _taps(x, kh, kw, pads, stride, dilation, oh, ow, fill=0.0):
+    """Yield (i, j, window) with window[n, c, oh, ow] = padded input at the tap (i, j)."""
+    t, b, l, r = pads
+    N, C, H, W = x.shape
+    need_h = (oh - 1) * stride[0] + (kh - 1) * dilation[0] + 1
+    need_w = (ow - 1) * stride[1] + (kw - 1) * dilation[1] + 1
+    xp = np.full((N, C, max(H + t + b, need_h), max(W + l + r, need_w)), fill, np.float64)
+    xp[:, :, t:t + H, l:l + W] = x
+    for i in range(kh):
+        for j in range(kw):
+            h0, w0 = i * dilation[0], j * dilation[1]
+            yield i, j, xp[:, :, h0:h0 + (oh - 1) * stride[0] + 1:stride[0], w0:w0 + (ow - 1) * stride[1] + 1:stride[1]]
+
+
+def conv2d_ref(x, w, pads=(0, 0, 0, 0), stride=(1, 1), dilation=(1, 1)):
+    """x (N, IC, H, W), w (OC, IC, kh, kw) -> (N, OC, oh, ow), float64."""
+    OC, IC, kh, kw = w.shape
+    oh, ow = out_hw(x.shape[2], x.shape[3], kh, kw, pads, stride, dilation)
+    out = np.zeros((x.shape[0], OC, oh, ow))
+    for i, j, win in _taps(x, kh, kw, pads, stride, dilation, oh, ow):
+        out += np.einsum("nchw,oc->nohw", win, w[:, :, i, j].astype(np.float64))
+    return out
+
+
+def depthwise_ref(x, w, pads=(0, 0, 0, 0), stride=(1, 1), dilation=(1, 1)):
+    """x (N, C, H, W), w (C, kh, kw)."""
+    C, kh, kw = w.shape
+    oh, ow = out_hw(x.shape[2], x.shape[3], kh, kw, pads, stride, dilation)
+    out = np.zeros((x.shape[0], C, oh, ow))
+    for i, j, win in _taps(x, kh, kw, pads, stride, dilation, oh, ow):
+        out += win * w[None, :, i, j, None, None]
+    return out
+
+
+def max_pool_ref(x, kh, kw, pads, stride, ceil_mode=False):
+    oh, ow = out_hw(x.shape[2], x.shape[3], kh, kw, pads, stride, ceil_mode=ceil_mode)
+    out = np.full((x.shape[0], x.shape[1], oh, ow), -np.inf)
+    for _, _, win in _taps(x, kh, kw, pads, stride, (1, 1), oh, ow, fill=-np.inf):
+        out = np.maximum(out, win)
+    return out
+
+
+def avg_pool_ref(x, kh, kw, pads, stride, ceil_mode=False, count_include_pad=True):
+    """The contest host's avg_pool reference (window clipped to the padded input, divided by its size, or
+    by the count of real inputs without count_include_pad)."""
+    t, b, l, r = pads
+    N, C, H, W = x.shape
+    oh, ow = out_hw(H, W, kh, kw, pads, stride, ceil_mode=ceil_mode)
+    out = np.zeros((N, C, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            hs, ws = i * stride[0], j * stride[1]
+            he, we = min(hs + kh, H + t + b), min(ws + kw, W + l + r)
+            size = (he - hs) * (we - ws)
+            hs, ws, he, we = max(hs - t, 0), max(ws - l, 0), min(he - t, H), min(we - l, W)
+            if not count_include_pad:
+                size = (he - hs) * (we - ws)
+            out[:, :, i, j] = x[:, :, hs:he, ws:we].astype(np.float64).sum(axis=(2, 3)) / size
+    return out
+
+
+def softmax_ref(x, axis=1):
+    x = x.astype(np.float64)
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def weights_2ic(w):
+    """(OC, IC, kh, kw) -> the contest host's 2IC layout ((IC+1)//2, OC, kh, kw, 2), zero in the unused half."""
+    OC, IC, kh, kw = w.shape
+    out = np.zeros(((IC + 1) // 2, OC, kh, kw, 2), np.float32)
+    for ic in range(IC):
+        out[ic // 2, :, :, :, ic % 2] = w[:, ic]
+    return out
