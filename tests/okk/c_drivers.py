@@ -121,3 +121,26 @@ def weights_2ic(w):
     for ic in range(IC):
         out[ic // 2, :, :, :, ic % 2] = w[:, ic]
     return out
+
+
+def run_both(path: str, entry: str, fields: dict, inputs: dict, outputs: dict, defines=None):
+    """The same .c on npusim and on Sophgo's C-model (same addresses, same param bytes).
+    Returns (npusim outputs, npusim RunResult, C-model outputs, C-model CModelRun)."""
+    from npusim.okk.c.cmodel_route import run_on_cmodel
+    from npusim.okk.c.param import pack
+    kernel = okk.load_c(path, defines=defines)
+    got, r, _ = run(kernel, entry, fields, inputs, outputs)
+    full = dict(fields)
+    addr, writes, reads = G, [], []
+    for name, arr in inputs.items():
+        raw = np.ascontiguousarray(arr, np.float32).tobytes()
+        writes.append((addr, raw))
+        full[name] = addr
+        addr += -(-len(raw) // ALIGN) * ALIGN
+    for name, shape in outputs.items():
+        full[name] = addr
+        reads.append((addr, int(np.prod(shape)) * 4))
+        addr += -(-int(np.prod(shape)) * 4 // ALIGN) * ALIGN
+    cm = run_on_cmodel(path, entry, bytes(pack(kernel.param_type(), full)), writes, reads, defines=defines)
+    ref = {n: np.frombuffer(b, np.float32).reshape(outputs[n]) for n, b in zip(outputs, cm.reads)}
+    return got, r, ref, cm

@@ -1,0 +1,101 @@
+"""The differential route for .c kernels: the same file compiled against Sophgo's C-model
+(``npusim.okk.c.cmodel_route``) is the reference, bit for bit and cycle for cycle (API_END total_cycle
+of every section). Skips without the C-model libraries or a C compiler."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from npusim.okk.c import CompileError, find_compiler
+from npusim.okk.oracle.fetch import available
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from c_drivers import HERE, out_hw, run_both, weights_2ic  # noqa: E402
+
+try:
+    find_compiler()
+except CompileError as e:          # pragma: no cover
+    pytest.skip(f"no C compiler: {e}", allow_module_level=True)
+if not available():
+    pytest.skip("C-model libraries absent (run: python -m npusim.okk.oracle.fetch)", allow_module_level=True)
+
+PUBLIC = os.path.join(HERE, "public")
+rng = np.random.default_rng(7)
+
+
+def U(*shape, lo=-1.0, hi=1.0):
+    return rng.uniform(lo, hi, shape).astype(np.float32)
+
+
+def _same(got, r, ref, cm):
+    for name in got:
+        assert got[name].tobytes() == ref[name].tobytes(), name
+    assert r.sections == cm.sections
+
+
+def test_relu():
+    x = U(2, 70, 5, 7)
+    _same(*run_both(os.path.join(HERE, "relu.c"), "relu_contest", dict(N=2, C=70, H=5, W=7),
+                    dict(input_addr=x), dict(output_addr=x.shape)))
+
+
+def test_public_matmul_demo():
+    a, b = U(100, 200), U(200, 150)
+    _same(*run_both(os.path.join(PUBLIC, "ok_device_matmul_demo.c"), "matmul_demo",
+                    dict(left_rows=100, left_cols=200, right_cols=150), dict(left_addr=a, right_addr=b),
+                    dict(output_addr=(100, 150))))
+
+
+def test_public_matmul_contest_entry():
+    a, b = U(32, 2048), U(2048, 36)
+    _same(*run_both(os.path.join(PUBLIC, "ok_device_matmul_contest.c"), "matmul_contest",
+                    dict(left_rows=32, left_cols=2048, right_cols=36), dict(left_addr=a, right_addr=b),
+                    dict(output_addr=(32, 36))))
+
+
+@pytest.mark.parametrize("file,entry", [("ok_device_conv2d_demo.c", "conv2d_demo"),
+                                        ("ok_device_conv2d_contest.c", "conv2d_contest")])
+def test_public_conv2d(file, entry):
+    p = dict(N=4, IC=3, OC=64, H=16, W=16, kernel_h=3, kernel_w=3, pad_top=1, pad_bottom=1, pad_left=1,
+             pad_right=1, stride_h=2, stride_w=2, dilation_h=2, dilation_w=2)
+    x, w = U(4, 3, 16, 16), U(64, 3, 3, 3)
+    oh, ow = out_hw(16, 16, 3, 3, (1, 1, 1, 1), (2, 2), (2, 2))
+    _same(*run_both(os.path.join(PUBLIC, file), entry, p, dict(input_addr=x, kernel_addr=weights_2ic(w)),
+                    dict(output_addr=(4, 64, oh, ow))))
+
+
+@pytest.mark.parametrize("file,entry", [("ok_device_depthwise_demo.c", "depthwise_demo"),
+                                        ("ok_device_depthwise_contest.c", "depthwise_contest")])
+def test_public_depthwise(file, entry):
+    p = dict(N=4, C=64, H=16, W=16, kernel_h=3, kernel_w=3, pad_top=1, pad_bottom=1, pad_left=1, pad_right=1,
+             stride_h=2, stride_w=2, dilation_h=2, dilation_w=2)
+    x, w = U(4, 64, 16, 16), U(64, 3, 3)
+    oh, ow = out_hw(16, 16, 3, 3, (1, 1, 1, 1), (2, 2), (2, 2))
+    _same(*run_both(os.path.join(PUBLIC, file), entry, p, dict(input_addr=x, kernel_addr=w),
+                    dict(output_addr=(4, 64, oh, ow))))
+
+
+@pytest.mark.parametrize("shape", [(1, 1000, 1, 1), (1, 370, 13, 13)])
+def test_public_softmax_contest_entry(shape):
+    x = U(*shape, lo=-5, hi=5)
+    N, C, H, W = shape
+    _same(*run_both(os.path.join(PUBLIC, "ok_device_softmax_contest.c"), "softmax_contest",
+                    dict(N=N, C=C, H=H, W=W), dict(input_addr=x), dict(output_addr=shape)))
+
+
+def test_public_pools():
+    p = dict(N=4, C=64, H=16, W=16, kernel_h=3, kernel_w=3, pad_top=1, pad_bottom=1, pad_left=1, pad_right=1,
+             stride_h=2, stride_w=2, ceil_mode=0)
+    x = U(4, 64, 16, 16, lo=0)
+    _same(*run_both(os.path.join(PUBLIC, "ok_device_avg_pool.c"), "avg_pool_0", dict(p, count_include_pad=1),
+                    dict(input_addr=x), dict(output_addr=(4, 64, 8, 8))))
+    _same(*run_both(os.path.join(PUBLIC, "ok_device_max_pool.c"), "max_pool_0", dict(p, index_addr=0),
+                    dict(input_addr=x), dict(output_addr=(4, 64, 8, 8))))
+
+
+@pytest.mark.parametrize("entry", ["plus_one_0", "plus_one_1", "plus_one_2", "plus_one_3"])
+def test_public_plus_one(entry):
+    x = U(4, 64, 8, 32)
+    _same(*run_both(os.path.join(PUBLIC, "ok_device_plus_one.c"), entry, dict(N=4, C=64, H=8, W=32),
+                    dict(input_addr=x), dict(output_addr=x.shape)))
