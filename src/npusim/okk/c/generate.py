@@ -31,6 +31,9 @@ CALLBACK_TYPE = {"x32": "unsigned int", "x16": "unsigned short", "x8": "unsigned
 UNION_MEMBER = {"x32": ".u32", "x16": ".u16", "x8": ".u8"}
 
 HEADER_TYPES = r"""#include <stdbool.h>
+/* Sophgo's okk.h includes these in its C-model build (USING_CMODEL), so kernels may rely on them. */
+#include <assert.h>
+#include <stdio.h>
 
 typedef void (*okk_kernel_func_t)(const void *);
 void okk_register_kernel_func(const char *name, okk_kernel_func_t func);

@@ -6,6 +6,9 @@ extern "C" {
 #endif
 
 #include <stdbool.h>
+/* Sophgo's okk.h includes these in its C-model build (USING_CMODEL), so kernels may rely on them. */
+#include <assert.h>
+#include <stdio.h>
 
 typedef void (*okk_kernel_func_t)(const void *);
 void okk_register_kernel_func(const char *name, okk_kernel_func_t func);
