@@ -99,3 +99,39 @@ def test_public_plus_one(entry):
     x = U(4, 64, 8, 32)
     _same(*run_both(os.path.join(PUBLIC, "ok_device_plus_one.c"), entry, dict(N=4, C=64, H=8, W=32),
                     dict(input_addr=x), dict(output_addr=x.shape)))
+
+
+NN = dict(N=2, IC=5, OC=70, H=13, W=11, kh=3, kw=3, pad_top=1, pad_bottom=2, pad_left=0, pad_right=1,
+          stride_h=2, stride_w=1, dilation_h=1, dilation_w=2, output2_addr=0)
+
+
+def test_own_conv2d_depthwise_pools_unions():
+    nn = os.path.join(HERE, "nn.c")
+    x, w, b = U(2, 5, 13, 11), U(70, 5, 3, 3), U(70)
+    oh, ow = out_hw(13, 11, 3, 3, (1, 2, 0, 1), (2, 1), (1, 2))
+    _same(*run_both(nn, "conv2d_bias", NN, dict(input_addr=x, weight_addr=weights_2ic(w), bias_addr=b),
+                    dict(output_addr=(2, 70, oh, ow))))
+    _same(*run_both(nn, "depthwise_bias", NN, dict(input_addr=x, weight_addr=U(5, 3, 3), bias_addr=U(5)),
+                    dict(output_addr=(2, 5, oh, ow))))
+    p = dict(NN, IC=70, dilation_h=1, dilation_w=1, kh=2, kw=3, stride_w=2, weight_addr=0, bias_addr=0)
+    oh, ow = out_hw(13, 11, 2, 3, (1, 2, 0, 1), (2, 2))
+    _same(*run_both(nn, "pools", p, dict(input_addr=U(2, 70, 13, 11)),
+                    dict(output_addr=(2, 70, oh, ow), output2_addr=(2, 70, oh, ow))))
+    x = U(1, 66, 3, 5)
+    _same(*run_both(nn, "unions", dict(NN, N=1, IC=66, H=3, W=5, weight_addr=0, bias_addr=0),
+                    dict(input_addr=x), dict(output_addr=x.shape, output2_addr=x.shape)))
+
+
+EXAMPLES = os.path.join(os.path.dirname(HERE), "..", "..", "examples", "okk", "c")
+
+
+def test_example_twins():
+    x = U(1, 370, 13, 13, lo=-5, hi=5)
+    _same(*run_both(os.path.join(EXAMPLES, "softmax.c"), "softmax", dict(N=1, C=370, H=13, W=13),
+                    dict(input_addr=x), dict(output_addr=x.shape)))
+    a, b = U(70, 20000), U(20000, 9)
+    _same(*run_both(os.path.join(EXAMPLES, "matmul.c"), "matmul", dict(left_rows=70, left_cols=20000, right_cols=9),
+                    dict(left_addr=a, right_addr=b), dict(output_addr=(70, 9))))
+    x = U(64 * 1024 * 3 + 64 * 5 + 7, lo=-8, hi=8)
+    _same(*run_both(os.path.join(EXAMPLES, "activation_tiled.c"), "activation_pingpong",
+                    dict(total=x.size, tile_w=1024, use_tanh=0), dict(input_addr=x), dict(output_addr=x.shape)))
