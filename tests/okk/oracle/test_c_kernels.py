@@ -135,3 +135,39 @@ def test_example_twins():
     x = U(64 * 1024 * 3 + 64 * 5 + 7, lo=-8, hi=8)
     _same(*run_both(os.path.join(EXAMPLES, "activation_tiled.c"), "activation_pingpong",
                     dict(total=x.size, tile_w=1024, use_tanh=0), dict(input_addr=x), dict(output_addr=x.shape)))
+
+
+PROBES = os.path.join(HERE, "cmodel_probes.c")
+PROBE = dict(which=0, IC=4, K=10, LCPC=16, waddr=0x10000)
+
+
+def test_probe_conv2d_kernel_stride_zero_kernel_w_one():
+    _same(*run_both(PROBES, "probe", PROBE, dict(input_addr=U(1, 4, 4, 8), weight_addr=U(6)),
+                    dict(output_addr=(1, 3, 4, 8))))
+
+
+def test_probe_matmul_left_cols_per_channel_above_left_cols():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(*run_both(PROBES, "probe", dict(PROBE, which=1), dict(input_addr=U(5, 10), weight_addr=U(10, 7)),
+                        dict(output_addr=(5, 7))))
+
+
+def test_probe_odd_ic_unused_half():
+    _same(*run_both(PROBES, "probe", dict(PROBE, which=3, IC=3), dict(input_addr=U(1, 3, 4, 8), weight_addr=U(2, 3, 1, 2)),
+                    dict(output_addr=(1, 3, 4, 8))))
+
+
+def test_probe_conv2d_weights_at_4_mod_8_assert_in_the_c_model():
+    from npusim.core.errors import ConstraintError, NpuSimError
+    from npusim.okk.c.cmodel_route import run_on_cmodel
+    from npusim import okk
+    G = okk.spec.GLOBAL_MEM_START
+    param = okk.load_c(PROBES).param_type()(which=2, IC=4, K=10, LCPC=16, waddr=0x10004, output_addr=G + 8192,
+                                             input_addr=G, weight_addr=G + 4096)
+    with pytest.raises(NpuSimError, match=r"weight_addr % 8 == 0"):
+        run_on_cmodel(PROBES, "probe", bytes(param), [(G, U(1, 4, 4, 8).tobytes()), (G + 4096, U(12).tobytes())])
+    with pytest.raises(ConstraintError, match="divisible by 8"):
+        run_both(PROBES, "probe", dict(PROBE, which=2, waddr=0x10004),
+                 dict(input_addr=U(1, 4, 4, 8), weight_addr=U(2, 3, 1, 2)), dict(output_addr=(1, 3, 4, 8)))

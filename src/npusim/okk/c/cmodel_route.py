@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass
 
 from ...core.errors import NpuSimError
-from .compile import FLAGS, HERE, CompileError, _define_flags, cache_dir, find_compiler
+from .compile import FLAGS, HERE, CompileError, _define_flags, _read, cache_dir, find_compiler
 
 GLUE = os.path.join(HERE, "okk_cmodel_glue.c")
 
@@ -39,7 +39,7 @@ def build_for_cmodel(source_path: str, defines: dict | None = None, include_dirs
     flags = FLAGS + ["-DOKK_NO_SOURCE_MACROS"] + _define_flags(defines) + ["-I" + HERE] + \
         ["-I" + os.path.abspath(d) for d in include_dirs]
     h = hashlib.sha256()
-    for part in (open(source_path, "rb").read(), open(GLUE, "rb").read(), open(os.path.join(HERE, "okk.h"), "rb").read(),
+    for part in (_read(source_path), _read(GLUE), _read(os.path.join(HERE, "okk.h")),
                  " ".join(cc + flags).encode()):
         h.update(part + b"\0")
     lib = os.path.join(cache_dir(), f"cmodel-{os.path.splitext(os.path.basename(source_path))[0]}-{h.hexdigest()[:20]}.so")
@@ -62,19 +62,26 @@ def run_on_cmodel(source_path: str, entry: str, param: bytes, writes=(), reads=(
     lib = build_for_cmodel(source_path, defines, include_dirs)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    job = pickle.dumps((lib, entry, bytes(param), list(writes), list(reads)))
-    proc = subprocess.run([sys.executable, "-m", "npusim.okk.c.cmodel_route"], input=job, capture_output=True,
-                          env=env, timeout=timeout)
-    if proc.returncode != 0 or not proc.stdout:
-        raise NpuSimError(f"the C-model run of {entry} failed (exit {proc.returncode}): "
-                          f"{proc.stderr.decode(errors='replace')[-3000:]}")
-    return pickle.loads(proc.stdout)
+    fd, log = tempfile.mkstemp(prefix="npusim-cmodel-", suffix=".log")
+    os.close(fd)
+    try:
+        job = pickle.dumps((lib, entry, bytes(param), list(writes), list(reads), log))
+        proc = subprocess.run([sys.executable, "-m", "npusim.okk.c.cmodel_route"], input=job,
+                              capture_output=True, env=env, timeout=timeout)
+        if proc.returncode != 0 or not proc.stdout:
+            with open(log, errors="replace") as f:
+                text = f.read()[:1500]
+            raise NpuSimError(f"the C-model run of {entry} failed (exit {proc.returncode}): {text}"
+                              f"{proc.stderr.decode(errors='replace')[-2000:]}")
+        return pickle.loads(proc.stdout)
+    finally:
+        os.unlink(log)
 
 
 def _worker() -> None:
-    lib_path, entry, param, writes, reads = pickle.loads(sys.stdin.buffer.read())
+    lib_path, entry, param, writes, reads, log_path = pickle.loads(sys.stdin.buffer.read())
     out = os.fdopen(os.dup(1), "wb")
-    log = tempfile.NamedTemporaryFile("w+", prefix="npusim-cmodel-", suffix=".log", delete=False)
+    log = open(log_path, "w+")
     os.dup2(log.fileno(), 1)       # the C-model prints on stdout; keep it out of the pickle channel
     os.dup2(log.fileno(), 2)
     from ..oracle.cmodel import CModel, parse_dump

@@ -58,6 +58,11 @@ def cache_dir() -> str:
     return path
 
 
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def _define_flags(defines: dict) -> list[str]:
     return [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in sorted((defines or {}).items())]
 
@@ -76,7 +81,7 @@ def build(source_path: str, defines: dict | None = None, include_dirs=()) -> str
     # and stand-ins: a contest tree's Sophgo okk.h in include_dirs would otherwise win over ours.
     flags = FLAGS + _define_flags(defines) + ["-I" + HERE] + ["-I" + d for d in incs]
     h = hashlib.sha256()
-    for part in (source, open(SHIM, "rb").read(), open(os.path.join(HERE, "okk.h"), "rb").read(),
+    for part in (source, _read(SHIM), _read(os.path.join(HERE, "okk.h")),
                  " ".join(cc + flags).encode(), source_path.encode()):
         h.update(part)
         h.update(b"\0")
