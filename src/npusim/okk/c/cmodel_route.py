@@ -13,6 +13,7 @@ import pickle
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 
 from ...core.errors import NpuSimError
@@ -26,6 +27,7 @@ class CModelRun:
     reads: list[bytes]
     sections: list[int]
     log: str
+    seconds: float = 0.0          # wall time of the kernel call inside the C-model process
 
     @property
     def cycles(self) -> int:
@@ -92,12 +94,14 @@ def _worker() -> None:
     func = getattr(kernel, entry)
     func.argtypes = [ctypes.c_void_p]
     buf = ctypes.create_string_buffer(param, max(1, len(param)))
+    t0 = time.perf_counter()
     func(buf)
+    seconds = time.perf_counter() - t0
     got = [cm.read(addr, n, False) for addr, n in reads]
     text = cm.new_dump_text()
     sys.stdout.flush()
     log.seek(0)
-    pickle.dump(CModelRun(got, parse_dump(text)[1], log.read()[-4000:]), out)
+    pickle.dump(CModelRun(got, parse_dump(text)[1], log.read()[-4000:], seconds), out)
     out.flush()
 
 
