@@ -6,7 +6,7 @@ import re
 import pytest
 
 from npusim import okk
-from npusim.okk.c import generate
+from npusim.okk.c import CompileError, find_compiler, generate
 from npusim.okk.c.api_table import C_ONLY, FUNCTIONS, MUL_TYPES, OP_TYPES, arguments
 from npusim.okk.c.param import ParamError, find_struct, pack, struct_type
 
@@ -90,3 +90,14 @@ def test_param_errors_are_clear():
         pack(struct_type(CONTEST), dict(N=1, C=1, H=1, W=1, output_addr=0, scale=1, s=[0, 0, 0]))
     with pytest.raises(ParamError, match="unknown: Q"):
         pack(struct_type(CONTEST, "plain_t"), dict(a=1, b=2, d=3.0, Q=1))
+
+
+def test_no_compiler_is_a_clear_error(monkeypatch):
+    from npusim import okk
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    with pytest.raises(CompileError, match=r"\$CC is '/nonexistent/cc'"):
+        okk.load_c(__file__)
+    monkeypatch.delenv("CC")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(CompileError, match="no C compiler found: set \\$CC or install cc, gcc or clang"):
+        find_compiler()
