@@ -184,6 +184,7 @@ def test_cli_okk_run(tmp_path, capsys):
                "--trace", str(tmp_path / "t.json")])
     out = capsys.readouterr().out
     assert rc == 0 and "relu_contest: 928 Sophgo cycles in 1 section(s)" in out and "okk_bdc_relu" in out
+    assert "top source lines" in out and "relu.c:21" in out
     assert np.array_equal(np.load(tmp_path / "y.npy"), np.maximum(x, 0))
     import json
     events = [e for e in json.load(open(tmp_path / "t.json"))["traceEvents"] if e["ph"] == "X"]

@@ -57,6 +57,25 @@ def _shape(text: str):
     return tuple(int(s) for s in shape.replace("x", ",").split(",") if s), np.dtype(dtype or "float32")
 
 
+def _by_source(trace, top: int = 8):
+    """The .c lines that issued the most modelled time."""
+    from collections import defaultdict
+
+    from rich.table import Table
+    acc = defaultdict(lambda: [0, 0.0, ""])
+    for e in trace.events:
+        a = acc[e.source]
+        a[0] += 1
+        a[1] += e.dur_ns
+        a[2] = e.name
+    table = Table(title="top source lines by time")
+    for col in ("source", "call", "events", "total us"):
+        table.add_column(col, justify="right" if col in ("events", "total us") else "left")
+    for src, (n, ns, name) in sorted(acc.items(), key=lambda kv: -kv[1][1])[:top]:
+        table.add_row(src, name, str(n), f"{ns / 1e3:,.3f}")
+    return table
+
+
 def cmd_okk_run(args, console) -> int:
     from . import Device, load_c
     from .spec import GLOBAL_MEM_START
@@ -87,6 +106,7 @@ def cmd_okk_run(args, console) -> int:
         results = {n: dev.read_system(placed[n][0], placed[n][1], placed[n][2]) for n in outputs}
     trace = dev.timeline.trace
     console.print(trace.summary())
+    console.print(_by_source(trace))
     console.print(f"{args.entry}: {result.cycles:,} Sophgo cycles in {len(result.sections)} section(s) "
                   f"{result.sections}, {result.ncalls} okk calls, {wall:.2f} s of wall time")
     for name, y in results.items():
