@@ -3,6 +3,7 @@ and commit), run unchanged through okk.load_c and checked against float64 numpy 
 tolerances. Sophgo's demos (matmul, conv2d, depthwise, avg/max pool, plus_one) and a contest entrant's
 softmax / matmul / conv2d / depthwise (github.com/yangcedrus/tpucontest)."""
 import os
+import re
 
 import numpy as np
 import pytest
@@ -31,9 +32,13 @@ def U(*shape, lo=-1.0, hi=1.0):
 
 
 def test_every_public_kernel_names_its_origin():
-    for f in os.listdir(PUBLIC):
-        head = open(os.path.join(PUBLIC, f)).read(400)
-        assert "repository: github.com/" in head and "commit: " in head and f"path: okkernel/device/{f}" in head
+    files = [os.path.join(d, f) for d, _, fs in os.walk(PUBLIC) for f in fs]
+    assert len(files) == 30
+    for path in files:
+        with open(path) as fh:
+            head = fh.read(400)
+        assert "repository: github.com/" in head and "  commit: " in head
+        assert re.search(r"path: \S*/" + re.escape(os.path.basename(path)) + r"\s", head)
 
 
 @pytest.mark.parametrize("file,entry,M,K,N", [

@@ -46,6 +46,8 @@ class RunState:
         self.calls: Counter = Counter()
         self.sections: list[int] = []
         self.open_section = False
+        self.implicit = False          # the section a run opens itself (kernels that skip okk_initialize)
+        self.base = 0                  # total_cycles when that implicit section started
         self.log = print
         self.sources: dict = {}
 
@@ -116,8 +118,18 @@ def _poll():
 def _close_section():
     from ..device import current
     if state.open_section:
-        state.sections.append(current().total_cycles)
-        state.open_section = False
+        cycles = current().total_cycles - state.base
+        if cycles or not state.implicit:      # an implicit section that issued nothing is no section
+            state.sections.append(cycles)
+        state.open_section = state.implicit = False
+        state.base = 0
+
+
+def open_implicit_section():
+    """A run starts a section: a kernel that never calls okk_initialize still has its cycles counted
+    (from the run's start, as on a freshly initialised C-model)."""
+    from ..device import current
+    state.open_section, state.implicit, state.base = True, True, current().total_cycles
 
 
 def _get_id_node(node):

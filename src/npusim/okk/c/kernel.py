@@ -92,11 +92,11 @@ class CKernel:
         func = self._entry(entry)
         buf = self._param_bytes(param, param_type)
         st = bridge.state
-        st.error, st.open_section = None, False
+        st.error = None
         st.calls.clear()
         st.sections = []
         st.log = log
-        current()                      # create the default device before the kernel runs
+        bridge.open_implicit_section()
         failed = self._run(func, buf)
         try:
             pointers.settle()
