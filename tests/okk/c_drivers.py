@@ -145,3 +145,42 @@ def run_both(path: str, entry: str, fields: dict, inputs: dict, outputs: dict, d
     cm = run_on_cmodel(path, entry, bytes(pack(kernel.param_type(), full)), writes, reads, defines=defines)
     ref = {n: np.frombuffer(b, np.float32).reshape(outputs[n]) for n, b in zip(outputs, cm.reads)}
     return got, r, ref, cm
+
+
+# Contest-1 cases (the contest hosts' tables, reference okkernel.md §5) used with the entrants' kernels.
+SOFTMAX_CASES = {0: (1, 370, 13, 13), 1: (1, 1000, 1, 1), 2: (4, 2, 157, 283), 4: (6132, 21, 1, 1)}
+MATMUL_CASES = {1: (2, 1280, 1000), 4: (32, 2048, 36), 10: (300, 2048, 80)}
+DEPTHWISE_CASES = {4: (4, 144, 75, 75, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1), 5: (4, 192, 38, 38, 3, 3, 1, 1, 1, 1, 2, 2, 1, 1),
+                   7: (4, 512, 14, 14, 3, 3, 0, 1, 0, 1, 2, 2, 1, 1)}
+CONV2D_CASES = {6: (4, 18, 36, 192, 256, 3, 3, 1, 1, 1, 1, 2, 2, 1, 1), 9: (4, 160, 192, 30, 30, 7, 1, 3, 3, 0, 0, 1, 1, 1, 1)}
+
+
+def contest_case(kind: str, case: int, rng):
+    """(entry, fields, inputs, outputs, reference, tolerance) of one contest case."""
+    U = lambda *s, lo=-1.0, hi=1.0: rng.uniform(lo, hi, s).astype(np.float32)   # noqa: E731
+    if kind == "softmax":
+        N, C, H, W = shape = SOFTMAX_CASES[case]
+        x = U(*shape, lo=-5, hi=5)
+        return ("softmax_contest", dict(N=N, C=C, H=H, W=W), dict(input_addr=x), dict(output_addr=shape),
+                lambda: softmax_ref(x), 1e-3)
+    if kind == "matmul":
+        M, K, N = MATMUL_CASES[case]
+        a, b = U(M, K), U(K, N)
+        return ("matmul_contest", dict(left_rows=M, left_cols=K, right_cols=N), dict(left_addr=a, right_addr=b),
+                dict(output_addr=(M, N)), lambda: a.astype(np.float64) @ b, 1e-4)
+    names = ["N", "C", "H", "W", "kernel_h", "kernel_w", "pad_top", "pad_bottom", "pad_left", "pad_right",
+             "stride_h", "stride_w", "dilation_h", "dilation_w"]
+    if kind == "depthwise":
+        p = dict(zip(names, DEPTHWISE_CASES[case]))
+        x, w = U(p["N"], p["C"], p["H"], p["W"]), U(p["C"], p["kernel_h"], p["kernel_w"])
+        oc, ref = p["C"], lambda: depthwise_ref(x, w, pads, st, dl)
+        inputs = dict(input_addr=x, kernel_addr=w)
+    else:
+        p = dict(zip(names[:1] + ["IC", "OC"] + names[2:], CONV2D_CASES[case]))
+        x, w = U(p["N"], p["IC"], p["H"], p["W"]), U(p["OC"], p["IC"], p["kernel_h"], p["kernel_w"])
+        oc, ref = p["OC"], lambda: conv2d_ref(x, w, pads, st, dl)
+        inputs = dict(input_addr=x, kernel_addr=weights_2ic(w))
+    pads = (p["pad_top"], p["pad_bottom"], p["pad_left"], p["pad_right"])
+    st, dl = (p["stride_h"], p["stride_w"]), (p["dilation_h"], p["dilation_w"])
+    oh, ow = out_hw(p["H"], p["W"], p["kernel_h"], p["kernel_w"], pads, st, dl)
+    return (f"{kind}_contest", p, inputs, dict(output_addr=(p["N"], oc, oh, ow)), ref, 1e-4)

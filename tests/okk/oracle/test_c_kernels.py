@@ -171,3 +171,16 @@ def test_probe_conv2d_weights_at_4_mod_8_assert_in_the_c_model():
     with pytest.raises(ConstraintError, match="divisible by 8"):
         run_both(PROBES, "probe", dict(PROBE, which=2, waddr=0x10004),
                  dict(input_addr=U(1, 4, 4, 8), weight_addr=U(2, 3, 1, 2)), dict(output_addr=(1, 3, 4, 8)))
+
+
+PERFECT = sorted(d for d in os.listdir(PUBLIC) if d.startswith("perfect_"))
+
+
+@pytest.mark.parametrize("who", PERFECT)
+@pytest.mark.parametrize("kind,case", [("softmax", 0), ("softmax", 2), ("matmul", 10), ("depthwise", 4),
+                                       ("conv2d", 6), ("conv2d", 9)])
+def test_contest_top_solutions(who, kind, case):
+    """The contest's top solutions, unchanged: bit-identical outputs and identical section cycles."""
+    from c_drivers import contest_case
+    entry, fields, inputs, outputs, _, _ = contest_case(kind, case, np.random.default_rng(case))
+    _same(*run_both(os.path.join(PUBLIC, who, f"ok_device_{kind}_contest.c"), entry, fields, inputs, outputs))
