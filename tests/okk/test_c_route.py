@@ -154,7 +154,8 @@ def test_unknown_entry_lists_registered(misc):
     with pytest.raises(npusim.core.errors.NpuSimError, match="registered: .*bad_call"):
         misc.run("nope")
     misc.run("plain_entry")          # a function without OKKERNEL_FUNC_REGISTER is found by its symbol
-    assert set(misc.kernels) == {"bad_call", "failing_assert", "logging", "through_pointer", "sections"}
+    assert set(misc.kernels) == {"bad_call", "failing_assert", "logging", "through_pointer", "sections",
+                                 "no_initialize"}
 
 
 def test_compile_error_carries_the_compiler_message():
@@ -189,3 +190,13 @@ def test_cli_okk_run(tmp_path, capsys):
     import json
     events = [e for e in json.load(open(tmp_path / "t.json"))["traceEvents"] if e["ph"] == "X"]
     assert [e["args"]["source"] for e in events] == ["relu.c:20", "relu.c:21", "relu.c:22"]
+
+
+def test_a_kernel_without_okk_initialize_still_counts(misc):
+    with okk.Device(global_mem_bytes=1 << 20) as dev:
+        first = misc.run("no_initialize", b"\0" * 20)
+        again = misc.run("no_initialize", b"\0" * 20)          # counted from this run's start
+    with okk.Device(global_mem_bytes=1 << 20) as ref:
+        okk.okk_bdc_32bit_set_C(0, 0, okk.dim4(2, 64, 1, 32), None)
+        okk.okk_poll()
+    assert first.sections == again.sections == [ref.total_cycles] and ref.total_cycles > 0
