@@ -121,6 +121,9 @@ def test_log_goes_through_python(misc):
     got = []
     misc.run("logging", dict(addr=0, n=7, value=0), log=lambda s, end="": got.append(s))
     assert got == ["n=7 npu=64 lmem=524288\n"]
+    got.clear()
+    misc.run("logging", dict(addr=0, n=0, value=0), log=lambda s, end="": got.append(s))
+    assert got[0] == "n=0 npu=64 lmem=524288\n" and "through_pointer\n" in got[1:] and len(got) == 7
 
 
 def test_sections_are_summed(misc):

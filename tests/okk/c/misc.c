@@ -1,5 +1,7 @@
 /* npusim test kernels for the C route's plumbing: errors, asserts, logs, pointers, sections. */
 #include "okk.h"
+#include "bm_atomic.h"       /* npusim's empty stand-ins: contest kernels include them */
+#include "bmlib_runtime.h"
 #include <string.h>
 typedef struct {
     unsigned long long addr;
@@ -29,6 +31,8 @@ OKKERNEL_FUNC_REGISTER(failing_assert);
 void logging(const void *args) {
     const param_t *p = (const param_t *)args;
     OKKERNEL_LOG("n=%d npu=%d lmem=%u\n", p->n, NPU_NUM, LOCAL_MEM_SIZE);
+    if (p->n == 0)
+        okk_dump_registered_kernel_funcs();
 }
 OKKERNEL_FUNC_REGISTER(logging);
 
