@@ -203,3 +203,56 @@ def test_a_kernel_without_okk_initialize_still_counts(misc):
         okk.okk_bdc_32bit_set_C(0, 0, okk.dim4(2, 64, 1, 32), None)
         okk.okk_poll()
     assert first.sections == again.sections == [ref.total_cycles] and ref.total_cycles > 0
+
+
+def test_param_layout_matches_the_compiler(tmp_path):
+    """The dedicated param_t parser against gcc's own offsetof/sizeof on 40 random declarations."""
+    import random
+    import subprocess
+    from npusim.okk.c.param import struct_type
+    types = ["int", "unsigned int", "unsigned long long", "long long", "float", "double", "char", "short",
+             "unsigned char", "bool", "local_addr_t", "system_addr_t"]
+    rnd = random.Random(14)
+    decls, checks = [], []
+    for i in range(40):
+        fields = [(rnd.choice(types), f"f{j}", rnd.choice(["", "", "[3]"])) for j in range(rnd.randint(1, 7))]
+        packed = rnd.random() < 0.5
+        body = " ".join(f"{t} {n}{a};" for t, n, a in fields)
+        decls.append(f"typedef struct {{ {body} }} {'__attribute__((packed)) ' if packed else ''}s{i}_t;")
+        checks.append((f"s{i}_t", [n for _, n, _ in fields]))
+    src = "#include <stddef.h>\n#include <stdio.h>\n#include \"okk.h\"\n" + "\n".join(decls) + "\nint main(void) {\n"
+    for name, fs in checks:
+        src += f'    printf("{name} %zu' + " %zu" * len(fs) + f'\\n", sizeof({name})' + \
+            "".join(f", offsetof({name}, {f})" for f in fs) + ");\n"
+    src += "    return 0;\n}\n"
+    (tmp_path / "layout.c").write_text(src)
+    exe = tmp_path / "layout"
+    from npusim.okk.c.compile import HERE as INCLUDE
+    subprocess.run(find_compiler() + ["-std=gnu99", "-I" + INCLUDE, str(tmp_path / "layout.c"), "-o", str(exe)],
+                   check=True)
+    lines = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split("\n")
+    source = "\n".join(decls)
+    for line in filter(None, lines):
+        name, size, *offsets = line.split()
+        st = struct_type(source, name)
+        assert ctypes.sizeof(st) == int(size), name
+        assert [getattr(st, f).offset for f, _ in st._fields_] == [int(o) for o in offsets], name
+
+
+from hypothesis import given, settings, strategies as hs  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=hs.integers(1, 3), c=hs.integers(1, 130), h=hs.integers(1, 6), w=hs.integers(1, 40))
+def test_relu_any_shape_equals_numpy_and_python_cycles(relu, n, c, h, w):
+    shape = (n, c, h, w)
+    x = np.random.default_rng(c * h + w).standard_normal(shape).astype(np.float32)
+    out = G + (-(-x.nbytes // 4096)) * 4096
+    with okk.Device(global_mem_bytes=1 << 22) as dev:
+        dev.write_system(G, x)
+        r = relu.run("relu_contest", dict(N=n, C=c, H=h, W=w, output_addr=out, input_addr=G))
+        y = dev.read_system(out, shape)
+    with okk.Device(global_mem_bytes=1 << 22) as ref:
+        ref.write_system(G, x)
+        _relu_python(x, out)
+    assert np.array_equal(y, np.maximum(x, 0)) and r.cycles == ref.total_cycles
