@@ -184,3 +184,9 @@ def test_contest_top_solutions(who, kind, case):
     from c_drivers import contest_case
     entry, fields, inputs, outputs, _, _ = contest_case(kind, case, np.random.default_rng(case))
     _same(*run_both(os.path.join(PUBLIC, who, f"ok_device_{kind}_contest.c"), entry, fields, inputs, outputs))
+
+
+def test_own_softmax_pipelined():
+    x = U(6132, 21, 1, 1, lo=-5, hi=5)
+    _same(*run_both(os.path.join(HERE, "softmax_pipelined.c"), "softmax_pipelined", dict(N=6132, C=21, H=1, W=1),
+                    dict(input_addr=x), dict(output_addr=x.shape)))
