@@ -82,3 +82,49 @@ def test_activation_twin(op, entry, total):
                                         use_tanh=int(op == "tanh")), [x], (total,),
                   lambda out, src: kernel(op, out, src, total, 1024))
     assert np.abs(y - activation_tiled.REFERENCE[op](x.astype(np.float64))).max() < activation_tiled.TOLERANCE[op]
+
+
+import spatial  # noqa: E402
+from spatial import Window  # noqa: E402
+
+
+@pytest.mark.parametrize("kind,shape,win,oc", [
+    ("conv2d", (2, 5, 20, 18), Window(3, 3, (1, 1, 1, 1), (1, 1)), 70),
+    ("conv2d", (4, 3, 16, 16), Window(3, 3, (1, 1, 1, 1), (2, 2), (2, 2)), 64),
+    ("depthwise2d", (4, 144, 75, 75), Window(3, 3, (1, 1, 1, 1)), None),
+    ("depthwise2d", (4, 512, 14, 14), Window(3, 3, (0, 1, 0, 1), (2, 2)), None),
+    ("avg_pool2d", (1, 70, 1500, 40), Window(3, 2, (1, 0, 1, 1), (2, 1)), None),     # several row tiles
+    ("max_pool2d", (2, 70, 40, 33), Window(2, 3, (0, 1, 1, 0), (2, 2)), None),
+])
+def test_window_twin(kind, shape, win, oc):
+    """examples/okk/c/window.c against spatial.run_window (conv2d.py, depthwise.py, pooling.py's tiling)."""
+    r = np.random.default_rng(4)
+    x = r.uniform(-1, 1, shape).astype(np.float32)
+    n, c, h, w = shape
+    oh, ow = win.out_hw(h, w)
+    inputs = [x]
+    wt = None
+    if kind == "conv2d":
+        wt = r.uniform(-1, 1, (oc, c, win.kh, win.kw)).astype(np.float32)
+        w2 = np.zeros(((c + 1) // 2, oc, win.kh, win.kw, 2), np.float32)
+        for i in range(c):
+            w2[i // 2, :, :, :, i % 2] = wt[:, i]
+        inputs.append(w2)
+    elif kind == "depthwise2d":
+        wt = r.uniform(-1, 1, (c, win.kh, win.kw)).astype(np.float32)
+        inputs.append(wt)
+    out_c = oc or c
+    c_tile, oc_tile = 64 * 16, min(out_c, 64)
+    pt, pb, pl, pr = win.pad
+
+    def fields(out, src, wsys=0):
+        return dict(N=n, C=c, H=h, W=w, OC=out_c, kernel_h=win.kh, kernel_w=win.kw, pad_top=pt, pad_bottom=pb,
+                    pad_left=pl, pad_right=pr, stride_h=win.stride[0], stride_w=win.stride[1],
+                    dilation_h=win.dilation[0], dilation_w=win.dilation[1], c_tile=c_tile, oc_tile=oc_tile,
+                    output_addr=out, input_addr=src, weight_addr=wsys)
+
+    def python(out, src, wsys=None):
+        spatial.run_window(kind, out, src, shape, win, c_tile, wsys, out_c, oc_tile)
+
+    y, _ = _twins("window.c", kind, fields, inputs, (n, out_c, oh, ow), python)
+    assert contest_ok(y, spatial.reference(kind, x, win, wt), 1e-4)[0]

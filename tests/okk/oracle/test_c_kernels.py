@@ -190,3 +190,19 @@ def test_own_softmax_pipelined():
     x = U(6132, 21, 1, 1, lo=-5, hi=5)
     _same(*run_both(os.path.join(HERE, "softmax_pipelined.c"), "softmax_pipelined", dict(N=6132, C=21, H=1, W=1),
                     dict(input_addr=x), dict(output_addr=x.shape)))
+
+
+@pytest.mark.parametrize("entry", ["conv2d", "depthwise2d", "avg_pool2d", "max_pool2d"])
+def test_example_window_twin(entry):
+    n, c, h, w, oc = 2, 5, 40, 18, (70 if entry == "conv2d" else 5)
+    fields = dict(N=n, C=c, H=h, W=w, OC=oc, kernel_h=3, kernel_w=3, pad_top=1, pad_bottom=1, pad_left=1,
+                  pad_right=0, stride_h=2, stride_w=1, dilation_h=1, dilation_w=1, c_tile=1024, oc_tile=64)
+    inputs = dict(input_addr=U(n, c, h, w))
+    if entry == "conv2d":
+        inputs["weight_addr"] = weights_2ic(U(oc, c, 3, 3))
+    elif entry == "depthwise2d":
+        inputs["weight_addr"] = U(c, 3, 3)
+    else:
+        fields["weight_addr"] = 0
+    oh, ow = out_hw(h, w, 3, 3, (1, 1, 1, 0), (2, 1))
+    _same(*run_both(os.path.join(EXAMPLES, "window.c"), entry, fields, inputs, dict(output_addr=(n, oc, oh, ow))))
