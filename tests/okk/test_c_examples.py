@@ -128,3 +128,20 @@ def test_window_twin(kind, shape, win, oc):
 
     y, _ = _twins("window.c", kind, fields, inputs, (n, out_c, oh, ow), python)
     assert contest_ok(y, spatial.reference(kind, x, win, wt), 1e-4)[0]
+
+
+import plus_one as plus_one_py  # noqa: E402
+
+
+@pytest.mark.parametrize("k,shape", [(1, (2, 70, 8, 9)), (2, (6, 70, 8, 9)), (3, (400, 70, 8, 9)), (4, (5, 3, 77, 101))])
+def test_plus_one_twin(k, shape):
+    x = np.random.default_rng(k).standard_normal(shape).astype(np.float32)
+    N, C, H, W = shape
+    if k == 4:
+        python = lambda out, src: plus_one_py.plus_one_4(out, src, x.size)          # noqa: E731
+    else:
+        python = lambda out, src: (plus_one_py.plus_one_1, plus_one_py.plus_one_2,  # noqa: E731
+                                   plus_one_py.plus_one_3)[k - 1](out, src, okk.dim4(*shape))
+    y, _ = _twins("plus_one.c", f"plus_one_{k}", lambda out, src: dict(N=N, C=C, H=H, W=W, output_addr=out,
+                                                                       input_addr=src), [x], shape, python)
+    assert np.array_equal(y, x + np.float32(1))

@@ -206,3 +206,11 @@ def test_example_window_twin(entry):
         fields["weight_addr"] = 0
     oh, ow = out_hw(h, w, 3, 3, (1, 1, 1, 0), (2, 1))
     _same(*run_both(os.path.join(EXAMPLES, "window.c"), entry, fields, inputs, dict(output_addr=(n, oc, oh, ow))))
+
+
+@pytest.mark.parametrize("entry,shape", [("plus_one_3", (40, 70, 8, 9)), ("plus_one_4", (5, 3, 77, 101))])
+def test_example_plus_one_twin(entry, shape):
+    x = U(*shape)
+    N, C, H, W = shape
+    _same(*run_both(os.path.join(EXAMPLES, "plus_one.c"), entry, dict(N=N, C=C, H=H, W=W), dict(input_addr=x),
+                    dict(output_addr=shape)))
