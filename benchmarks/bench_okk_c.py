@@ -19,7 +19,7 @@ def _device():
     from npusim import okk
     dev = okk.Device(global_mem_bytes=1 << 20)
     with dev:
-        okk.okk_bdc_32bit_set_C(0, 0, okk.dim4(1, 64, 1, 96), None)     # operands written once
+        okk.okk_bdc_32bit_set_C(0, 0, okk.dim4(1, 64, 1, 3072), None)   # operands (0, 4096, 8192) written once
     return dev
 
 

@@ -66,8 +66,21 @@ def _source(file, line) -> str:
 
 # ---- argument conversion (C pointer -> the Python record npusim.okk takes; None for NULL) ----
 
+_DIM4S: dict = {}       # raw 16 bytes -> dim4: kernels pass the same few shapes and strides again and again
+
+
 def _dim4(p):
-    return okk_types.dim4(*_I4.unpack(C.string_at(p, 16))) if p else None
+    """A const dim4 * as a dim4 (shared between calls with the same values: npusim.okk's functions only
+    read a const dim4)."""
+    if not p:
+        return None
+    raw = C.string_at(p, 16)
+    d = _DIM4S.get(raw)
+    if d is None:
+        if len(_DIM4S) >= 4096:
+            _DIM4S.clear()
+        d = _DIM4S[raw] = okk_types.dim4(*_I4.unpack(raw))
+    return d
 
 
 def _dim2(p):
