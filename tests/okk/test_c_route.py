@@ -256,3 +256,13 @@ def test_relu_any_shape_equals_numpy_and_python_cycles(relu, n, c, h, w):
         ref.write_system(G, x)
         _relu_python(x, out)
     assert np.array_equal(y, np.maximum(x, 0)) and r.cycles == ref.total_cycles
+
+
+def test_an_undeclared_okk_function_is_a_compile_error(tmp_path):
+    src = tmp_path / "newer.c"
+    src.write_text('#include "okk.h"\nvoid k(const void *a) { okk_bdc_npu_bcast(0, 0, 0); }\n')
+    with pytest.raises(CompileError, match="okk_bdc_npu_bcast"):
+        okk.load_c(src)
+    src.write_text('#include "okk.h"\nextern void not_defined_anywhere(void);\nvoid k(const void *a) { not_defined_anywhere(); }\n')
+    with pytest.raises(CompileError, match="not_defined_anywhere"):
+        okk.load_c(src)

@@ -18,7 +18,9 @@ from ...core.errors import NpuSimError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHIM = os.path.join(HERE, "okk_shim.c")
-FLAGS = ["-std=gnu99", "-O2", "-fPIC", "-shared", "-DUSING_CMODEL", "-w"]
+# -w: a contest kernel's warnings are its author's business; but calling a function okk.h does not declare
+# (e.g. a newer tpu-mlir okk_* call) is an error here, not an unresolved symbol at load time.
+FLAGS = ["-std=gnu99", "-O2", "-fPIC", "-shared", "-DUSING_CMODEL", "-w", "-Werror=implicit-function-declaration"]
 
 
 class CompileError(NpuSimError):
@@ -89,7 +91,7 @@ def build(source_path: str, defines: dict | None = None, include_dirs=()) -> str
     if os.path.exists(lib):
         return lib
     tmp = lib + f".{os.getpid()}.tmp"
-    cmd = cc + flags + [source_path, SHIM, "-o", tmp]
+    cmd = cc + flags + [source_path, SHIM, "-o", tmp, "-Wl,-z,defs", "-lm"]     # every symbol resolved now
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise CompileError(f"{os.path.basename(source_path)} does not compile:\n{proc.stderr.strip()}", cmd)
