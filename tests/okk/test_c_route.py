@@ -123,7 +123,8 @@ def test_log_goes_through_python(misc):
     assert got == ["n=7 npu=64 lmem=524288\n"]
     got.clear()
     misc.run("logging", dict(addr=0, n=0, value=0), log=lambda s, end="": got.append(s))
-    assert got[0] == "n=0 npu=64 lmem=524288\n" and "through_pointer\n" in got[1:] and len(got) == 7
+    assert got[0] == "n=0 npu=64 lmem=524288\n" and "through_pointer\n" in got[1:] \
+        and len(got) == 1 + len(misc.kernels)
 
 
 def test_sections_are_summed(misc):
@@ -158,7 +159,7 @@ def test_unknown_entry_lists_registered(misc):
         misc.run("nope")
     misc.run("plain_entry")          # a function without OKKERNEL_FUNC_REGISTER is found by its symbol
     assert set(misc.kernels) == {"bad_call", "failing_assert", "logging", "through_pointer", "sections",
-                                 "no_initialize"}
+                                 "no_initialize", "pointer_per_element"}
 
 
 def test_compile_error_carries_the_compiler_message():
@@ -266,3 +267,15 @@ def test_an_undeclared_okk_function_is_a_compile_error(tmp_path):
     src.write_text('#include "okk.h"\nextern void not_defined_anywhere(void);\nvoid k(const void *a) { not_defined_anywhere(); }\n')
     with pytest.raises(CompileError, match="not_defined_anywhere"):
         okk.load_c(src)
+
+
+def test_one_pointer_per_element_is_cheap_and_marked(misc):
+    import time
+    from npusim.okk.c import pointers
+    n = 20000
+    with npusim.configure(strict=True), okk.Device(global_mem_bytes=1 << 24) as dev:
+        t = time.perf_counter()
+        misc.run("pointer_per_element", dict(addr=G, n=n, value=2.5))
+        assert time.perf_counter() - t < 5          # not 20000 copies of a 4 MiB window
+        assert np.array_equal(dev.read_system(G + 4 * n, n), np.full(n, 2.5, np.float32))
+    assert not pointers.pending()

@@ -73,3 +73,14 @@ void no_initialize(const void *args) {
     okk_poll();
 }
 OKKERNEL_FUNC_REGISTER(no_initialize);
+
+/* One pointer per element, no okk call in between: the first window covers them all. */
+void pointer_per_element(const void *args) {
+    const param_t *p = (const param_t *)args;
+    for (int i = 0; i < p->n; i++)
+        *(float *)okk_global_mem_addr(p->addr + 4 * i) = p->value;
+    okk_initialize();
+    okk_gdma_32bit_cpy_S2S(p->addr + 4 * p->n, p->addr, &(dim4){1, 1, 1, p->n}, NULL, NULL);
+    okk_poll();
+}
+OKKERNEL_FUNC_REGISTER(pointer_per_element);

@@ -188,12 +188,15 @@ def _make_callback(name: str, ret: str, args: str):
     calls = state.calls
     source = _source
     settle, pending = pointers.settle, pointers._watches
+    # Only instructions read memory: getters (one pointer per element is common) must not settle, or every
+    # pointer would cost a window copy.
+    reads_memory = name.startswith(("okk_bdc_", "okk_gdma_"))
 
     def callback(file, line, *raw):
         SOURCE_OVERRIDE.append(source(file, line))
         try:
             calls[name] += 1
-            if pending:
+            if pending and reads_memory:
                 settle()
             if result is not None:
                 raw, out = raw[:-1], raw[-1]

@@ -7,7 +7,8 @@ watches a window after the pointer: when the getter returns, it copies the windo
 the span from the first to the last byte that differs from the copy is marked written (a store of the
 canary value inside the span is a store too) and the canaries outside it go back to 0. So a store of
 exactly the canary value at either end of what a kernel wrote is missed (it reads as never written),
-bytes between two separate stores count as written, and stores beyond the window are not marked. Window: to the end of the NPU's local memory for
+bytes between two separate stores count as written, and stores beyond the window are not marked. A
+pointer that falls inside a window already watched (before the next okk call) reuses that window. Window: to the end of the NPU's local memory for
 ``okk_local_mem_addr``, ``WINDOW`` bytes (clipped to the memory) for the others.
 
 The DTCM (no okk instruction reads it) is a plain per-device buffer of ``okk_dtcm_size()`` bytes.
@@ -62,8 +63,8 @@ def settle() -> None:
 
 def _watch(mem: Memory, lo: int, hi: int) -> int:
     for w in _watches:
-        if w.mem is mem and w.lo <= lo and hi <= w.hi:
-            return mem.data[lo:].ctypes.data
+        if w.mem is mem and w.lo <= lo < w.hi:      # a pointer inside a watched window: no second copy
+            return mem.data[lo:].ctypes.data        # (a kernel may ask for one pointer per element)
     data = mem.data[lo:hi]
     fresh = mem.init[lo:hi] == 0
     if fresh.any():
