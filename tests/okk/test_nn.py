@@ -147,7 +147,7 @@ def test_bias_scale_per_channel():
 
 @pytest.mark.parametrize("call,match", [
     (lambda: okk.okk_bdc_matmul(0x40000, 0, 0x20000 + LANE, 0, 4, 4, 4, 4, 4, False, False), "same NPU"),
-    (lambda: okk.okk_bdc_matmul(0x40000, 0, 0x20000, 0, 4, 4, 4, 5, 4, False, False), r"min\(128, cols\)"),
+    (lambda: okk.okk_bdc_matmul(0x40000, 0, 0x20000, 0, 4, 4, 4, 4, 5, False, False), r"min\(128, cols\)"),
     (lambda: okk.okk_bdc_matmul(0x40000, 0, 0x20000, 0, 4, 300, 4, 129, 4, False, False), r"min\(128, cols\)"),
     (lambda: okk.okk_bdc_matmul(0x40004, 0, 0x20000, 0, 4, 4, 4, 4, 4, False, False), "divisible by 128"),
     (lambda: okk.okk_bdc_matmul(0x40000, 0, 0x20000, 0, 70000, 4, 4, 4, 4, False, False), r"\[1, 65535\]"),

@@ -16,9 +16,11 @@ Time is kept in nanoseconds; each event also carries its engine's cycles.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from .errors import RaceError
 from .options import options
@@ -31,15 +33,26 @@ _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 _BASENAMES: dict[str, str | None] = {}     # co_filename -> basename, or None inside npusim
 
-#: file:line of the running call when the kernel is not Python (a front end's C++ bridge pushes the .cpp
-#: location of each call here; the innermost wins over the Python stack).
-external_source: list[str] = []
+#: A front end running code Python cannot see (okk's C kernels, Ascend C's .cpp kernels) pushes the caller's "file.c:line" here for
+#: the duration of a call; the innermost entry is every event's source. See ``source_override``.
+SOURCE_OVERRIDE: list[str] = []
+
+
+@contextlib.contextmanager
+def source_override(source: str) -> Iterator[None]:
+    """Events recorded inside the block get ``source`` instead of the Python caller's file:line."""
+    SOURCE_OVERRIDE.append(source)
+    try:
+        yield
+    finally:
+        SOURCE_OVERRIDE.pop()
 
 
 def caller_source() -> str:
-    """file:line of the first stack frame outside the npusim package (the user's call)."""
-    if external_source:
-        return external_source[-1]
+    """file:line of the first stack frame outside the npusim package (the user's call), unless a front
+    end set ``SOURCE_OVERRIDE``."""
+    if SOURCE_OVERRIDE:
+        return SOURCE_OVERRIDE[-1]
     f = sys._getframe(2)
     names = _BASENAMES
     while f is not None:

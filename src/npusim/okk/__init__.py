@@ -22,5 +22,6 @@ def info() -> dict[str, dict[str, object]]:
 
 __all__ = sorted(n for n in dir() if n.startswith("okk_") or n.startswith("OKKERNEL_")) + [
     "Device", "current", "dim4", "dim2", "Padding", "x32", "x16", "x8", "LocalTensor", "SystemTensor",
-    "info", "spec"] + _op_types.__all__
+    "info", "spec", "load_c"] + _op_types.__all__
 from .okk_part_two import *; from .okk_part_two import __all__ as _p2; __all__ += _p2  # noqa: E402,F401,F403 (part two)
+from .c.kernel import load_c  # noqa: E402,F401 (run an unchanged .c kernel; docs/okk.md)

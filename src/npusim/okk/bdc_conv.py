@@ -157,7 +157,8 @@ def okk_bdc_conv2d(output_addr, input_addr, weight_addr, bias_addr, input_shape,
     st = dim2_arg(api, "stride", stride)
     dil = dim2_arg(api, "dilation", dilation)
     oh, ow = out_size(api, h, w, kh, kw, pad, st, dil)
-    addrs = {"output_addr": (output_addr, 128), "input_addr": (input_addr, 4), "weight_addr": (weight_addr, 4)}
+    # 2IC fp32 weights are 8-byte aligned: the C-model asserts "weight_addr % 8 == 0" (atomic_conv_neuron)
+    addrs = {"output_addr": (output_addr, 128), "input_addr": (input_addr, 4), "weight_addr": (weight_addr, 8)}
     same = {"output_addr": output_addr, "weight_addr": weight_addr}
     if using_bias:
         addrs["bias_addr"] = (bias_addr, 4)
@@ -166,7 +167,7 @@ def okk_bdc_conv2d(output_addr, input_addr, weight_addr, bias_addr, input_shape,
     for name, s in (("input_stride", input_stride), ("kernel_stride", kernel_stride)):
         if s is not None and not isinstance(s, dim4):
             raise ConstraintError(api, name, f"{name} is a dim4 or NULL", s)
-    if kernel_stride is not None and kernel_stride.w != 1:
+    if kernel_stride is not None and kernel_stride.w != 1 and kw != 1:     # one tap per row: w unused (C-model)
         raise ConstraintError(api, "kernel_stride->w", "kernel_stride->w is 1 (pairs of input channels are "
                               "contiguous)", kernel_stride.w)
     q = int(output_addr) // LANE
@@ -178,8 +179,19 @@ def okk_bdc_conv2d(output_addr, input_addr, weight_addr, bias_addr, input_shape,
                      dim4(2 * ks.n, 2 * ks.c, 2 * ks.h, 1), F32, 4)
     inp = LocalTensor(dev.local, api, "input_addr", input_addr, shape, input_stride, F32, 4)
     out = LocalTensor(dev.local, api, "output_addr", output_addr, dim4(n, oc, oh, ow), None, F32, 4)
-    # (IC2, OC, kh, kw, 2) -> (OC, IC, kh, kw); an odd IC ignores the last pair's second half
-    w5 = fp32.daz(wt.read()).reshape(ic2, oc, kh, kw, 2)
+    # (IC2, OC, kh, kw, 2) -> (OC, IC, kh, kw); an odd IC ignores the last pair's second half, which is
+    # not read (so it need not be written: no never-written warning, as in the C-model)
+    if ic % 2:
+        w5 = np.zeros((ic2, oc, kh, kw, 2), F32)
+        if ic2 > 1:
+            w5[:-1] = fp32.daz(LocalTensor(dev.local, api, "weight_addr", weight_addr, dim4(ic2 - 1, oc, kh, 2 * kw),
+                                           dim4(2 * ks.n, 2 * ks.c, 2 * ks.h, 1), F32, 4).read()).reshape(
+                                               ic2 - 1, oc, kh, kw, 2)
+        last = LocalTensor(dev.local, api, "weight_addr", int(weight_addr) + 8 * (ic2 - 1) * ks.n,
+                           dim4(1, oc, kh, kw), dim4(2 * ks.n, 2 * ks.c, 2 * ks.h, 2), F32, 4)
+        w5[-1:, :, :, :, 0] = fp32.daz(last.read())
+    else:
+        w5 = fp32.daz(wt.read()).reshape(ic2, oc, kh, kw, 2)
     wv = np.ascontiguousarray(w5.transpose(1, 0, 4, 2, 3).reshape(oc, 2 * ic2, kh, kw)[:, :ic])
     xp = padded(fp32.daz(inp.read()), pad, 0.0)
     res = conv_sum(xp, wv, kh, kw, oh, ow, st, dil)

@@ -29,8 +29,12 @@ def _dim(api, name, v, hi):
         raise ConstraintError(api, name, f"{name} is in [1, {hi}]", v)
 
 
-def _cpc(api, name, cpc, cols):
+def _cpc(api, name, cpc, cols, documented_only_above_cols=False):
     if not (isinstance(cpc, (int, np.integer)) and 1 <= cpc <= min(128, cols)):
+        if documented_only_above_cols and isinstance(cpc, (int, np.integer)) and cols < cpc <= 128:
+            # the C-model accepts left_cols_per_channel > left_cols and computes the right product
+            rules.documented_only(api, name, f"{name} is in [1, min(128, cols)]", int(cpc))
+            return
         raise ConstraintError(api, name, f"{name} is in [1, min(128, cols)]", cpc)
     if -(-cols // cpc) > spec.MAX_C:
         raise ConstraintError(api, name, "ceil(cols / cols_per_channel) is at most 4095", cpc)
@@ -88,7 +92,7 @@ def okk_bdc_matmul(output_addr, left_addr, right_addr, bias_addr, left_rows, lef
     _dim(api, "left_rows", left_rows, spec.MAX_NHW)
     _dim(api, "left_cols", left_cols, spec.MAX_NHW)
     _dim(api, "right_cols", right_cols, spec.MAX_NHW)
-    _cpc(api, "left_cols_per_channel", left_cols_per_channel, left_cols)
+    _cpc(api, "left_cols_per_channel", left_cols_per_channel, left_cols, documented_only_above_cols=True)
     _cpc(api, "right_cols_per_channel", right_cols_per_channel, right_cols)
     addrs = {"output_addr": output_addr, "left_addr": left_addr, "right_addr": right_addr}
     if using_bias:

@@ -73,4 +73,5 @@ def run() -> list[Check]:
             caught = str(exc).split(":")[0]
     checks.append(Check("okk", "race: BDC reads what GDMA writes in one parallel region",
                         caught.startswith("race"), caught))
-    return checks
+    from .demo_c import run as c_checks      # the C twins in examples/okk/c (when a C compiler exists)
+    return checks + c_checks()

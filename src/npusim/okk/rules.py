@@ -2,6 +2,8 @@
 API, the parameter, the rule as the seed words it, and the value."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..core.errors import ConstraintError
@@ -79,3 +81,15 @@ def data_range(api: str, param: str, values: np.ndarray, lo: float, hi: float, r
     bad = ~((values >= lo) & (values <= hi))
     if bad.any():
         raise ConstraintError(api, param, rule, values[bad].flat[0].item())
+
+
+class DocumentedRuleWarning(UserWarning):
+    """A rule the docs state but Sophgo's C-model does not enforce (and computes correctly without)."""
+
+
+def documented_only(api: str, param: str, rule: str, value) -> None:
+    """A documented rule the C-model accepts: a warning, ``ConstraintError`` in strict mode."""
+    if options().strict:
+        raise ConstraintError(api, param, rule, value)
+    warnings.warn(DocumentedRuleWarning(f"{api}: parameter '{param}' breaks the documented rule \"{rule}\" "
+                                        f"(got {value!r}); Sophgo's C-model accepts it"), stacklevel=3)

@@ -338,7 +338,7 @@ METHODS = {
 
 def _callback(handler):
     """Wrap a handler as the C function of its table field: location bookkeeping and error capture."""
-    ext = core_timeline.external_source
+    ext = core_timeline.SOURCE_OVERRIDE
 
     def cb(args, n, file, line):
         run = _current[-1]

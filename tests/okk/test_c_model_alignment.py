@@ -1,0 +1,89 @@
+"""Rules aligned with Sophgo's C-model where real kernels showed a difference (issue 14; probes in
+tests/okk/c/cmodel_probes.c, differential checks in tests/okk/oracle/test_c_kernels.py)."""
+import warnings
+
+import numpy as np
+import pytest
+
+import npusim
+from npusim import okk
+from npusim.core.errors import ConstraintError, UninitializedReadWarning
+from npusim.okk.rules import DocumentedRuleWarning
+
+LANE = okk.spec.LOCAL_MEM_SIZE
+rng = np.random.default_rng(14)
+
+
+def _input(dev, ic):
+    x = rng.uniform(-1, 1, (1, ic, 4, 8)).astype(np.float32)
+    shape = okk.dim4(1, ic, 4, 8)
+    for c in range(ic):          # aligned layout at 0x8000: channel c on NPU c, 32 floats
+        dev.write_local(c, 0x8000, x[0, c])
+    return x, shape, okk.okk_128_byte_aligned_stride_for_32bit(okk.dim4(), 0, shape)
+
+
+def test_conv2d_kernel_stride_zero_with_kernel_w_one_broadcasts_one_pair():
+    with okk.Device(global_mem_bytes=1 << 20) as dev:
+        x, shape, ist = _input(dev, 4)
+        pairs = rng.uniform(-1, 1, (3, 2)).astype(np.float32)
+        for oc in range(3):          # every output channel's NPU holds one pair at 0x10000
+            dev.write_local(oc, 0x10000, pairs[oc])
+        okk.okk_bdc_conv2d(0, 0x8000, 0x10000, 0, shape, 3, 1, 1, ist, okk.dim4(0, 0, 0, 0), False, False)
+        y = np.stack([dev.read_local(oc, 0, 128).view(np.float32) for oc in range(3)])
+    w = np.stack([np.tile(pairs[oc], 2) for oc in range(3)])            # (OC, IC): pair m = the same pair
+    ref = np.einsum("chw,oc->ohw", x[0].astype(np.float64), w).reshape(3, 32)
+    assert np.allclose(y, ref, rtol=1e-6, atol=1e-6)
+    with okk.Device(global_mem_bytes=1 << 20) as dev, pytest.raises(ConstraintError, match="kernel_stride->w"):
+        x, shape, ist = _input(dev, 4)
+        okk.okk_bdc_conv2d(0, 0x8000, 0x10000, 0, shape, 3, 1, 2, ist, okk.dim4(0, 0, 0, 0), False, False)
+
+
+def test_conv2d_2ic_weights_are_8_byte_aligned():
+    with okk.Device(global_mem_bytes=1 << 20) as dev:
+        _, shape, ist = _input(dev, 4)
+        with pytest.raises(ConstraintError, match="weight_addr is divisible by 8") as info:
+            okk.okk_bdc_conv2d(0, 0x8000, 0x10004, 0, shape, 3, 1, 1, ist, None, False, False)
+        assert info.value.value == "0x10004"
+
+
+def test_odd_ic_unused_half_is_not_read():
+    with okk.Device(global_mem_bytes=1 << 20) as dev:
+        x, shape, ist = _input(dev, 3)
+        w = rng.uniform(-1, 1, (3, 3)).astype(np.float32)                # (OC, IC), 1x1
+        kst = okk.okk_compact_stride(okk.dim4(), 0, okk.dim4(2, 3, 1, 1))
+        for oc in range(3):          # pair 0 = (ic0, ic1) complete; pair 1 = (ic2, never written)
+            dev.write_local(oc, 0x10000, w[oc, :2])
+            dev.write_local(oc, 0x10000 + 8 * kst.n, w[oc, 2:3])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UninitializedReadWarning)
+            okk.okk_bdc_conv2d(0, 0x8000, 0x10000, 0, shape, 3, 1, 1, ist, kst, False, False)
+        y = np.stack([dev.read_local(oc, 0, 128).view(np.float32) for oc in range(3)])
+    assert np.allclose(y, np.einsum("chw,oc->ohw", x[0].astype(np.float64), w).reshape(3, 32), atol=1e-6)
+
+
+A = rng.uniform(-1, 1, (5, 10)).astype(np.float32)
+B = rng.uniform(-1, 1, (10, 7)).astype(np.float32)
+
+
+def _matmul(lcpc, a=A, b=B):
+    G = okk.okk_global_mem_start_addr()
+    with okk.Device(global_mem_bytes=1 << 20) as dev:
+        dev.write_system(G, a)
+        dev.write_system(G + 4096, b)
+        okk.okk_gdma_32bit_matrix_S2L(0x8000, G, 5, 10, lcpc, 10)
+        okk.okk_gdma_32bit_matrix_S2L(0x10000, G + 4096, 10, 7, 7, 7)
+        okk.okk_bdc_matmul(0, 0x8000, 0x10000, 0, 5, 10, 7, lcpc, 7, False, False)
+        okk.okk_gdma_32bit_matrix_L2S(G + 8192, 0, 5, 7, 7, 7)
+        return dev.read_system(G + 8192, (5, 7)), a.astype(np.float64) @ b
+
+
+def test_matmul_left_cols_per_channel_above_left_cols_is_a_warning():
+    with pytest.warns(DocumentedRuleWarning, match="left_cols_per_channel"):
+        y, ref = _matmul(16)
+    assert np.allclose(y, ref, atol=1e-5)
+    assert np.array_equal(y, _matmul(10)[0])                      # the same sums as a legal cpc
+    with npusim.configure(strict=True), pytest.raises(ConstraintError, match=r"min\(128, cols\)"):
+        _matmul(16)
+    with pytest.raises(ConstraintError, match=r"min\(128, cols\)"):
+        with okk.Device(global_mem_bytes=1 << 20):
+            okk.okk_bdc_matmul(0, 0x8000, 0x10000, 0, 5, 10, 7, 129, 7, False, False)
