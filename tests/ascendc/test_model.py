@@ -1,6 +1,7 @@
 """The programming model: launch, GM, TPipe/TQue/TBuf, DataCopy, flags, barriers, races."""
 import numpy as np
 import pytest
+import npusim
 
 from npusim import ascendc as asc
 from npusim.core.errors import ConstraintError, OutOfBoundsError, RaceError, UnsupportedError
@@ -49,8 +50,11 @@ def test_more_blocks_than_cores_run_in_waves():
 def test_global_tensor_bounds_and_scalar_access():
     def k(x):
         g = asc.GlobalTensor(asc.int32_t)
+        g.SetGlobalBuffer(x, 1000)            # a size past the allocation is only a pointer: no access yet
         with pytest.raises(OutOfBoundsError):
-            g.SetGlobalBuffer(x, 9)
+            g.GetValue(128)                   # past the argument's 512-byte allocation
+        with pytest.raises(OutOfBoundsError):
+            g.SetGlobalBuffer(x + 513, 1)     # the start itself outside the allocation
         g.SetGlobalBuffer(x, 8)
         assert g.GetSize() == 8 and g[2].GetValue(1) == 3
         g.SetValue(0, 42)
@@ -117,11 +121,11 @@ def test_datacopy_rules():
         g = asc.GlobalTensor(asc.half); g.SetGlobalBuffer(x, 256)
         pipe = asc.TPipe(); b = asc.TBuf(); pipe.InitBuffer(b, 2048)
         t = b.Get(asc.half)
-        with pytest.raises(ConstraintError, match="multiple of 32 bytes"):
+        with npusim.configure(strict=True), pytest.raises(ConstraintError, match="multiple of 32 bytes"):
             asc.DataCopy(t, g, 100)
         with pytest.raises(ConstraintError, match="32-byte aligned"):
             asc.DataCopy(t[1], g, 16)
-        with pytest.raises(ConstraintError, match="inside the src"):
+        with pytest.raises(OutOfBoundsError, match="allocation"):
             asc.DataCopy(t, g, 512)
     asc.launch(k, 1, np.zeros(256, np.float16))
 
@@ -163,7 +167,7 @@ def _copy_then_add(sync: str):
 
 def test_missing_flag_is_a_race():
     with pytest.raises(RaceError, match="PIPE_MTE2"):
-        asc.launch(_copy_then_add("none"), 1, np.zeros(128, np.float16), np.zeros(8, np.float16))
+        asc.launch(_copy_then_add("none"), 1, np.zeros(128, np.float16), np.zeros(8, np.float16), sync="manual")
 
 
 @pytest.mark.parametrize("sync", ["flag", "barrier"])

@@ -13,7 +13,7 @@ from .soc import DEFAULT_SOC, SOCS, SocSpec, get_soc
 from .soc import info as _soc_info
 from .tensor import GM_ADDR, GlobalTensor, LocalTensor, TPosition
 from .pipe import TBuf, TPipe, TQue, TQueBind
-from .datacopy import DataCopy, DataCopyParams
+from .datacopy import DataCopy, DataCopyAlignmentWarning, DataCopyParams
 from .sync import (PIPE_ALL, PIPE_FIX, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, HardEvent,
                    PipeBarrier, SetFlag, WaitFlag, pipe_t)
 from .mask import MASK_PLACEHOLDER, MaskMode, ResetMask, SetMaskCount, SetMaskNorm, SetVectorMask
@@ -31,4 +31,28 @@ from .vector_unary import (Abs, Adds, Duplicate, Exp, LeakyRelu, Ln, Maxs, Mins,
 from .cast_ops import Cast, RoundMode  # noqa: E402
 from .compare_select import CMPMODE, SELMODE, Compare, GetCmpMask, Select, SetCmpMask  # noqa: E402
 from .reduce import ReduceMax, ReduceMin, ReduceSum  # noqa: E402
+from .datacopy_pad import (DataCopyExtParams, DataCopyPad, DataCopyPadExtParams, DataCopyPadParams,  # noqa: E402
+                           SetPadValue)
+from .reduce_repeat import (BlockReduceMax, BlockReduceMin, BlockReduceSum, GetReduceRepeatMaxMinSpr,  # noqa: E402
+                            ReduceOrder, RepeatReduceSum, WholeReduceMax, WholeReduceMin, WholeReduceSum)
+from .compare_scalar import CompareScalar, Compares  # noqa: E402
+from .template import TemplateFn  # noqa: E402
+from .adv_activation import Exp, FasterGelu, Gelu, Sigmoid, Tanh  # noqa: E402  (Exp: basic and advanced)
+from .adv_norm import (GetLayerNormMaxTmpSize, GetLayerNormMinTmpSize, GetSoftMaxMaxTmpSize,  # noqa: E402
+                       GetSoftMaxMinTmpSize, LayerNorm, LayerNormTiling, SoftMax, SoftMaxShapeInfo, SoftMaxTiling,
+                       AdjustSoftMaxRes,
+                       SoftMaxTilingFunc)
+from .tiling import (BEGIN_TILING_DATA_DEF, END_TILING_DATA_DEF, GET_TILING_DATA,  # noqa: E402
+                     REGISTER_TILING_DATA_CLASS, TILING_DATA_FIELD_DEF, TILING_DATA_FIELD_DEF_ARR)
+from .framework import ASSERT, GetTPipePtr  # noqa: E402
+from .broadcast import BroadCast, Broadcast  # noqa: E402
+QuePosition = TPosition          # aliases public kernels use
+float16_t = half
+float32_t = float
+from .framework import Hardware, InitSocState, LocalMemAllocator, ascendc_assert, printf  # noqa: E402
+from .reduce_repeat import ReduceDataBlock, ReduceRepeat, ReduceType  # noqa: E402
+from .select_bytes import (GetSelectWithBytesMaskMinTmpSize, Select, SelectWithBytesMask,  # noqa: E402,F811
+                           SelectWithBytesMaskShapeInfo)
+from .framework import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6,  # noqa: E402
+                        EVENT_ID7, event_t)
 from .cpp import CompileError, load_cpp  # noqa: E402  (unchanged .cpp kernels; needs the names above)

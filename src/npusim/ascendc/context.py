@@ -9,7 +9,7 @@ from collections import defaultdict, deque
 
 import numpy as np
 
-from ..core.errors import NpuSimError, RaceError
+from ..core.errors import ConstraintError, NpuSimError, RaceError
 from ..core.memory import Memory
 from ..core.timeline import Timeline
 from ..core.trace import Trace
@@ -23,8 +23,16 @@ FULL64 = (1 << 64) - 1
 class CoreContext:
     def __init__(self, soc: SocSpec, block_idx: int, block_num: int, gm: Memory, trace: Trace,
                  active_cores: int = 1, core_name: str | None = None, float_overflow: str = "inf",
-                 check_pipe_v: bool = True):
+                 check_pipe_v: bool = True, sync: str = "auto"):
+        if sync not in ("auto", "manual"):
+            raise ConstraintError("launch", "sync", "'auto' (the compiler inserts flags and barriers) or "
+                                  "'manual' (every missing flag or barrier is a race)", sync)
         self.soc = soc
+        # sync="auto": before each instruction, a flag pair from every pipe whose conflicting access nothing
+        # orders yet, and a PipeBarrier<PIPE_V> before a vector read-after-write, as the compiler's
+        # auto-sync inserts them (ascendc_sync.py); "manual": those are RaceErrors.
+        self.auto_sync = sync == "auto"
+        self.auto_syncs = 0          # flag pairs and barriers auto-sync inserted
         self.block_idx = block_idx
         self.block_num = block_num
         self.gm = gm
@@ -40,6 +48,7 @@ class CoreContext:
         self.mask_low = FULL64
         self.counter_mode = False
         self.deq_scale = 1.0
+        self.pad_value = None       # SetPadValue's value (DataCopyPad with isPad false)
         # SetFlag tokens waiting for their WaitFlag: (event, id) -> FIFO of tokens (counting semantics).
         self.flags: dict = defaultdict(deque)
         self.ub_used = 0          # TPipe allocation pointer (bytes)
@@ -77,6 +86,8 @@ class CoreContext:
     def place(self, pipe: str, name: str, cycles: float, reads=(), writes=(), **kw):
         if pipe == "PIPE_V" and self.check_pipe_v and (reads or writes):
             self._check_pipe_v(name, reads, writes)
+        if self.auto_sync and (reads or writes):
+            return place_auto(self, pipe, name, cycles, reads, writes, **kw)
         return self.timeline.place(pipe, name, cycles, reads=reads, writes=writes, order="sync", **kw)
 
 
@@ -85,7 +96,8 @@ V_WINDOW = 4       # vector instructions that may still be in flight when the ne
 
 def _pipe_v_check(self, name, reads, writes):
     """Read-after-write inside PIPE_V with no barrier: a RaceError (write-after-write in one in-order unit
-    is left alone). ``v_span`` bounds every remembered write, so the usual call is rejected in one test."""
+    is left alone), or under auto-sync an inserted PipeBarrier<PIPE_V>. ``v_span`` bounds every remembered
+    write, so the usual call is rejected in one test."""
     if self.v_writes:
         lo, hi = self.v_span
         for fp in reads:
@@ -93,6 +105,9 @@ def _pipe_v_check(self, name, reads, writes):
                 for prev_name, prev_fps in self.v_writes:
                     for w in prev_fps:
                         if fp.lo < w.hi and w.lo < fp.hi and fp.memory is w.memory and fp.overlaps_exactly(w):
+                            if self.auto_sync:
+                                auto_barrier_v(self, name, prev_name)
+                                break
                             raise RaceError(
                                 f"race (read-after-write) on {fp.describe()} inside PIPE_V: {name} reads what "
                                 f"{prev_name} wrote with no PipeBarrier<PIPE_V>() between them (vector "
@@ -108,6 +123,8 @@ def _pipe_v_check(self, name, reads, writes):
 
 
 CoreContext._check_pipe_v = _pipe_v_check
+
+from .auto_sync import auto_barrier_v, place_auto  # noqa: E402  (auto_sync places events on a CoreContext)
 
 
 _stack: list[CoreContext] = []

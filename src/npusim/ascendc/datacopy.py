@@ -8,16 +8,37 @@ from __future__ import annotations
 
 import functools
 
-from ..core.errors import ConstraintError
+import warnings
+
+from ..core.errors import ConstraintError, OutOfBoundsError
+from ..core.options import options
 from ..core.dtypes import DTYPES
 from . import cost
 from .context import current
-from .rules import VECTOR_POSITIONS
+from .rules import VECTOR_POSITIONS, check_not_freed
 from .dense import copy_dense
 from .tensor import GlobalTensor, LocalTensor
 
 
 _U8 = DTYPES["uint8"]
+
+
+class DataCopyAlignmentWarning(UserWarning):
+    """A count-form DataCopy whose length is not a multiple of 32 bytes: the device copies the length
+    rounded down to 32 bytes (DataCopy（GM与UB连续数据搬运）.md), and so does npusim."""
+
+
+def unaligned_count(api: str, count: int, item: int) -> int:
+    """The bytes the device moves for ``count`` elements that are not a whole number of 32-byte blocks:
+    the length rounded down (a warning; strict mode raises, DataCopyPad being the API for such lengths)."""
+    rule = ("count * sizeof(T) is a multiple of 32 bytes (the device rounds the copy down to 32 bytes; "
+            "DataCopyPad is the API for other lengths)")
+    if options().strict:
+        raise ConstraintError(api, "count", rule, count)
+    blen = count * item // 32 * 32
+    warnings.warn(f"{api}: count {count} x {item} B = {count * item} B is not a multiple of 32 B; "
+                  f"the device copies {blen} B", DataCopyAlignmentWarning, stacklevel=3)
+    return blen
 
 
 class DataCopyParams:
@@ -37,6 +58,7 @@ def _side(t, api: str, name: str):
     if isinstance(t, LocalTensor):
         if t.position not in VECTOR_POSITIONS:
             raise ConstraintError(api, name, "a LocalTensor in VECIN / VECCALC / VECOUT (UB)", t.position.name)
+        check_not_freed(api, name, t)
         if t.addr % 32:
             raise ConstraintError(api, name, "the UB address is 32-byte aligned", f"UB+{t.addr:#x}")
         return t.ctx.ub, t.addr, t.size * t.dtype.itemsize
@@ -45,7 +67,7 @@ def _side(t, api: str, name: str):
             raise ConstraintError(api, name, "SetGlobalBuffer was called first", None)
         if t.addr.offset % t.dtype.itemsize:
             raise ConstraintError(api, name, "the GM address is sizeof(T)-aligned", t.addr)
-        return t.addr.memory, t.addr.offset, t.size * t.dtype.itemsize
+        return t.addr.memory, t.addr.offset, t.addr.cap - t.addr.offset     # up to the allocation's end
     raise ConstraintError(api, name, "a LocalTensor or a GlobalTensor", type(t).__name__)
 
 
@@ -69,17 +91,21 @@ def DataCopy(dst, src, arg) -> None:
         if count < 0:
             raise ConstraintError(api, "count", "count >= 0", count)
         item = dst.dtype.itemsize
-        if count * item % 32:
-            raise ConstraintError(api, "count", "count * sizeof(T) is a multiple of 32 bytes (the hardware "
-                                  "rounds it down; use DataCopyPad)", count)
-        nb, blen = 1, count * item
+        blen = count * item
+        if blen % 32:
+            blen = unaligned_count(api, count, item)
+        nb = 1
         shape, sst, dst_st = (1, blen), blen, blen
     nbytes = nb * blen
     if nbytes == 0:
         ctx.place("PIPE_V", api, 0)
         return
-    for name, size, stride in (("src", ssize, sst), ("dst", dsize, dst_st)):
+    for name, size, stride, t in (("src", ssize, sst, src), ("dst", dsize, dst_st, dst)):
         need = (nb - 1) * stride + blen
+        if need > size and isinstance(t, GlobalTensor):
+            a = t.addr
+            raise OutOfBoundsError(a.memory.name, (a.offset, a.offset + need), (a.lo, a.cap),
+                                   what=f"bytes of argument {a.name}'s allocation", api=api)
         if need > size:
             raise ConstraintError(api, name, f"the copy ({need} bytes) lies inside the {name} tensor "
                                   f"({size} bytes)", need)

@@ -84,7 +84,7 @@ def run() -> list[Check]:
     checks.append(Check("ascendc", "double-buffered Add, 4 cores x 2048 half", ok,
                         f"bit-exact vs numpy: {ok}; {res.cycles:.0f} cycles ({res.us:.2f} us) on Ascend910B1"))
     try:
-        launch(_racy_kernel, 1, np.zeros(128, np.float16), False)
+        launch(_racy_kernel, 1, np.zeros(128, np.float16), False, sync="manual")
         found = "no race reported"
         ok = False
     except RaceError as e:

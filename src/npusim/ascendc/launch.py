@@ -31,6 +31,7 @@ class LaunchResult:
     soc: SocSpec
     block_num: int
     end_ns: float
+    auto_syncs: int = 0       # flag pairs and PIPE_V barriers auto-sync inserted (all blocks)
 
     @property
     def cycles(self) -> float:
@@ -42,9 +43,12 @@ class LaunchResult:
 
 
 def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trace: Trace | None = None,
-           check_pipe_v: bool = True, check_cores: bool = True, tiling=None) -> LaunchResult:
-    """Run ``kernel(*args)`` as ``block_num`` SPMD blocks. ``check_pipe_v=False`` stops reporting a PIPE_V
-    read-after-write without PipeBarrier<PIPE_V> (for code that relies on the compiler's auto-sync);
+           check_pipe_v: bool = True, check_cores: bool = True, sync: str = "auto", tiling=None) -> LaunchResult:
+    """Run ``kernel(*args)`` as ``block_num`` SPMD blocks. ``sync="auto"`` (default) inserts the flags and
+    PipeBarrier<PIPE_V> the compiler's auto-sync would (as timeline events with their cost);
+    ``sync="manual"`` reports each missing one as a RaceError. ``check_pipe_v=False`` stops reporting (or,
+    under auto-sync, inserting a barrier for) a PIPE_V read-after-write; ``tiling=`` is passed to a compiled
+    ``.cpp`` kernel (tiling struct packed from Python);
     ``check_cores=False`` stops the cross-core GM overlap check (msSanitizer memcheck's "multi-core
     overlap": two blocks touch the same GM bytes, one writing, with no cross-core synchronisation)."""
     spec = get_soc(soc)
@@ -65,16 +69,18 @@ def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trac
             gm_args.append(a)
             continue
         gm.write_bytes(off, np.ascontiguousarray(a))
-        gm_args.append(GM_ADDR(gm, off, off, off + a.nbytes, None, f"arg{i}"))
+        cap = off + -(-max(a.nbytes, 1) // _ALIGN) * _ALIGN      # the allocation, its padding included
+        gm_args.append(GM_ADDR(gm, off, off, off + a.nbytes, None, f"arg{i}", cap))
     trace = trace if trace is not None else Trace()
     cores = min(block_num, spec.aiv)
     core_free = [0.0] * cores
     end = 0.0
     accesses = []
+    auto_syncs = 0
     for b in range(block_num):
         p = b % cores
         ctx = CoreContext(spec, b, block_num, gm, trace, active_cores=cores, core_name=f"aiv{p}",
-                          float_overflow=options().float_overflow, check_pipe_v=check_pipe_v)
+                          float_overflow=options().float_overflow, check_pipe_v=check_pipe_v, sync=sync)
         for e in ctx.timeline.engines.values():
             e.free_ns = core_free[p]
         context.push(ctx)
@@ -86,6 +92,7 @@ def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trac
         finally:
             context.pop()
         core_free[p] = ctx.timeline.now_ns
+        auto_syncs += ctx.auto_syncs
         end = max(end, core_free[p])
         if check_cores and options().check_races and block_num > 1:
             accesses.extend((v.footprint.lo, v.footprint.hi, b, w, v, api) for v, w, api in ctx.gm_accesses)
@@ -99,7 +106,7 @@ def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trac
                 flat.view(np.uint8)[:] = raw
             else:
                 a[...] = raw.view(a.dtype).reshape(a.shape)
-    return LaunchResult(trace, spec, block_num, end)
+    return LaunchResult(trace, spec, block_num, end, auto_syncs)
 
 
 def _check_cross_core(accesses) -> None:
@@ -120,12 +127,14 @@ def _check_cross_core(accesses) -> None:
 
 @contextlib.contextmanager
 def core_context(soc: str | SocSpec | None = None, gm_bytes: int = 1 << 20, trace: Trace | None = None,
-                 check_pipe_v: bool = True):
+                 check_pipe_v: bool = True, sync: str = "manual"):
     """Run Ascend C calls outside a kernel, on one fresh vector core (interactive use, tests):
-    ``with asc.core_context("Ascend910B1") as ctx: ...``. Yields the CoreContext."""
+    ``with asc.core_context("Ascend910B1") as ctx: ...``. Yields the CoreContext. Unlike ``launch`` the
+    default is ``sync="manual"``: calls made one by one have no compiler to insert flags."""
     spec = get_soc(soc)
     ctx = CoreContext(spec, 0, 1, Memory("GM", gm_bytes), trace if trace is not None else Trace(),
-                      core_name="aiv0", float_overflow=options().float_overflow, check_pipe_v=check_pipe_v)
+                      core_name="aiv0", float_overflow=options().float_overflow, check_pipe_v=check_pipe_v,
+                      sync=sync)
     context.push(ctx)
     try:
         yield ctx

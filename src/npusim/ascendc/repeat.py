@@ -18,6 +18,7 @@ from ..core.errors import ConstraintError, UninitializedReadError, Uninitialized
 from ..core.options import options
 from ..core.view import TensorView, views_overlap
 from . import cost
+from .auto_sync import place_auto
 from .context import FULL64, current
 from .mask import active_lanes, continuous_bits
 from .tensor import LocalTensor
@@ -345,6 +346,9 @@ def _run(ctx, api, p: _Plan, compute, dsts) -> None:
             views[0].mark_written()
         if ctx.check_pipe_v:         # ctx.place, inlined: this is the per-instruction hot path
             ctx._check_pipe_v(api, p.reads, p.writes)
+        if ctx.auto_sync:
+            place_auto(ctx, "PIPE_V", api, p.cycles, p.reads, p.writes, nbytes=p.nbytes, elements=p.n, args=p.args)
+            return
         ctx.timeline.place("PIPE_V", api, p.cycles, reads=p.reads, writes=p.writes, order="sync", nbytes=p.nbytes,
                            elements=p.n, args=p.args)
         return
@@ -374,7 +378,7 @@ def call_key(ctx, api: str, tensors, args, is_set_mask: bool):
     if not is_set_mask or ctx.counter_mode:
         parts.append((ctx.mask_high, ctx.mask_low))
     for t in tensors:
-        if type(t) is not LocalTensor:
+        if type(t) is not LocalTensor or (t.buffer is not None and t.buffer.state == "free"):
             return None
         parts.append(t.key)
     for a in args:
@@ -393,12 +397,17 @@ def call_key(ctx, api: str, tensors, args, is_set_mask: bool):
     return tuple(parts)
 
 
+def _freed(t) -> bool:
+    b = t.buffer
+    return b is not None and b.state == "free"
+
+
 def call_key3(ctx, api: str, t0, t1, t2, args, is_set_mask: bool):
     """``call_key(ctx, api, (t0, t1, t2), args, is_set_mask)`` for the usual two-source call (mask set by the
     call, Normal mode, a count or ``mask, repeatTime, BinaryRepeatParams``), built without the general loop.
     The same tuple, so the two find each other's cache entries."""
     if (is_set_mask is True and ctx.counter_mode is False and type(t0) is LocalTensor and type(t1) is LocalTensor
-            and type(t2) is LocalTensor):
+            and type(t2) is LocalTensor and not _freed(t0) and not _freed(t1) and not _freed(t2)):
         n = len(args)
         if n == 1 and type(args[0]) is int:
             return (api, True, False, ctx.float_overflow, ctx.deq_scale, t0.key, t1.key, t2.key, args[0])

@@ -17,6 +17,7 @@ def check_vector_tensor(api: str, name: str, t) -> None:
     if t.position not in VECTOR_POSITIONS:
         raise ConstraintError(api, name, "Failed to check tensor position: supported positions are "
                               "VECIN / VECCALC / VECOUT", t.position.name)
+    check_not_freed(api, name, t)
     if t.addr % 32:
         raise ConstraintError(api, name, "Failed to check start address alignment: its start address must "
                               "align with 32B", f"UB+{t.addr:#x}")
@@ -63,3 +64,12 @@ def check_u16(api: str, name: str, v) -> int:
     if not 0 <= v <= 65535:
         raise ConstraintError(api, name, "a uint16_t in [0, 65535]", v)
     return v
+
+
+def check_not_freed(api: str, name: str, t) -> None:
+    """A queue tensor used after its FreeTensor (and before the buffer is allocated again): the queue's
+    events no longer order it, so neither the compiler's auto-sync nor a flag can make it safe."""
+    b = t.buffer
+    if b is not None and b.state == "free":
+        raise ConstraintError(api, name, "queue misuse: a tensor is not used after FreeTensor (its buffer "
+                              "belongs to the queue again)", t)

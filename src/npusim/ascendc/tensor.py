@@ -50,19 +50,24 @@ class TPosition(enum.IntEnum):
 
 class GM_ADDR:
     """A kernel's global-memory argument: a byte pointer into GM (``uint8_t*``), or a typed one after
-    ``cast`` (C++ ``(__gm__ half*)x``). ``+ n`` moves n bytes (untyped) or n elements (typed)."""
+    ``cast`` (C++ ``(__gm__ half*)x``). ``+ n`` moves n bytes (untyped) or n elements (typed).
+    ``[lo, hi)`` is the argument's data, ``cap`` the end of its GM allocation (``hi`` rounded up to the
+    allocation granule by ``launch``): accesses are checked against ``[lo, cap)``, as the device faults
+    only outside the allocation."""
 
-    __slots__ = ("memory", "offset", "lo", "hi", "dtype", "name")
+    __slots__ = ("memory", "offset", "lo", "hi", "dtype", "name", "cap")
 
-    def __init__(self, memory: Memory, offset: int, lo: int, hi: int, dtype=None, name: str = "gm"):
+    def __init__(self, memory: Memory, offset: int, lo: int, hi: int, dtype=None, name: str = "gm",
+                 cap: int | None = None):
         self.memory, self.offset, self.lo, self.hi, self.dtype, self.name = memory, offset, lo, hi, dtype, name
+        self.cap = hi if cap is None else cap
 
     def cast(self, dtype) -> "GM_ADDR":
-        return GM_ADDR(self.memory, self.offset, self.lo, self.hi, as_dtype(dtype), self.name)
+        return GM_ADDR(self.memory, self.offset, self.lo, self.hi, as_dtype(dtype), self.name, self.cap)
 
     def __add__(self, n: int) -> "GM_ADDR":
         step = self.dtype.itemsize if self.dtype is not None else 1
-        return GM_ADDR(self.memory, self.offset + int(n) * step, self.lo, self.hi, self.dtype, self.name)
+        return GM_ADDR(self.memory, self.offset + int(n) * step, self.lo, self.hi, self.dtype, self.name, self.cap)
 
     def __repr__(self) -> str:
         return f"GM_ADDR({self.name}+{self.offset - self.lo})"
@@ -83,12 +88,15 @@ class GlobalTensor:
             bufferSize = (buffer.hi - buffer.offset) // item
         if bufferSize < 0:
             raise ConstraintError("SetGlobalBuffer", "bufferSize", ">= 0", bufferSize)
-        if buffer.offset < buffer.lo or buffer.offset + bufferSize * item > buffer.hi:
+        # Only the start address must lie in the argument's allocation: on the device SetGlobalBuffer only sets
+        # a pointer and a size, so a size past the allocation (a tail core's nominal block) is no fault until
+        # an access reaches past it (GlobalTensor.view, DataCopy check every access).
+        if not buffer.lo <= buffer.offset <= buffer.cap:
             m = buffer.memory
             raise OutOfBoundsError(m.name, (buffer.offset, buffer.offset + bufferSize * item),
-                                   (buffer.lo, buffer.hi), what=f"bytes of argument {buffer.name}",
+                                   (buffer.lo, buffer.cap), what=f"bytes of argument {buffer.name}'s allocation",
                                    api="SetGlobalBuffer")
-        self.addr = GM_ADDR(buffer.memory, buffer.offset, buffer.lo, buffer.hi, self.dtype, buffer.name)
+        self.addr = GM_ADDR(buffer.memory, buffer.offset, buffer.lo, buffer.hi, self.dtype, buffer.name, buffer.cap)
         self.size = int(bufferSize)
 
     def _need(self, api: str) -> None:
@@ -103,13 +111,23 @@ class GlobalTensor:
         return self.addr + offset
 
     def __getitem__(self, offset: int) -> "GlobalTensor":
+        """``gm[offset]``: the same buffer from element ``offset`` on. As on the device this only moves the
+        address: an offset past ``GetSize()`` is allowed while the address stays inside the argument's GM
+        allocation (its padding included); accesses are checked against that allocation."""
         self._need("GlobalTensor[]")
         offset = int(offset)
-        if not 0 <= offset <= self.size:
-            raise ConstraintError("GlobalTensor[]", "offset", f"0 <= offset <= GetSize() = {self.size}", offset)
+        a = self.addr
+        new = a.offset + offset * self.dtype.itemsize
+        if offset < 0 or new > a.cap:
+            raise OutOfBoundsError(a.memory.name, (new, new), (a.lo, a.cap),
+                                   what=f"bytes of argument {a.name}'s allocation", api="GlobalTensor[]")
         g = GlobalTensor.__new__(GlobalTensor)      # this tensor's dtype, already resolved (a per-tile call)
-        g.dtype, g.addr, g.size = self.dtype, self.addr + offset, self.size - offset
+        g.dtype, g.addr, g.size = self.dtype, a + offset, max(self.size - offset, 0)
         return g
+
+    def alloc_elements(self) -> int:
+        """Elements from this tensor's address to the end of its GM allocation (what an access may reach)."""
+        return (self.addr.cap - self.addr.offset) // self.dtype.itemsize
 
     @property
     def byte_offset(self) -> int:
@@ -117,11 +135,13 @@ class GlobalTensor:
 
     def view(self, offset: int, n: int, api: str) -> TensorView:
         self._need(api)
-        if offset < 0 or n < 0 or offset + n > self.size:
-            raise ConstraintError(api, "GlobalTensor", f"the access [{offset}, {offset + n}) lies inside the "
-                                  f"GlobalTensor's {self.size} elements", (offset, n))
-        return TensorView(self.addr.memory, self.addr.offset + offset * self.dtype.itemsize, (n,), None,
-                          self.dtype, api=api)
+        a = self.addr
+        lo = a.offset + offset * self.dtype.itemsize
+        hi = lo + n * self.dtype.itemsize
+        if offset < 0 or n < 0 or lo < a.lo or hi > a.cap:
+            raise OutOfBoundsError(a.memory.name, (lo, hi), (a.lo, a.cap),
+                                   what=f"bytes of argument {a.name}'s allocation", api=api)
+        return TensorView(a.memory, lo, (n,), None, self.dtype, api=api)
 
     def GetValue(self, offset: int):
         v = self.view(int(offset), 1, "GlobalTensor.GetValue")

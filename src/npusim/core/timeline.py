@@ -251,6 +251,32 @@ class Timeline:
             if fp.overlaps_exactly(acc.fp):
                 self._raise_race(fp, is_write, eng, name, acc)
 
+    def unordered(self, reads, writes, engine: str) -> list:
+        """The first conflicting access of each other engine that no synchronisation orders before
+        ``engine`` (what ``order="sync"`` would report as a race), in the order found. Each has ``engine``
+        and ``event`` (the earlier instruction). A front end that synchronises automatically (Ascend's
+        auto-sync) inserts a flag from each engine before placing the instruction."""
+        found: list = []
+        seen: set = set()
+        clock = self.engines[engine].clock
+        for fps, is_write in ((reads, False), (writes, True)):
+            for fp in fps:
+                if fp is None:
+                    continue
+                log = self._logs.get(fp.memory.id)
+                if log is None or (log.engine == engine and engine not in log.archive_for):
+                    continue
+                archived = log.archive if engine in log.archive_for else ()
+                for accs, sync_only in ((archived, True), (log.accesses, False)):
+                    for acc in accs:
+                        if (acc.engine == engine or not (is_write or acc.write) or acc.engine in seen
+                                or clock.get(acc.engine, 0) >= acc.seq or (sync_only and not acc.sync)):
+                            continue
+                        if fp.overlaps_exactly(acc.fp):
+                            seen.add(acc.engine)
+                            found.append(acc)
+        return found
+
     def _check_archived_race(self, log: _MemoryLog, fp: Footprint, is_write: bool, eng: Engine,
                              name: str) -> None:
         """``_check_race`` over the archive's sync-ordered accesses (pruning keeps others for timing only),

@@ -5,6 +5,7 @@ import textwrap
 import numpy as np
 import pytest
 
+import npusim
 from npusim import ascendc as asc
 from npusim.ascendc.cpp import build
 from npusim.core.errors import ConstraintError, NpuSimError, RaceError
@@ -71,13 +72,14 @@ def test_plain_struct_tiling_and_blocks(axpy):
 
 def test_errors_carry_the_cpp_line(axpy, tmp_path):
     bad = tmp_path / "bad_align.cpp"
-    # one tile of 7 floats: DataCopy's 32-byte rule, reported at the DataCopy line of the .cpp
+    # one tile of 7 floats: DataCopy's 32-byte rule (strict mode raises; default warns as the device
+    # copies the rounded-down length), reported at the DataCopy line of the .cpp
     bad.write_text(KERNEL.replace("DataCopy(a, xg, t.n);", "DataCopy(a, xg, 7);"))
     k = asc.load_cpp(bad)
     x = np.zeros(256, np.float32)
     tiling = np.array([(256, 1.0)], dtype=[("n", "<u4"), ("alpha", "<f4")])
-    with pytest.raises(ConstraintError, match=r"bad_align\.cpp:\d+: DataCopy") as e:
-        asc.launch(k.bad_align if hasattr(k, "bad_align") else k.axpy_relu, 1, x, x.copy(), x.copy(), tiling=tiling)
+    with npusim.configure(strict=True), pytest.raises(ConstraintError, match=r"bad_align\.cpp:\d+: DataCopy") as e:
+        asc.launch(k.axpy_relu, 1, x, x.copy(), x.copy(), tiling=tiling)
     line = int(e.value.cpp_source.split(":")[1])
     assert "DataCopy(a, xg, 7);" in bad.read_text().splitlines()[line - 1]
     assert e.value.param == "count"
@@ -90,7 +92,12 @@ def test_missing_barrier_is_a_race_naming_cpp_lines(axpy, tmp_path):
     x = np.ones(256, np.float32)
     tiling = np.array([(256, 1.0)], dtype=[("n", "<u4"), ("alpha", "<f4")])
     with pytest.raises(RaceError, match=r"racy\.cpp:\d+"):
-        asc.launch(k.axpy_relu, 1, x, x.copy(), x.copy(), tiling=tiling)
+        asc.launch(k.axpy_relu, 1, x, x.copy(), x.copy(), tiling=tiling, sync="manual")
+    # default auto-sync inserts the PipeBarrier<PIPE_V> the compiler would
+    z = np.zeros_like(x)
+    r = asc.launch(k.axpy_relu, 1, x, x.copy(), z, tiling=tiling)
+    assert r.auto_syncs >= 1
+    np.testing.assert_array_equal(z, np.full_like(x, 2.0))
 
 
 def test_compile_error_has_the_compiler_message(tmp_path):
