@@ -47,8 +47,6 @@ class Case:
     atol: float = 0.0
     n_out: int = BLOCKS * N
     name: str = ""                   # the case's name when one op has several (dtype) cases
-    check_pipe_v: bool = False       # these kernels rely on the compiler's auto-sync (issue 16 part 1)
-    cross_pipe_races: bool = True    # False: the kernel also relies on auto-sync flags (V_S before GetValue)
 
 
 def _f32(rng, lo=-4.0, hi=4.0):
@@ -97,7 +95,7 @@ CASES["pre_layer_norm"] = Case(
     lambda r: [r.standard_normal((BLOCKS * ROWS, 2048)).astype(F), r.standard_normal((BLOCKS * ROWS, 2048)).astype(F),
                r.uniform(0.5, 1.5, 2048).astype(F), r.uniform(-1, 1, 2048).astype(F)],
     F, dict(lastDim=2048, tileNum=ROWS, epsilon=1e-5, TILING_KEY=1), _layer_norm, {}, rtol=1e-5, atol=1e-5,
-    n_out=BLOCKS * ROWS * 2048, cross_pipe_races=False)
+    n_out=BLOCKS * ROWS * 2048)
 
 CASES["equal"] = Case(
     "equal", lambda r: [np.round(_f32(r, -2, 2)), np.round(_f32(r, -2, 2))], np.int8,
