@@ -13,6 +13,12 @@ template <typename... X> inline int64_t call(fn_t f, const char* file, int line,
     if (npusim_api.failed) throw Abort{};
     return r;
 }
+// A call whose argument count depends on template values (BroadCast's shapes): packed by the caller.
+inline int64_t call_args(fn_t f, const char* file, int line, Args& a) {
+    int64_t r = f(a.v, a.n, file, line);
+    if (npusim_api.failed) throw Abort{};
+    return r;
+}
 template <typename T> struct is_tensor : std::false_type {};
 }  // namespace npusim
 #define NPUSIM_CALL(name, ...) ::npusim::call(npusim_api.name, npusim_file, npusim_line, __VA_ARGS__)
@@ -167,10 +173,26 @@ public:
     template <typename T> void FreeTensor(LocalTensor<T>&) {}
 };
 
+// DataCopyPadExtParams<T>: the padding value is a T (DataCopyPadParams, generated, has a uint64_t).
+template <typename T> struct DataCopyPadExtParams {
+    bool isPad = false;
+    uint8_t leftPadding = 0;
+    uint8_t rightPadding = 0;
+    T paddingValue = 0;
+    __aicore__ DataCopyPadExtParams() {}
+    __aicore__ DataCopyPadExtParams(const bool isPadIn, const uint8_t leftPadIn, const uint8_t rightPadIn, T padValueIn)
+        : isPad(isPadIn), leftPadding(leftPadIn), rightPadding(rightPadIn), paddingValue(padValueIn) {}
+};
+
+class TPipe;
+inline TPipe*& npusim_current_pipe() { static thread_local TPipe* p = nullptr; return p; }
+
 class TPipe {
 public:
     int64_t h = 0;
-    __aicore__ inline TPipe() {}
+    // GetTPipePtr() returns the TPipe constructed last (the vendor's global g_tPipePtr).
+    __aicore__ inline TPipe() { npusim_current_pipe() = this; }
+    ~TPipe() { if (npusim_current_pipe() == this) npusim_current_pipe() = nullptr; }
     int64_t handle(NPUSIM_LOC) {
         if (!h) h = NPUSIM_CALL0(TPipe_New);
         return h;
@@ -183,9 +205,21 @@ public:
         return NPUSIM_CALL(TPipe_InitBuffer, handle(NPUSIM_HERE), buf.handle(NPUSIM_HERE), -1, len) != 0;
     }
     void Reset(NPUSIM_LOC) { NPUSIM_CALL(TPipe_Reset, handle(NPUSIM_HERE)); }
+    TEventID FetchEventID(HardEvent evt, NPUSIM_LOC) {
+        return (TEventID)NPUSIM_CALL(TPipe_FetchEventID, handle(NPUSIM_HERE), evt);
+    }
+    template <HardEvent evt> TEventID FetchEventID(NPUSIM_LOC) { return FetchEventID(evt, NPUSIM_HERE); }
+    template <HardEvent evt> TEventID AllocEventID(NPUSIM_LOC) {
+        return (TEventID)NPUSIM_CALL(TPipe_AllocEventID, handle(NPUSIM_HERE), evt);
+    }
+    template <HardEvent evt> void ReleaseEventID(TEventID id, NPUSIM_LOC) {
+        NPUSIM_CALL(TPipe_ReleaseEventID, handle(NPUSIM_HERE), evt, id);
+    }
     void Destroy() {}
     void Init() {}
 };
+
+__aicore__ inline TPipe* GetTPipePtr() { return npusim_current_pipe(); }
 }  // namespace AscendC
 
 namespace npusim {
