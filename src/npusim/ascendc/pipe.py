@@ -161,6 +161,10 @@ class TBuf:
 
     def Get(self, dtype, len: int | None = None) -> LocalTensor:  # noqa: A002 - vendor name
         d = as_dtype(dtype)
+        if self.addr is None and not len:
+            # The device hands out the buffer's (zero) length: an empty tensor, an error only once it is used
+            # with a count (tanh.cpp takes one on a path that never touches it).
+            return LocalTensor(current(), 0, d, 0, self.position)
         self._need("TBuf.Get")
         n = self.nbytes // d.itemsize if len is None else int(len)
         if n < 0 or n * d.itemsize > self.nbytes:

@@ -197,3 +197,15 @@ def test_a_cpp_exception_of_the_kernel_is_an_npusim_error(tmp_path):
                  'extern "C" __global__ __aicore__ void throws(GM_ADDR x) { throw 42; }\n')
     with pytest.raises(NpuSimError, match="C\\+\\+ exception"):
         asc.launch(asc.load_cpp(p).throws, 1, np.zeros(8, np.float32))
+
+
+def test_error_inside_a_kernel_named_like_a_libm_function_is_raised(tmp_path):
+    """g++ treats an extern "C" function named tanh as the nothrow builtin; the error must still come back
+    as a Python exception (not std::terminate)."""
+    p = tmp_path / "tanh.cpp"
+    p.write_text('#include "kernel_operator.h"\n'
+                 'extern "C" __global__ __aicore__ void tanh(GM_ADDR x) {\n'
+                 '    AscendC::LocalTensor<float> t; AscendC::Relu(t, t, 8); }\n')
+    k = asc.load_cpp(p)
+    with pytest.raises(ConstraintError, match=r"tanh\.cpp:3: Relu"):
+        asc.launch(k.tanh, 1, np.zeros(8, np.float32))

@@ -135,6 +135,9 @@ def _unary(fn):
         O = run.objs
         if a[0] == 0:
             fn(O[a[1]], O[a[2]], a[3])
+        elif a[0] == 3:                          # Exp<T, taylorExpandLevel, isReuseSource> (advanced)
+            tmp = [O[a[3]]] if a[3] else []
+            fn(O[a[1]], O[a[2]], *tmp, a[4], T=O[a[2]].dtype, taylorExpandLevel=a[5], isReuseSource=bool(a[6]))
         else:
             fn(O[a[1]], O[a[2]], _mask(a, 3), a[5], asc.UnaryRepeatParams(*a[6:10]), isSetMask=bool(a[10]))
         return 0

@@ -76,6 +76,10 @@ def build(path: str, names: list[str], defines: dict, include_dirs, tiling_heade
     lines = ['#include "kernel_operator.h"']
     if tiling_header:
         lines.append(f'#include "{os.path.abspath(tiling_header)}"')
+    # A kernel named like a C library function (tanh, sqrt) is, for g++, that builtin: declared nothrow, so an
+    # npusim error thrown through it would terminate the process. Compile each kernel under a private name;
+    # NPUSIM_ENTRY exports it under its own.
+    lines += [f"#define {n} npusim_kernel_{n}" for n in names]
     lines.append(f'#include "{path}"')
     lines.append('#include "npusim_entry.h"')
     lines += [f"NPUSIM_ENTRY({n})" for n in names]

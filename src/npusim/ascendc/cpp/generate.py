@@ -206,6 +206,18 @@ def family_cpp(name: str, fam: str) -> str:
     raise ValueError(f"no C++ text for family {fam!r} ({name})")
 
 
+#: The advanced Exp<T, taylorExpandLevel, isReuseSource> (adv_activation.py) shares the basic Exp's row:
+#: its overloads take three template arguments and come back as form 3 of the unary family.
+ADV_EXP = (
+    "template <typename T, uint8_t taylorExpandLevel, bool isReuseSource> __aicore__ inline void Exp("
+    "const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, "
+    "const uint32_t calCount, NPUSIM_LOC)\n{ NPUSIM_CALL(Exp, 3, dst, src, sharedTmpBuffer, calCount, "
+    "taylorExpandLevel, isReuseSource); }\n"
+    "template <typename T, uint8_t taylorExpandLevel, bool isReuseSource> __aicore__ inline void Exp("
+    "const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount, NPUSIM_LOC)\n"
+    "{ NPUSIM_CALL(Exp, 3, dst, src, 0, calCount, taylorExpandLevel, isReuseSource); }\n")
+
+
 def types_header() -> str:
     rows = T.rows()
     out = [HEADER, '#include "npusim_base.h"\n']
@@ -244,6 +256,8 @@ def api_header() -> str:
         if fam in T.API_FAMILIES:
             out.append(f"// {name} ({fam})\n")
             out.append(family_cpp(name, fam))
+            if name == "Exp":
+                out.append(ADV_EXP)
     out.append("}  // namespace AscendC\n")
     return "".join(out)
 

@@ -114,6 +114,10 @@ template <typename T, bool isSetMask = true> __aicore__ inline void Exp(const Lo
 { NPUSIM_CALL(Exp, 1, dst, src, mask, 0, repeatTime, repeatParams, isSetMask); }
 template <typename T, bool isSetMask = true> __aicore__ inline void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, NPUSIM_LOC)
 { NPUSIM_CALL(Exp, 2, dst, src, mask[0], mask[1], repeatTime, repeatParams, isSetMask); }
+template <typename T, uint8_t taylorExpandLevel, bool isReuseSource> __aicore__ inline void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount, NPUSIM_LOC)
+{ NPUSIM_CALL(Exp, 3, dst, src, sharedTmpBuffer, calCount, taylorExpandLevel, isReuseSource); }
+template <typename T, uint8_t taylorExpandLevel, bool isReuseSource> __aicore__ inline void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount, NPUSIM_LOC)
+{ NPUSIM_CALL(Exp, 3, dst, src, 0, calCount, taylorExpandLevel, isReuseSource); }
 // Ln (unary)
 template <typename T> __aicore__ inline void Ln(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count, NPUSIM_LOC)
 { NPUSIM_CALL(Ln, 0, dst, src, count); }

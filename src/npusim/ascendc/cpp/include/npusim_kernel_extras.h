@@ -52,7 +52,15 @@ using AscendC::GetBlockNum;
 inline int64_t get_block_idx() { return npusim_api.block_idx; }
 inline int64_t get_block_num() { return npusim_api.block_num; }
 
-#define ASSERT(expr) do { if (!(expr)) ::npusim::assert_failed(#expr, __FILE__, __LINE__); } while (0)
+// ASSERT is an expression "+ 0 * check": a statement on its own, and, as in the device build where ASSERT is
+// empty, it may follow an expression (cann-ops mse_loss.cpp: `this->tileNum = tileNum ASSERT(tileNum != 0);`).
+namespace npusim {
+inline int assert_check(bool ok, const char* expr, const char* npusim_file, int npusim_line) {
+    if (!ok) assert_failed(expr, npusim_file, npusim_line);
+    return 0;
+}
+}  // namespace npusim
+#define ASSERT(expr) + 0 * ::npusim::assert_check(static_cast<bool>(expr), #expr, __FILE__, __LINE__)
 
 // Tiling data (register/tilingdata_base.h spelling): a plain struct with natural alignment; launch packs a
 // dict into it by the same field list (npusim.ascendc.cpp.tiling).

@@ -1,0 +1,47 @@
+"""Rules chosen while running the public cann-ops kernels unchanged (docs/ascendc.md, semantics table)."""
+import numpy as np
+import pytest
+
+from npusim import ascendc as asc
+from npusim.core.errors import ConstraintError
+
+
+def test_tbuf_get_before_init_buffer_is_an_empty_tensor_until_used():
+    """tanh.cpp takes tmpBuf.Get<float>() on its float path, where it never called InitBuffer(tmpBuf) and
+    never uses the tensor: the device hands out a zero-length tensor; any use with a count is the error."""
+    x = np.ones(64, np.float32)
+
+    def k(xa):
+        pipe = asc.TPipe()
+        q = asc.TBuf(asc.TPosition.VECCALC)
+        t = q.Get(asc.float)
+        assert t.GetSize() == 0
+        with pytest.raises(ConstraintError, match="TBuf.Get"):
+            q.Get(asc.float, 8)                # an explicit length still needs the buffer
+        used = asc.TBuf(asc.TPosition.VECCALC)
+        pipe.InitBuffer(used, 256)
+        u = used.Get(asc.float)
+        asc.Duplicate(u, 1.0, 64)
+        with pytest.raises(ConstraintError):
+            asc.Adds(t, u, 1.0, 64)            # the empty tensor cannot take 64 results
+    asc.launch(k, 1, x)
+
+
+def test_datacopy_pad_moves_bool_masks_as_bytes():
+    """select_reduce_max_d_sub_exp_reduce_sum_d_real_div.cpp copies a bool mask with DataCopyPad<bool>."""
+    cond = np.array([True, False, True, True, False] * 12, np.bool_)         # 60 bytes: not a 32-B multiple
+    out = np.zeros(60, np.bool_)
+
+    def k(ca, oa):
+        pipe = asc.TPipe()
+        b = asc.TBuf(asc.TPosition.VECIN)
+        pipe.InitBuffer(b, 64)
+        cg = asc.GlobalTensor(asc.bool_t); cg.SetGlobalBuffer(ca)
+        og = asc.GlobalTensor(asc.bool_t); og.SetGlobalBuffer(oa)
+        t = b.Get(asc.bool_t)
+        asc.DataCopyPad(t, cg, asc.DataCopyExtParams(1, 60, 0, 0, 0), asc.DataCopyPadExtParams(True, 0, 0, 0))
+        asc.SetFlag(asc.HardEvent.MTE2_MTE3, 0)
+        asc.WaitFlag(asc.HardEvent.MTE2_MTE3, 0)
+        asc.DataCopyPad(og, t, asc.DataCopyExtParams(1, 60, 0, 0, 0))
+    asc.launch(k, 1, cond, out)
+    np.testing.assert_array_equal(out, cond)
