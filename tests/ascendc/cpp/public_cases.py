@@ -49,6 +49,7 @@ class Case:
     name: str = ""                   # the case's name when one op has several (dtype) cases
     blocks: int = BLOCKS
     workspace: int = 0               # bytes of a GM workspace passed after the output (0: a null pointer)
+    inplace: bool = False            # the kernel overwrites its one input (the output is inputs[0])
 
 
 def _f32(rng, lo=-4.0, hi=4.0):
@@ -347,3 +348,42 @@ CASES.update({c.name: c for c in [
     Case("mse_loss", lambda r: [_f32(r), _f32(r)], F, _mse_tiling(2, BLOCKS * N, 1, TILE), _mse_reduced(False),
          _MSE_D, rtol=1e-5, n_out=32, blocks=1, name="mse_loss[sum]"),
 ]})
+
+
+
+SMX_ROWS, SMX_COLS, SMX_BASIC = 16, 64, 8   # inplace_attn_softmax: rows per block, row length, rows per UB tile
+
+
+def _softmax_tiling(key, rows, cols, basic_rows, basic_cols, dtype_size):
+    """InplaceAttnSoftmaxTilingData as its host tiling fills it for BLOCKS equal blocks, with the SoftMaxTiling
+    the host's SoftMaxTilingFunc would embed for one [basic_rows, cols] tile (npusim reads srcM/srcK/srcSize)."""
+    smx = dict.fromkeys(("srcM", "srcK", "srcSize", "outMaxM", "outMaxK", "outMaxSize", "splitM", "splitK",
+                         "splitSize", "reduceM", "reduceK", "reduceSize", "rangeM", "tailM", "tailSplitSize",
+                         "tailReduceSize"), 0)
+    smx.update(srcM=basic_rows, srcK=cols, srcSize=basic_rows * cols, splitM=basic_rows, splitK=cols,
+               splitSize=basic_rows * cols, reduceM=basic_rows, reduceK=32 // dtype_size,
+               reduceSize=basic_rows * 32 // dtype_size, rangeM=1)
+    return dict(rowLen=BLOCKS * rows, colLen=cols, rowLenPerHeadCore=rows, rowLenPerTailCore=rows,
+                basicRowLenHeadCore=basic_rows, basicRowLenTailCore=basic_rows, basicColLen=basic_cols,
+                headCoreNum=BLOCKS, realCoreNum=BLOCKS, tilingKey=key, softmaxTilingData=smx, TILING_KEY=key)
+
+
+def _softmax_rows(cols):
+    def ref(x):
+        r = x.astype(np.float64).reshape(-1, cols)
+        e = np.exp(r - r.max(axis=1, keepdims=True))
+        return (e / e.sum(axis=1, keepdims=True)).astype(x.dtype).reshape(-1)
+    return ref
+
+
+CASES["inplace_attn_softmax[float32]"] = Case(
+    "inplace_attn_softmax", lambda r: [r.uniform(-5, 5, BLOCKS * SMX_ROWS * SMX_COLS).astype(F)], F,
+    _softmax_tiling(301, SMX_ROWS, SMX_COLS, SMX_BASIC, SMX_COLS, 4), _softmax_rows(SMX_COLS), {}, rtol=2e-6,
+    atol=1e-7, n_out=BLOCKS * SMX_ROWS * SMX_COLS, workspace=32, inplace=True, name="inplace_attn_softmax[float32]")
+
+CASES["inplace_attn_softmax[float16]"] = Case(
+    "inplace_attn_softmax", lambda r: [r.uniform(-5, 5, BLOCKS * SMX_ROWS * SMX_COLS).astype(H)], H,
+    _softmax_tiling(101, SMX_ROWS, SMX_COLS, SMX_BASIC, SMX_COLS, 4), _softmax_rows(SMX_COLS), {}, rtol=1e-3,
+    atol=1e-4, n_out=BLOCKS * SMX_ROWS * SMX_COLS, workspace=32, inplace=True, name="inplace_attn_softmax[float16]")
+# The big-shape keys (111/211/311) are not run: InplaceAttnSoftmaxBigShape sizes a queue by tileLength, which
+# only the small-shape path sets (an uninitialised member; npusim rejects the garbage length at InitBuffer).

@@ -24,7 +24,7 @@ from .. import vector_binary, vector_unary
 API_FAMILIES = ("binary", "binary_cast", "unary", "unary_scalar", "cast", "duplicate", "compare", "select",
                 "reduce_sum", "reduce_ext", "flag", "barrier", "mask_set", "noarg", "datacopy", "tensor1",
                 "deq_scale", "block", "datacopy_pad", "whole_reduce", "whole_reduce_sum", "compare_scalar",
-                "adv_unary", "gelu", "broadcast", "select_bytes")
+                "adv_unary", "gelu", "broadcast", "select_bytes", "softmax")
 
 HAND_ROWS = {
     "Cast": "cast", "Duplicate": "duplicate", "Compare": "compare", "Select": "select",
@@ -61,7 +61,8 @@ HAND_ROWS = {
     "BEGIN_TILING_DATA_DEF": "type", "END_TILING_DATA_DEF": "type", "TILING_DATA_FIELD_DEF": "type",
     "TILING_DATA_FIELD_DEF_ARR": "type", "REGISTER_TILING_DATA_CLASS": "type", "GET_TILING_DATA": "type",
     # Python API only for now (no public .cpp kernel in tests/ascendc/public calls them yet)
-    "SoftMax": "python_only", "SoftMaxShapeInfo": "python_only", "SoftMaxTiling": "python_only",
+    "SoftMax": "softmax", "SoftMaxShapeInfo": "params",
+    "SoftMaxTiling": "class",      # include/kernel_tiling/kernel_tiling.h (the vendor's 16-field struct)
     "SoftMaxTilingFunc": "python_only", "AdjustSoftMaxRes": "python_only", "GetSoftMaxMaxTmpSize": "python_only",
     "GetSoftMaxMinTmpSize": "python_only", "LayerNorm": "python_only", "LayerNormTiling": "python_only",
     "GetLayerNormMaxTmpSize": "python_only", "GetLayerNormMinTmpSize": "python_only",
@@ -86,6 +87,7 @@ PARAM_FIELD_TYPES = {
     "DataCopyExtParams": ("uint16_t", "uint32_t", "uint32_t", "uint32_t", "uint32_t"),
     "DataCopyPadParams": ("bool", "uint8_t", "uint8_t", "uint64_t"),
     "SelectWithBytesMaskShapeInfo": ("uint32_t",) * 3,
+    "SoftMaxShapeInfo": ("uint32_t",) * 4,
 }
 
 #: Enums that are plain (unscoped, global) enums in the vendor headers; the rest are ``enum class`` in AscendC.

@@ -349,13 +349,26 @@ def _select_bytes(fn):
     return h
 
 
+def _softmax(fn):
+    """(form, dst, sum or 0, max or 0, src, tmp or 0, tiling srcM/srcK/srcSize, shape info x4, isReuseSource,
+    isBasicBlock, isDataFormatNZ)"""
+    def h(run, a):
+        O = run.objs
+        sm = [O[a[2]], O[a[3]]] if a[2] else []
+        tmp = [O[a[5]]] if a[5] else []
+        fn(O[a[1]], *sm, O[a[4]], *tmp, asc.SoftMaxTiling(*a[6:9]), asc.SoftMaxShapeInfo(*a[9:13]),
+           isReuseSource=bool(a[13]), isBasicBlock=bool(a[14]), isDataFormatNZ=bool(a[15]))
+        return 0
+    return h
+
+
 FAMILIES = {"binary": _binary, "binary_cast": _binary, "unary": _unary, "unary_scalar": _unary_scalar,
             "cast": _cast, "duplicate": _duplicate, "compare": _compare, "select": _select,
             "reduce_sum": _reduce(False), "reduce_ext": _reduce(True), "flag": _flag, "barrier": _barrier,
             "mask_set": _mask_set, "noarg": _noarg, "datacopy": _datacopy, "tensor1": _tensor1,
             "deq_scale": _deq_scale, "datacopy_pad": _datacopy_pad, "whole_reduce": _whole_reduce(True),
             "whole_reduce_sum": _whole_reduce(False), "compare_scalar": _compare_scalar, "adv_unary": _adv_unary,
-            "gelu": _gelu, "broadcast": _broadcast, "select_bytes": _select_bytes}
+            "gelu": _gelu, "broadcast": _broadcast, "select_bytes": _select_bytes, "softmax": _softmax}
 
 
 # ---- class methods ----

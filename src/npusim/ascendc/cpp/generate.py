@@ -200,6 +200,22 @@ def family_cpp(name: str, fam: str) -> str:
                 f"{{ NPUSIM_CALL({name}, 0, dst, src0, {sc}); }}\n"
                 f"{tm} __aicore__ inline void {name}({LT} dst, const npusim::nd<T>& scalar, {LT} src1, {tail})\n"
                 f"{{ NPUSIM_CALL({name}, 1, dst, src1, {sc}); }}\n")
+    if fam == "softmax":
+        tm = ("template <typename T, bool isReuseSource = false, bool isBasicBlock = false, "
+              "bool isDataFormatNZ = false>")
+        tail = "const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}, NPUSIM_LOC"
+        pack = ("tiling.srcM, tiling.srcK, tiling.srcSize, softmaxShapeInfo, isReuseSource, isBasicBlock, "
+                "isDataFormatNZ")
+        tmp = "const LocalTensor<uint8_t>& sharedTmpBuffer"
+        sm = "const LocalTensor<T>& sumTensor, const LocalTensor<T>& maxTensor"
+        return (f"{tm} __aicore__ inline void {name}({LT} dst, {LT} src, {tail})\n"
+                f"{{ NPUSIM_CALL({name}, 0, dst, 0, 0, src, 0, {pack}); }}\n"
+                f"{tm} __aicore__ inline void {name}({LT} dst, {LT} src, {tmp}, {tail})\n"
+                f"{{ NPUSIM_CALL({name}, 0, dst, 0, 0, src, sharedTmpBuffer, {pack}); }}\n"
+                f"{tm} __aicore__ inline void {name}({LT} dst, {sm}, {LT} src, {tail})\n"
+                f"{{ NPUSIM_CALL({name}, 0, dst, sumTensor, maxTensor, src, 0, {pack}); }}\n"
+                f"{tm} __aicore__ inline void {name}({LT} dst, {sm}, {LT} src, {tmp}, {tail})\n"
+                f"{{ NPUSIM_CALL({name}, 0, dst, sumTensor, maxTensor, src, sharedTmpBuffer, {pack}); }}\n")
     if fam == "block":
         field = {"GetBlockIdx": "block_idx", "GetBlockNum": "block_num"}[name]
         return f"__aicore__ inline int64_t {name}() {{ return npusim_api.{field}; }}\n"
@@ -274,9 +290,12 @@ def _cdefault(d) -> str:
 def _params(name: str, cls) -> str:
     fields = [(f, t, _cdefault(d)) for f, t, d in T.param_fields(cls)]
     decl = "".join(f"    {t} {f} = {d};\n" for f, t, d in fields)
-    args = ", ".join(f"{t} {f}_ = {d}" for f, t, d in fields)
+    # As the vendor's: a default constructor and one taking every field (so `{1, len, 0, 0}` picks the struct
+    # with four fields: DataCopyParams, not DataCopyExtParams).
+    args = ", ".join(f"{t} {f}_" for f, t, d in fields)
     init = ", ".join(f"{f}({f}_)" for f, _, _ in fields)
     return (f"struct {name} {{\n{decl}"
+            f"    __aicore__ {name}() {{}}\n"
             f"    __aicore__ {name}({args}) : {init} {{}}\n}};\n")
 
 

@@ -2,6 +2,7 @@
 // block's table of Python objects); every method is one callback of npusim_gen_types.h's NpusimApi.
 #pragma once
 #include "npusim_gen_types.h"
+#include "npusim_vendor_tiling.h"
 
 enum event_t : int32_t { EVENT_ID0 = 0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
 

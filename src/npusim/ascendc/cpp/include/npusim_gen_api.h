@@ -383,4 +383,13 @@ template <typename T, typename U, bool isReuseMask = true> __aicore__ inline voi
 { NPUSIM_CALL(SelectWithBytesMask, 0, dst, src0, npusim::bits_of<T>(scalar), npusim::dtype_code<T>::value, mask, sharedTmpBuffer, info, isReuseMask); }
 template <typename T, typename U, bool isReuseMask = true> __aicore__ inline void SelectWithBytesMask(const LocalTensor<T>& dst, const npusim::nd<T>& scalar, const LocalTensor<T>& src1, const LocalTensor<U>& mask, const LocalTensor<uint8_t>& sharedTmpBuffer, const SelectWithBytesMaskShapeInfo& info, NPUSIM_LOC)
 { NPUSIM_CALL(SelectWithBytesMask, 1, dst, src1, npusim::bits_of<T>(scalar), npusim::dtype_code<T>::value, mask, sharedTmpBuffer, info, isReuseMask); }
+// SoftMax (softmax)
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false> __aicore__ inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}, NPUSIM_LOC)
+{ NPUSIM_CALL(SoftMax, 0, dst, 0, 0, src, 0, tiling.srcM, tiling.srcK, tiling.srcSize, softmaxShapeInfo, isReuseSource, isBasicBlock, isDataFormatNZ); }
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false> __aicore__ inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}, NPUSIM_LOC)
+{ NPUSIM_CALL(SoftMax, 0, dst, 0, 0, src, sharedTmpBuffer, tiling.srcM, tiling.srcK, tiling.srcSize, softmaxShapeInfo, isReuseSource, isBasicBlock, isDataFormatNZ); }
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false> __aicore__ inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& sumTensor, const LocalTensor<T>& maxTensor, const LocalTensor<T>& src, const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}, NPUSIM_LOC)
+{ NPUSIM_CALL(SoftMax, 0, dst, sumTensor, maxTensor, src, 0, tiling.srcM, tiling.srcK, tiling.srcSize, softmaxShapeInfo, isReuseSource, isBasicBlock, isDataFormatNZ); }
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false> __aicore__ inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& sumTensor, const LocalTensor<T>& maxTensor, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}, NPUSIM_LOC)
+{ NPUSIM_CALL(SoftMax, 0, dst, sumTensor, maxTensor, src, sharedTmpBuffer, tiling.srcM, tiling.srcK, tiling.srcSize, softmaxShapeInfo, isReuseSource, isBasicBlock, isDataFormatNZ); }
 }  // namespace AscendC

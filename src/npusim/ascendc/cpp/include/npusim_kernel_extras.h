@@ -46,6 +46,11 @@ template <typename T> template <ExprOp op> LocalTensor<T>& LocalTensor<T>::opera
 }
 }  // namespace AscendC
 
+namespace AscendC {
+// The op's own part of the workspace: npusim reserves no system workspace [A], so it starts at the argument.
+__aicore__ inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) { return workspace; }
+}  // namespace AscendC
+
 // The block builtins are visible without AscendC:: in the vendor headers too.
 using AscendC::GetBlockIdx;
 using AscendC::GetBlockNum;
