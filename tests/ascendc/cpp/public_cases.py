@@ -387,3 +387,45 @@ CASES["inplace_attn_softmax[float16]"] = Case(
     atol=1e-4, n_out=BLOCKS * SMX_ROWS * SMX_COLS, workspace=32, inplace=True, name="inplace_attn_softmax[float16]")
 # The big-shape keys (111/211/311) are not run: InplaceAttnSoftmaxBigShape sizes a queue by tileLength, which
 # only the small-shape path sets (an uninitialised member; npusim rejects the garbage length at InitBuffer).
+
+
+def _isinf_inputs(dt):
+    def make(r):
+        x = r.uniform(-60000, 60000, BLOCKS * N).astype(dt)
+        x[r.random(x.size) < 0.1] = np.inf
+        x[r.random(x.size) < 0.1] = -np.inf
+        x[r.random(x.size) < 0.1] = np.nan
+        return [x]
+    return make
+
+
+# half only: the float path (TILING_KEY 2) casts float -> half in place, a partial overlap of one repeat's
+# source and destination, which npusim's general overlap rule rejects (is_inf.h:161).
+for _key, _dt in ((1, H),):
+    _n = f"is_inf[{np.dtype(_dt).name}]"
+    CASES[_n] = Case("is_inf", _isinf_inputs(_dt), np.uint8,
+                     dict(totalDataCount=BLOCKS * N, usableUbSize=4096, needCoreNum=BLOCKS, perCoreDataCount=N,
+                          tailDataCoreNum=0, lastCoreDataCount=N, TILING_KEY=_key),
+                     lambda x: np.isinf(x).astype(np.uint8), {}, workspace=32, name=_n)
+
+
+# sin / cos: the kernels' own range reduction and polynomials in float32 (high-precision strategy), against
+# float64 libm; TILING_KEY 0 (no big cores).
+for _op, _f in (("sin", np.sin), ("cos", np.cos)):
+    CASES[f"{_op}[float32]"] = Case(_op, lambda r: [_f32(r, -100, 100)], F, tiling_b(),
+                                    (lambda f: lambda x: f(x.astype(np.float64)))(_f),
+                                    {"DTYPE_X": "float", "DTYPE_Y": "float"}, atol=2e-6, rtol=0,
+                                    name=f"{_op}[float32]")
+
+
+def _fast_gelu_grad(dy, x):
+    """d/dx of x * sigmoid(1.702 x) times dy, in float64."""
+    x64 = x.astype(np.float64)
+    e = np.exp(-1.702 * np.abs(x64))
+    num = e + 1.702 * x64 * e + np.exp(1.702 * (x64 - np.abs(x64)))
+    return dy * num / (e + 1) ** 2
+
+
+CASES["fast_gelu_grad"] = Case("fast_gelu_grad", lambda r: [_f32(r), _f32(r)], F, tiling_c(), _fast_gelu_grad,
+                               {"DTYPE_DY": "float", "DTYPE_X": "float", "DTYPE_Z": "float"}, rtol=1e-5,
+                               atol=1e-6)
