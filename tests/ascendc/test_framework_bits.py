@@ -76,3 +76,19 @@ def test_broadcast_forms():
             asc.Broadcast(dst, src, [3, 7], [1, 7], dim=2, axis=0)
         with pytest.raises(ConstraintError, match="srcShape"):
             asc.Broadcast(dst, src, [3, 8], [2, 8], dim=2, axis=0)
+
+
+def test_nested_tiling_struct_like_the_softmax_sample():
+    Outer = asc.BEGIN_TILING_DATA_DEF(
+        "SoftmaxCustomTilingData",
+        asc.TILING_DATA_FIELD_DEF(asc.uint32_t, "columnLength"),
+        asc.TILING_DATA_FIELD_DEF(asc.uint16_t, "flag"),
+        asc.TILING_DATA_FIELD_DEF_STRUCT(asc.SoftMaxTiling, "softmaxTilingData"))
+    assert asc.SoftMaxTiling.SIZE == 64 and Outer.SIZE == 72          # 4 + 2 + pad 2 + 16 x uint32
+    t = Outer(columnLength=32, flag=1, softmaxTilingData=asc.SoftMaxTilingFunc((8, 32), 4))
+    raw = t.pack()
+    assert raw[8:12].view(np.uint32)[0] == 8 and raw[12:16].view(np.uint32)[0] == 32
+    assert Outer.unpack(raw) == t
+    assert asc.LayerNormTiling.SIZE == 26 * 4
+    with pytest.raises(ConstraintError, match="SoftMaxTiling"):
+        Outer(softmaxTilingData=3)

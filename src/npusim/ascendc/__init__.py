@@ -42,7 +42,7 @@ from .adv_norm import (GetLayerNormMaxTmpSize, GetLayerNormMinTmpSize, GetSoftMa
                        GetSoftMaxMinTmpSize, LayerNorm, LayerNormTiling, SoftMax, SoftMaxShapeInfo, SoftMaxTiling,
                        AdjustSoftMaxRes,
                        SoftMaxTilingFunc)
-from .tiling import (BEGIN_TILING_DATA_DEF, END_TILING_DATA_DEF, GET_TILING_DATA,  # noqa: E402
+from .tiling import (BEGIN_TILING_DATA_DEF, END_TILING_DATA_DEF, GET_TILING_DATA, TILING_DATA_FIELD_DEF_STRUCT,  # noqa: E402,E501
                      REGISTER_TILING_DATA_CLASS, TILING_DATA_FIELD_DEF, TILING_DATA_FIELD_DEF_ARR)
 from .framework import ASSERT, GetTPipePtr  # noqa: E402
 from .broadcast import BroadCast, Broadcast  # noqa: E402
@@ -55,4 +55,5 @@ from .select_bytes import (GetSelectWithBytesMaskMinTmpSize, Select, SelectWithB
                            SelectWithBytesMaskShapeInfo)
 from .framework import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6,  # noqa: E402
                         EVENT_ID7, event_t)
+from .framework import KERNEL_TASK_TYPE_DEFAULT, KERNEL_TYPE_AIV_ONLY  # noqa: E402
 from .cpp import CompileError, load_cpp  # noqa: E402  (unchanged .cpp kernels; needs the names above)

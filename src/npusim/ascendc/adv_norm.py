@@ -32,6 +32,7 @@ from .adv_common import check_template_t, check_tensors, read, split_args, tmp_f
 from .context import current
 from .dtypes import asc_name
 from .template import template
+from .tiling import BEGIN_TILING_DATA_DEF, TILING_DATA_FIELD_DEF
 
 _F32 = np.float32
 
@@ -44,21 +45,20 @@ class SoftMaxShapeInfo:
     oriSrcK: int = 0
 
 
-@dataclass
-class SoftMaxTiling:
-    """The host tiling struct (optiling::SoftMaxTiling); npusim needs only the shape it was made for."""
-    srcM: int = 0
-    srcK: int = 0
-    srcSize: int = 0
-
-
-@dataclass
-class LayerNormTiling:
-    """optiling::LayerNormTiling; the fields the computation reads (the rest are the device's loop plan)."""
-    bLength: int = 0
-    sLength: int = 0
-    hLength: int = 0
-    originalHLength: int = 0
+_U32 = T.uint32_t
+# optiling::SoftMaxTiling and LayerNormTiling as the vendor defines them (include/adv_api/activation/
+# softmax_tilingdata.h, normalization/layernorm_tilingdata.h), so tiling structs pack to the same bytes.
+SoftMaxTiling = BEGIN_TILING_DATA_DEF("SoftMaxTiling", *(TILING_DATA_FIELD_DEF(_U32, n) for n in (
+    "srcM", "srcK", "srcSize", "outMaxM", "outMaxK", "outMaxSize", "splitM", "splitK", "splitSize", "reduceM",
+    "reduceK", "reduceSize", "rangeM", "tailM", "tailSplitSize", "tailReduceSize")))
+LayerNormTiling = BEGIN_TILING_DATA_DEF("LayerNormTiling", *(TILING_DATA_FIELD_DEF(_U32, n) for n in (
+    "bLength", "sLength", "hLength", "originalHLength", "inputXSize", "meanVarSize", "numberOfTmpBuf",
+    "meanTmpTensorPos", "meanTmpTensorSize", "varianceTmpTensorPos", "varianceTmpTensorSize", "tmpBufSize",
+    "oneTmpSize", "firstTmpStartPos", "secondTmpStartPos", "thirdTmpStartPos", "loopRound", "inputRoundSize",
+    "inputTailSize", "inputTailPos", "meanVarRoundSize", "meanVarTailSize", "meanVarTailPos", "bshCurLength",
+    "bsCurLength")), TILING_DATA_FIELD_DEF(T.float, "lastDimValueBack"))
+# The computation reads only srcM/srcK (SoftMax) and bLength/sLength/hLength/originalHLength (LayerNorm);
+# the other fields are the device's loop plan.
 
 
 def GetSoftMaxMinTmpSize(srcShape, dataTypeSize: int, isReuseSource: bool = False) -> int:

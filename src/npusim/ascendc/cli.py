@@ -28,8 +28,11 @@ def register(subparsers) -> None:
                    help="a -D macro, e.g. DTYPE_X=half")
     r.add_argument("--include", "-I", action="append", default=[], metavar="DIR", help="an include directory")
     r.add_argument("--soc", default=None, help="SoC (default Ascend910B1)")
+    r.add_argument("--sync", choices=("auto", "manual"), default="auto",
+                   help="auto (default): insert the flags and PIPE_V barriers the compiler's auto-sync would; "
+                        "manual: report each missing one as a race (--cce-auto-sync=off)")
     r.add_argument("--no-check-pipe-v", action="store_true",
-                   help="do not report PIPE_V read-after-write without PipeBarrier (kernels written for auto-sync)")
+                   help="do not report (or, with --sync auto, insert a barrier for) a PIPE_V read-after-write")
     r.add_argument("--trace", help="write Chrome/Perfetto trace JSON here")
     r.set_defaults(func=cmd_run)
 
@@ -84,7 +87,8 @@ def cmd_run(args, console) -> int:
             raise SystemExit(f"{name}: no --input or --output for parameter {p!r} (parameters: {', '.join(kernel.params)})")
     while values and values[-1] is None:          # trailing workspaces: load_cpp fills them with null
         values.pop()
-    res = launch(kernel, args.blocks, *values, soc=args.soc, tiling=tiling, check_pipe_v=not args.no_check_pipe_v)
+    res = launch(kernel, args.blocks, *values, soc=args.soc, tiling=tiling, check_pipe_v=not args.no_check_pipe_v,
+                 sync=args.sync)
     console.print(res.trace.summary())
     console.print(f"{name}: {args.blocks} block(s), {res.cycles:,.0f} cycles ({res.us:,.3f} us) on {res.soc.name}")
     for k, (path, arr) in outputs.items():

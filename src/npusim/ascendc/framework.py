@@ -111,3 +111,14 @@ def printf(fmt: str, *args) -> None:
 
 event_t = int                      # ``event_t`` (an event id); EVENT_ID0 .. EVENT_ID7 as in kernel_event.h
 EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 = range(8)
+
+
+KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIC_1_1, KERNEL_TYPE_MIX_AIC_1_2 = (
+    "KERNEL_TYPE_AIV_ONLY", "KERNEL_TYPE_AIC_ONLY", "KERNEL_TYPE_MIX_AIC_1_1", "KERNEL_TYPE_MIX_AIC_1_2")
+
+
+def KERNEL_TASK_TYPE_DEFAULT(kernel_type) -> None:
+    """No-op for vector kernels; npusim runs AIV only, so a cube or mixed type is UnsupportedError."""
+    if kernel_type != KERNEL_TYPE_AIV_ONLY:
+        from ..core.errors import UnsupportedError
+        raise UnsupportedError("KERNEL_TASK_TYPE_DEFAULT", str(kernel_type), "npusim models the vector core only")

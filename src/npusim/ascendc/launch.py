@@ -43,12 +43,12 @@ class LaunchResult:
 
 
 def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trace: Trace | None = None,
-           check_pipe_v: bool = True, check_cores: bool = True, sync: str = "auto", tiling=None) -> LaunchResult:
+           check_pipe_v: bool = True, check_cores: bool = True, tiling=None, sync: str = "auto") -> LaunchResult:
     """Run ``kernel(*args)`` as ``block_num`` SPMD blocks. ``sync="auto"`` (default) inserts the flags and
     PipeBarrier<PIPE_V> the compiler's auto-sync would (as timeline events with their cost);
     ``sync="manual"`` reports each missing one as a RaceError. ``check_pipe_v=False`` stops reporting (or,
-    under auto-sync, inserting a barrier for) a PIPE_V read-after-write; ``tiling=`` is passed to a compiled
-    ``.cpp`` kernel (tiling struct packed from Python);
+    under auto-sync, inserting a barrier for) a PIPE_V read-after-write; ``tiling`` is passed to the kernel
+    as the keyword ``tiling`` (the C++ route's tiling struct);
     ``check_cores=False`` stops the cross-core GM overlap check (msSanitizer memcheck's "multi-core
     overlap": two blocks touch the same GM bytes, one writing, with no cross-core synchronisation)."""
     spec = get_soc(soc)
@@ -68,7 +68,7 @@ def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trac
         if off is None:
             gm_args.append(a)
             continue
-        gm.write_bytes(off, np.ascontiguousarray(a))
+        gm.write_bytes(off, np.ascontiguousarray(a).reshape(-1).view(np.uint8))   # bytes: ml_dtypes too
         cap = off + -(-max(a.nbytes, 1) // _ALIGN) * _ALIGN      # the allocation, its padding included
         gm_args.append(GM_ADDR(gm, off, off, off + a.nbytes, None, f"arg{i}", cap))
     trace = trace if trace is not None else Trace()

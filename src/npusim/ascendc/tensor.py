@@ -169,6 +169,20 @@ class LocalTensor:
         self.position, self.buffer = position, buffer
         self.key = (self.addr, self.size, self.dtype.name, int(position))   # what the call cache compares
 
+    def __class_getitem__(cls, dtype):
+        """``LocalTensor<T>(TPosition pos, uint32_t addr, uint32_t size)`` (a tensor at a UB byte address, no
+        allocator): ``asc.LocalTensor[asc.float](asc.TPosition.VECIN, 0, n)``."""
+        d = as_dtype(dtype)
+
+        def make(pos, addr, tileSize):
+            ctx = current()
+            addr, n = int(addr), int(tileSize)
+            if addr < 0 or n < 0 or addr + n * d.itemsize > ctx.soc.ub_bytes:
+                raise ConstraintError("LocalTensor", "addr", f"the tensor lies in the {ctx.soc.ub_bytes}-byte UB",
+                                      (addr, n))
+            return cls(ctx, addr, d, n, TPosition(pos))
+        return make
+
     def GetSize(self) -> int:
         return self.size
 

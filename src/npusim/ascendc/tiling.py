@@ -33,6 +33,14 @@ def TILING_DATA_FIELD_DEF_ARR(dtype, count: int, name: str):
     return (name, as_dtype(dtype), int(count))
 
 
+def TILING_DATA_FIELD_DEF_STRUCT(struct_cls, name: str):
+    """A nested tiling struct (another BEGIN_TILING_DATA_DEF class, e.g. SoftMaxTiling), laid out inline."""
+    if not hasattr(struct_cls, "LAYOUT"):
+        raise ConstraintError("TILING_DATA_FIELD_DEF_STRUCT", "struct", "a class made by BEGIN_TILING_DATA_DEF",
+                              struct_cls)
+    return (name, struct_cls, "struct")
+
+
 def END_TILING_DATA_DEF(cls=None):
     """No-op (the Python definition is closed by BEGIN_TILING_DATA_DEF's call)."""
     return cls
@@ -46,26 +54,34 @@ def REGISTER_TILING_DATA_CLASS(op_type: str, cls):
 def _layout(fields):
     off, out, align = 0, [], 1
     for name, d, n in fields:
-        a = d.itemsize
+        if n == "struct":
+            a, size = d.ALIGN, d.SIZE
+        else:
+            a, size = d.itemsize, d.itemsize * (n or 1)
         off = -(-off // a) * a
         out.append((name, d, n, off))
-        off += a * (n or 1)
+        off += size
         align = max(align, a)
-    return out, -(-off // align) * align
+    return out, -(-off // align) * align, align
 
 
 def BEGIN_TILING_DATA_DEF(class_name: str, *fields):
     """A dataclass for the tiling struct ``class_name`` with the given TILING_DATA_FIELD_DEF(_ARR) fields."""
-    layout, size = _layout(fields)
+    layout, size, align = _layout(fields)
     names = [f[0] for f in fields]
     if len(set(names)) != len(names):
         raise ConstraintError("BEGIN_TILING_DATA_DEF", "fields", "field names are unique", names)
-    dc_fields = [(n, object, dataclasses.field(default_factory=(lambda k=c: [0] * k) if c else (lambda: 0)))
-                 for n, _, c in fields]
+    dc_fields = [(n, object, dataclasses.field(default_factory=d if c == "struct" else
+                                               (lambda k=c: [0] * k) if c else (lambda: 0)))
+                 for n, d, c in fields]
 
     def _check(self):
         for name, d, n, _ in layout:
             vals = getattr(self, name)
+            if n == "struct":
+                if not isinstance(vals, d):
+                    raise ConstraintError(class_name, name, f"a {d.__name__}", type(vals).__name__)
+                continue
             vals = list(vals) if n else [vals]
             if n and len(vals) != n:
                 raise ConstraintError(class_name, name, f"{n} elements", len(vals))
@@ -77,6 +93,9 @@ def BEGIN_TILING_DATA_DEF(class_name: str, *fields):
         _check(self)
         raw = np.zeros(size, np.uint8)
         for name, d, n, off in layout:
+            if n == "struct":
+                raw[off:off + d.SIZE] = getattr(self, name).pack()
+                continue
             vals = np.asarray(getattr(self, name) if n else [getattr(self, name)]).astype(d.np)
             raw[off:off + vals.nbytes] = vals.view(np.uint8)
         return raw
@@ -88,6 +107,9 @@ def BEGIN_TILING_DATA_DEF(class_name: str, *fields):
             raise ConstraintError(class_name, "raw", f"at least sizeof({class_name}) = {size} bytes", raw.size)
         kw = {}
         for name, d, n, off in layout:
+            if n == "struct":
+                kw[name] = d.unpack(raw[off:off + d.SIZE])
+                continue
             vals = raw[off:off + d.itemsize * (n or 1)].view(d.np)
             kw[name] = [v.item() for v in vals] if n else vals[0].item()
         return cls(**kw)
@@ -101,7 +123,7 @@ def BEGIN_TILING_DATA_DEF(class_name: str, *fields):
         return cls(**d)
 
     cls = dataclasses.make_dataclass(class_name, dc_fields, namespace={
-        "pack": pack, "unpack": unpack, "from_dict": from_dict, "SIZE": size, "LAYOUT": tuple(layout),
+        "pack": pack, "unpack": unpack, "from_dict": from_dict, "SIZE": size, "ALIGN": align, "LAYOUT": tuple(layout),
         "__post_init__": _check})
     return cls
 

@@ -7,7 +7,7 @@ A row is (name, family). The family says how the name appears in C++ and how a c
 - "enum", "params", "dtype", "constant" are generated declarations (values and defaults read from the
   Python module);
 - "class", "type" are hand-written in ``include/npusim_classes.h`` / ``npusim_base.h``;
-- "python_only" has no C++ spelling (the launcher, SoC tables).
+- "python_only" has no C++ spelling (the launcher, SoC tables, and Python APIs no public .cpp kernel needs yet).
 
 Rows for the vector APIs are derived from the Python tables (``vector_binary.SPECS``,
 ``vector_unary.SPECS``), so a new row there is picked up by re-running the generator. A public name
@@ -60,6 +60,7 @@ HAND_ROWS = {
     # tiling macros (npusim_kernel_extras.h: a plain C struct; launch packs the dict or dataclass)
     "BEGIN_TILING_DATA_DEF": "type", "END_TILING_DATA_DEF": "type", "TILING_DATA_FIELD_DEF": "type",
     "TILING_DATA_FIELD_DEF_ARR": "type", "REGISTER_TILING_DATA_CLASS": "type", "GET_TILING_DATA": "type",
+    "TILING_DATA_FIELD_DEF_STRUCT": "type", "KERNEL_TASK_TYPE_DEFAULT": "type", "KERNEL_TYPE_AIV_ONLY": "type",
     # Python API only for now (no public .cpp kernel in tests/ascendc/public calls them yet)
     "SoftMax": "softmax", "SoftMaxShapeInfo": "params",
     "SoftMaxTiling": "class",      # include/kernel_tiling/kernel_tiling.h (the vendor's 16-field struct)
