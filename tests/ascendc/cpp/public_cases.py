@@ -429,3 +429,29 @@ def _fast_gelu_grad(dy, x):
 CASES["fast_gelu_grad"] = Case("fast_gelu_grad", lambda r: [_f32(r), _f32(r)], F, tiling_c(), _fast_gelu_grad,
                                {"DTYPE_DY": "float", "DTYPE_X": "float", "DTYPE_Z": "float"}, rtol=1e-5,
                                atol=1e-6)
+
+
+GLU_ROWS, GLU_COLS = 64, 256          # swi_glu: x is [rows, 2 * cols] (a | b), y = silu(a) * b is [rows, cols]
+
+
+def _swiglu(x):
+    """a / (1 + exp(-a)) * b in float32 steps (Muls(-1), Exp, Adds(1), Div, Mul, Mul), exp rounded once."""
+    a, b = x.reshape(GLU_ROWS, 2, GLU_COLS)[:, 0], x.reshape(GLU_ROWS, 2, GLU_COLS)[:, 1]
+    e = np.exp((a * F(-1)).astype(np.float64)).astype(F)
+    return ((F(1) / (e + F(1))) * a * b).reshape(-1)
+
+
+# float path (TILING_KEY 0), 32-byte aligned rows, double buffer; tiles of 8 rows x 128 columns shared out
+# to the blocks round-robin (SWIGLU_SINGLE_PROCESS).
+CASES["swi_glu"] = Case(
+    "swi_glu", lambda r: [r.uniform(-6, 6, GLU_ROWS * 2 * GLU_COLS).astype(F)], F,
+    dict(is32BAligned=1, isDoubleBuffer=1, rowLen=GLU_ROWS, colLen=GLU_COLS, baseRowLen=8, baseColLen=128,
+         activateLeft=1, biasIsEmpty=1, quantScaleIsEmpty=1, activateScaleIsEmpty=1, swiColLen=GLU_COLS,
+         perRowLen=GLU_ROWS // BLOCKS, modRowLen=0, usedCoreNum=BLOCKS, TILING_KEY=0),
+    _swiglu, {}, rtol=1e-6, atol=1e-6, n_out=GLU_ROWS * GLU_COLS)
+
+CASES["swi_glu[float16]"] = Case(
+    "swi_glu", lambda r: [r.uniform(-6, 6, GLU_ROWS * 2 * GLU_COLS).astype(H)], H,
+    dict(CASES["swi_glu"].tiling, TILING_KEY=1),
+    lambda x: _swiglu(x.astype(F)).astype(H), {}, rtol=2e-3, atol=1e-3, n_out=GLU_ROWS * GLU_COLS,
+    name="swi_glu[float16]")
