@@ -45,3 +45,34 @@ def test_datacopy_pad_moves_bool_masks_as_bytes():
         asc.DataCopyPad(og, t, asc.DataCopyExtParams(1, 60, 0, 0, 0))
     asc.launch(k, 1, cond, out)
     np.testing.assert_array_equal(out, cond)
+
+
+def test_tque_bind_vecin_to_vecout_orders_mte2_before_mte3():
+    """TQueBind<VECIN, VECOUT, 1> (cann-ops cast's byte copy): EnQue after the GM->UB copy, DeQue before the
+    UB->GM copy; the queue's flag orders MTE2 before MTE3, so even sync="manual" has no race."""
+    x = np.arange(256, dtype=np.float32)
+    y = np.zeros_like(x)
+
+    def k(xa, ya):
+        pipe = asc.TPipe()
+        q = asc.TQueBind(asc.TPosition.VECIN, asc.TPosition.VECOUT, 1)
+        pipe.InitBuffer(q, 1, 1024)
+        xg = asc.GlobalTensor(asc.float); xg.SetGlobalBuffer(xa)
+        yg = asc.GlobalTensor(asc.float); yg.SetGlobalBuffer(ya)
+        t = q.AllocTensor(asc.float)
+        asc.DataCopy(t, xg, 256)
+        q.EnQue(t)
+        t = q.DeQue(asc.float)
+        asc.DataCopy(yg, t, 256)
+        q.FreeTensor(t)
+    r = asc.launch(k, 1, x, y, sync="manual")
+    np.testing.assert_array_equal(y, x)
+    ev = {e.name: e for e in r.trace.events}
+    assert ev["EnQue"].engine.endswith("MTE2") and ev["DeQue"].engine.endswith("MTE3")
+    copies = [e for e in r.trace.events if e.name == "DataCopy"]
+    assert copies[1].start_ns >= copies[0].end_ns
+
+
+def test_tque_bind_rejects_a_non_vector_position():
+    with pytest.raises(ConstraintError, match="dst"):
+        asc.TQueBind(asc.TPosition.VECIN, asc.TPosition.GM, 1)

@@ -455,3 +455,31 @@ CASES["swi_glu[float16]"] = Case(
     dict(CASES["swi_glu"].tiling, TILING_KEY=1),
     lambda x: _swiglu(x.astype(F)).astype(H), {}, rtol=2e-3, atol=1e-3, n_out=GLU_ROWS * GLU_COLS,
     name="swi_glu[float16]")
+
+
+_CTYPE = {np.float32: "float", np.float16: "half", np.int32: "int32_t", np.int8: "int8_t", np.uint8: "uint8_t"}
+
+
+def _cast_case(key, src, dst, make, reference):
+    """cann-ops cast: one library per (DTYPE_X, DTYPE_Y) pair, the kernel class chosen by the host's
+    tilingKeyMap (op_host/cast.cpp) for that pair; tiling_a with no big cores."""
+    name = f"cast[{np.dtype(src).name}->{np.dtype(dst).name}]"
+    return Case("cast", make, dst, tiling_a(TILING_KEY=key), reference,
+                {"DTYPE_X": _CTYPE[src], "DTYPE_Y": _CTYPE[dst]}, name=name)
+
+
+for _c in [
+    _cast_case(1, np.float32, np.float16, lambda r: [_f32(r, -70000, 70000)], lambda x: x.astype(np.float16)),
+    _cast_case(1, np.float16, np.float32, lambda r: [_f32(r, -60000, 60000).astype(np.float16)],
+               lambda x: x.astype(np.float32)),
+    _cast_case(1, np.float32, np.int32, lambda r: [_f32(r, -1e6, 1e6)], lambda x: np.trunc(x).astype(np.int32)),
+    _cast_case(1, np.int32, np.float32, lambda r: [r.integers(-2**24, 2**24, BLOCKS * N).astype(np.int32)],
+               lambda x: x.astype(np.float32)),
+    # float -> int8 wraps: trunc to int16, keep the low byte (And 255, +128, And 255, -128), through half
+    _cast_case(4, np.float32, np.int8, lambda r: [_f32(r, -300, 300)],
+               lambda x: np.trunc(x).astype(np.int64).astype(np.int8)),
+    # int8 -> uint8 is a byte copy through a TQueBind<VECIN, VECOUT> (MTE2 in, MTE3 out)
+    _cast_case(8, np.int8, np.uint8, lambda r: [r.integers(-128, 128, BLOCKS * N).astype(np.int8)],
+               lambda x: x.view(np.uint8)),
+]:
+    CASES[_c.name] = _c

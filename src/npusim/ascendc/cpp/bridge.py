@@ -431,7 +431,9 @@ METHODS = {
     "TPipe_ReleaseEventID": lambda run, a: run.objs[a[0]].ReleaseEventID(T.enum_from_code(asc.HardEvent, a[1]),
                                                                           a[2]) or 0,
     "TPipe_FetchEventID": lambda run, a: run.objs[a[0]].FetchEventID(T.enum_from_code(asc.HardEvent, a[1])),
-    "TQue_New": lambda run, a: run.new(asc.TQue(T.enum_from_code(asc.TPosition, a[0]), a[1])),
+    "TQue_New": lambda run, a: run.new(asc.TQue(T.enum_from_code(asc.TPosition, a[0]), a[1]) if a[0] == a[2] else
+                                       asc.TQueBind(T.enum_from_code(asc.TPosition, a[0]),
+                                                    T.enum_from_code(asc.TPosition, a[2]), a[1])),
     "TQue_AllocTensor": lambda run, a: run.new(run.objs[a[0]].AllocTensor(DTYPES[a[1]])),
     "TQue_EnQue": lambda run, a: int(run.objs[a[0]].EnQue(run.objs[a[1]])),
     "TQue_DeQue": lambda run, a: run.new(run.objs[a[0]].DeQue(DTYPES[a[1]])),

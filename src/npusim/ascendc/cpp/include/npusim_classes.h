@@ -128,12 +128,14 @@ public:
 template <typename T> inline void put(npusim::Args& a, const LocalTensor<T>& t) { a.v[a.n++] = t.h; }
 template <typename T> inline void put(npusim::Args& a, const GlobalTensor<T>& t) { a.v[a.n++] = t.h; }
 
-template <TPosition pos, int32_t depth = 1, auto... rest> class TQue {
+// TQueBind<src, dst, depth>: filled by src's producer pipe, drained by dst's consumer (VECIN -> VECOUT: MTE2
+// then MTE3); TQue<pos, depth> is TQueBind<pos, pos, depth>, as in the vendor's headers.
+template <TPosition src, TPosition dst, int32_t depth = 1, auto... rest> class TQueBind {
 public:
     int64_t h = 0;
-    __aicore__ inline TQue() {}
+    __aicore__ inline TQueBind() {}
     int64_t handle(NPUSIM_LOC) {
-        if (!h) h = NPUSIM_CALL(TQue_New, pos, depth);
+        if (!h) h = NPUSIM_CALL(TQue_New, src, depth, dst);
         return h;
     }
     template <typename T> LocalTensor<T> AllocTensor(NPUSIM_LOC) {
@@ -151,6 +153,7 @@ public:
     bool VacantInQue(NPUSIM_LOC) { return NPUSIM_CALL(TQue_VacantInQue, handle(NPUSIM_HERE)) != 0; }
     bool HasTensorInQue(NPUSIM_LOC) { return NPUSIM_CALL(TQue_HasTensorInQue, handle(NPUSIM_HERE)) != 0; }
 };
+template <TPosition pos, int32_t depth = 1, auto... rest> class TQue : public TQueBind<pos, pos, depth, rest...> {};
 
 template <TPosition pos = TPosition::VECCALC> class TBuf {
 public:
@@ -198,8 +201,8 @@ public:
         if (!h) h = NPUSIM_CALL0(TPipe_New);
         return h;
     }
-    template <TPosition pos, int32_t depth, auto... rest>
-    bool InitBuffer(TQue<pos, depth, rest...>& que, uint8_t num, uint32_t len, NPUSIM_LOC) {
+    template <TPosition src, TPosition dst, int32_t depth, auto... rest>
+    bool InitBuffer(TQueBind<src, dst, depth, rest...>& que, uint8_t num, uint32_t len, NPUSIM_LOC) {
         return NPUSIM_CALL(TPipe_InitBuffer, handle(NPUSIM_HERE), que.handle(NPUSIM_HERE), num, len) != 0;
     }
     template <TPosition pos> bool InitBuffer(TBuf<pos>& buf, uint32_t len, NPUSIM_LOC) {
