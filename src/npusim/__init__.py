@@ -8,10 +8,11 @@ from .core.errors import (ConstraintError, NpuSimError, OutOfBoundsError, RaceEr
                           UninitializedReadWarning, UnsupportedError)
 from .core.options import Options, configure, options, set_options
 from .core.trace import Trace, profile
+from .tune import sweep
 
 __version__ = "0.1.0"
 TARGETS = ("okk", "nki", "ascendc", "vppl")
 
 __all__ = ["ConstraintError", "NpuSimError", "OutOfBoundsError", "RaceError", "UninitializedReadError",
            "UninitializedReadWarning", "UnsupportedError", "Options", "configure", "options", "set_options",
-           "Trace", "profile", "TARGETS", "__version__"]
+           "Trace", "profile", "sweep", "TARGETS", "__version__"]

@@ -48,10 +48,17 @@ def cmd_run(args, console: Console) -> int:
     path = os.path.abspath(args.file)
     sys.argv = [path] + list(args.args)
     sys.path.insert(0, os.path.dirname(path))
+    compat = _target_module("nki", "compat")
+    if compat is not None:
+        compat.install()        # published NKI kernels import nki / neuronxcc.nki unchanged
     t0 = time.perf_counter()
+    status = 0
     with profile() as prof:
         with console.status(f"running {args.file} ..."):
-            runpy.run_path(path, run_name="__main__")
+            try:
+                runpy.run_path(path, run_name="__main__")
+            except SystemExit as stop:      # most examples end with sys.exit(main()): still report
+                status = _exit_status(stop.code, console)
     wall = time.perf_counter() - t0
     console.print(prof.trace.summary())
     console.print(f"simulated {prof.trace.total_ns / 1e3:,.3f} us in {wall:.2f} s of wall time")
@@ -61,7 +68,19 @@ def cmd_run(args, console: Console) -> int:
     if args.plot:
         prof.trace.plot(args.plot, title=os.path.basename(args.file))
         console.print(f"timeline plot written to {args.plot}")
-    return 0
+    console.print(f"{args.file} exited with status {status}", style="red" if status else None)
+    return status
+
+
+def _exit_status(code, console: Console) -> int:
+    """The process exit status Python gives ``sys.exit(code)``: None is 0, an int is itself, anything
+    else is printed and is 1."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    console.print(str(code))
+    return 1
 
 
 def cmd_demo(args, console: Console) -> int:
@@ -85,6 +104,8 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="npusim-demo", help="output folder (default ./npusim-demo)")
     p.add_argument("--target", choices=("core",) + TARGETS, help="only this target")
     p.set_defaults(func=cmd_demo)
+    from .tune.cli import register as register_sweep
+    register_sweep(sub)
     for target in TARGETS:
         mod = _target_module(target, "cli")
         if mod is not None and hasattr(mod, "register"):

@@ -184,3 +184,20 @@ def test_select_with_bytes_mask_both_orders_and_rules():
             asc.Select(dst, src, 2.5, mask, _t(ctx, asc.uint8_t, 1040, 1024), info, isReuseMask=False)
         with pytest.raises(ConstraintError, match="multiple of 16"):
             asc.Select(dst, src, 2.5, mask, tmp, asc.SelectWithBytesMaskShapeInfo(m, k, 8))
+
+
+@pytest.mark.parametrize("soc, ok", [("Ascend910A", {"Sigmoid"}), ("Ascend310P3", {"Sigmoid", "Tanh", "Gelu"}),
+                                     ("Ascend310B1", set()), ("Ascend910B1", {"Sigmoid", "Tanh", "Gelu", "Exp"})])
+def test_advanced_apis_per_product(soc, ok):
+    with asc.core_context(soc) as ctx:
+        src = _t(ctx, asc.half, 128, 0).load(np.zeros(128, np.float16))
+        dst = _t(ctx, asc.half, 128, 256)
+        tmp = _t(ctx, asc.uint8_t, 2048, 1024)
+        calls = {"Sigmoid": lambda: asc.Sigmoid(dst, src, tmp, 128), "Tanh": lambda: asc.Tanh(dst, src, tmp, 128),
+                 "Gelu": lambda: asc.Gelu(dst, src, tmp, 128), "Exp": lambda: asc.Exp[asc.half, 5](dst, src, tmp, 128)}
+        for name, call in calls.items():
+            if name in ok:
+                call()
+            else:
+                with pytest.raises(UnsupportedError, match=name):
+                    call()

@@ -204,3 +204,46 @@ def test_global_tensor_index_moves_the_address_within_the_allocation():
         warnings.simplefilter("always")
         _run(padding, x, z)
     assert any("never-written" in str(m.message) for m in w)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=30, deadline=None)
+@given(nb=st.integers(1, 5), elems=st.integers(1, 40), src_gap=st.integers(0, 9), dst_gap=st.integers(0, 2),
+       left=st.integers(0, 16), right=st.integers(0, 16), is_pad=st.booleans(), seed=st.integers(0, 99))
+def test_gm_to_ub_to_gm_round_trip_against_a_per_block_reference(nb, elems, src_gap, dst_gap, left, right, is_pad,
+                                                                  seed):
+    """Random geometry: every UB block is [left pads][data][right pads][dummy] rounded to 32 B, blocks
+    32·dstStride apart; the pads hold paddingValue (isPad), the first element (no pads), or the old bytes."""
+    s = 2
+    blen = elems * s
+    rng = np.random.default_rng(seed)
+    src = rng.integers(-100, 100, nb * (elems + src_gap) + 16).astype(np.float16)
+    width = -(-(left + elems + right) * s // 32) * 32 // s           # elements per UB block
+    ub_stride = width + dst_gap * 16
+    z = np.zeros(nb * ub_stride + 64, np.float16)
+
+    def body(b, xa, za):
+        xg = asc.GlobalTensor(asc.half); xg.SetGlobalBuffer(xa)
+        zg = asc.GlobalTensor(asc.half); zg.SetGlobalBuffer(za)
+        t = b.Get(asc.half, 4096 // 2)
+        asc.Duplicate(t, -7.0, 2048)
+        _flag(V_MTE2)
+        asc.DataCopyPad(t, xg, asc.DataCopyExtParams(nb, blen, src_gap * s, dst_gap, 0),
+                        asc.DataCopyPadExtParams(is_pad, left, right, 5.0))
+        _flag(MTE2_MTE3)
+        asc.DataCopy(zg, t, -(-(nb * ub_stride) // 16) * 16)
+    _run(body, src, z)
+    for r in range(nb):
+        data = src[r * (elems + src_gap): r * (elems + src_gap) + elems]
+        blk = z[r * ub_stride: r * ub_stride + width]
+        np.testing.assert_array_equal(blk[left:left + elems], data)
+        rest = np.r_[blk[:left], blk[left + elems:]]
+        if left == 0 and right == 0:
+            want = data[0]
+        else:
+            want = 5.0 if is_pad else -7.0                           # "random": what the UB held
+        assert (rest == np.float16(want)).all()
+        gap = z[r * ub_stride + width: (r + 1) * ub_stride]
+        assert (gap == -7.0).all()                                   # dstStride gaps are not written

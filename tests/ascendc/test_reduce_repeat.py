@@ -136,3 +136,15 @@ def test_spr_read_is_ordered_by_auto_sync():
     res = asc.launch(k, 1, x, z)
     assert z[0] == x.max() and z[1] == x.argmax()
     assert any((e.args or {}).get("event") == "V_S" for e in res.trace.events)
+
+
+def test_spr_after_reduce_max_count_form_holds_the_max():
+    x = np.random.default_rng(8).standard_normal(1000).astype(np.float32)
+    with asc.core_context() as ctx:
+        src = _buf(ctx, asc.float, 1024, 0).load(np.r_[x, np.zeros(24, np.float32)])
+        dst = _buf(ctx, asc.float, 8, 8192)
+        work = _buf(ctx, asc.float, 64, 8448)
+        asc.ReduceMin(dst, src, work, 1000)
+        asc.SetFlag(asc.HardEvent.V_S, 0); asc.WaitFlag(asc.HardEvent.V_S, 0)
+        val, _ = asc.GetReduceRepeatMaxMinSpr(asc.float)      # the value only (the page: index not reliable)
+        assert val == x.min()

@@ -135,8 +135,11 @@ def test_activation_rules(run):
         nisa.activation(d, nl.exp, x, reduce_cmd=nisa.reduce_cmd.reduce)
     with pytest.raises(ConstraintError, match=r"\(8, 1\) tile"):
         nisa.activation(d, nl.exp, x, reduce_op=nl.add, reduce_res=nl.ndarray((8, 2), nl.float32))
-    with pytest.raises(ConstraintError, match="float32"):
-        nisa.activation(d, nl.exp, x, bias=tile(np.zeros((8, 1)), ml_dtypes.bfloat16))
+    # [doc] err_activation_bias_invalid_type: fp32, fp16 or bf16 bias vectors; int8 is not supported
+    with pytest.raises(ConstraintError, match="float32, float16, or bfloat16"):
+        nisa.activation(d, nl.exp, x, bias=tile(np.zeros((8, 1)), np.int8))
+    nisa.activation(d, nl.exp, x, bias=tile(np.full((8, 1), 0.5), ml_dtypes.bfloat16))
+    np.testing.assert_allclose(d.numpy(), np.exp(x.numpy().astype(np.float32) + np.float32(0.5)), rtol=1e-6)
     with pytest.raises(ConstraintError, match=r"shape \(data.shape\[0\], 1\)"):
         nisa.activation(d, nl.exp, x, scale=tile(np.zeros((8, 2), np.float32)))
     with pytest.raises(ConstraintError, match="same number of elements"):

@@ -147,11 +147,10 @@ def test_sign_change_sweep_matches_cmodel(func):
     from npusim.okk.oracle.fetch import available
     if not available():
         pytest.skip("C-model libraries absent (run: python -m npusim.okk.oracle.fetch)")
-    from npusim.okk.oracle.differential import check, run_batches, seeded
-    from npusim.okk.oracle.part_two_sweep import FX, SIGN_CHANGE_SPECS, build_batch
+    from npusim.okk.oracle.differential import check, run_batches
+    from npusim.okk.oracle.part_two_sweep import FX, Batches
     f = FX + func
     sizes = [250] * (ORACLE_CASES // 250) + ([ORACLE_CASES % 250] if ORACLE_CASES % 250 else [])
-    out = run_batches(lambda k: build_batch(seeded("signchange", f, k), f, sizes[k], f"batch {k}",
-                                            SIGN_CHANGE_SPECS), len(sizes))
+    out = run_batches(Batches("signchange", f, tuple(sizes), "SIGN_CHANGE_SPECS"), len(sizes))
     assert out.cases == ORACLE_CASES
     check(out, "dst", "cycles")

@@ -35,16 +35,18 @@ from .template import TemplateFn, template
 from .vector_unary import Exp as _basic_exp
 
 _F = T.float
-# Products per page (Sigmoid.md, Tanh.md, Gelu.md, Exp.md): not on Atlas 200I/500 A2 (310B).
-_TYPES = {2201: (T.half, T.float), 2002: (T.half, T.float), 1001: (T.half, T.float)}
+# Products per page (产品支持情况): Sigmoid.md A2/A3, 310P AI Core, Atlas training; Tanh.md, Gelu.md,
+# FasterGelu.md A2/A3 and 310P AI Core; Exp-81.md (the advanced Exp) A2/A3 only. T is half or float.
+_PRODUCTS = {"Sigmoid": (2201, 2002, 1001), "Tanh": (2201, 2002), "Gelu": (2201, 2002), "FasterGelu": (2201, 2002),
+             "Exp": (2201,)}
 
 
 def _types(api, ctx):
     from ..core.errors import UnsupportedError
-    t = _TYPES.get(ctx.soc.arch)
-    if t is None:
-        raise UnsupportedError(api, f"{api} on {ctx.soc.name}", "not listed for this product")
-    return t
+    if ctx.soc.arch not in _PRODUCTS[api]:
+        raise UnsupportedError(api, f"the advanced {api} on {ctx.soc.name}", "not supported on this product "
+                               f"({api}.md 产品支持情况)")
+    return (T.half, T.float)
 
 
 def _run(api, dst, src, args, T_, min_tmp, body, overlap_ok=False):

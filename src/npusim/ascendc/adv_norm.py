@@ -121,8 +121,8 @@ _SOFTMAX_ARCH = (2201, 2002)
 def SoftMax(*args, T=None, isReuseSource=False, isBasicBlock=False, isDataFormatNZ=False, config=None) -> None:
     api = "SoftMax"
     ctx = current()
-    if ctx.soc.arch not in _SOFTMAX_ARCH:
-        raise UnsupportedError(api, f"{api} on {ctx.soc.name}", "A2/A3 and Atlas inference AI Core only")
+    if ctx.soc.arch not in _SOFTMAX_ARCH + (3002,):          # SoftMax.md: also Atlas 200I/500 A2
+        raise UnsupportedError(api, f"{api} on {ctx.soc.name}", "A2/A3, 310B and Atlas inference AI Core only")
     if isDataFormatNZ:
         raise UnsupportedError(api, "isDataFormatNZ", "npusim models the ND format")
     args = list(args)
@@ -276,6 +276,8 @@ def AdjustSoftMaxRes(softMaxRes, maxTensor, frm, to, softmaxShapeInfo: SoftMaxSh
     ``from`` gets ``to`` in all srcK columns; returns whether any row did (AdjustSoftMaxRes.md)."""
     api = "AdjustSoftMaxRes"
     ctx = current()
+    if ctx.soc.arch not in _SOFTMAX_ARCH:
+        raise UnsupportedError(api, f"{api} on {ctx.soc.name}", "A2/A3 and Atlas inference AI Core only")
     check_tensors(api, ctx, (_half(), _float()), softMaxRes=softMaxRes)
     check_tensors(api, ctx, (_half(), _float()), maxTensor=maxTensor)
     m, k = int(softmaxShapeInfo.srcM), int(softmaxShapeInfo.srcK)

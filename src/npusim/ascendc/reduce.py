@@ -16,6 +16,7 @@ from . import cost
 from . import dtypes as T
 from .context import current
 from .reduce_level0 import HALF_INDEX_MAX, level0
+from .reduce_repeat import write_spr
 from .rules import check_count, check_dtypes, check_vector_tensor
 from .vector_binary import to
 
@@ -95,7 +96,7 @@ def _extreme(api, fn, dst, src, work, count, calIndex):
     i = int(fn(x))
     dv = TensorView(ctx.ub, dst.addr, (1,), None, dst.dtype, api=api)
     dv.write(x[i:i + 1])
-    writes = [dv.footprint]
+    writes = [dv.footprint, write_spr(ctx, src.dtype, x[i:i + 1], i, api)]   # GetReduceRepeatMaxMinSpr's value
     if calIndex:
         it = {2: np.uint16, 4: np.uint32}[dst.dtype.itemsize]
         iv = TensorView(ctx.ub, dst.addr + dst.dtype.itemsize, (1,), None, np.dtype(it), api=api)

@@ -15,6 +15,7 @@ import numpy as np
 from ..core.errors import ConstraintError
 from . import cost
 from .context import current
+from .reduce_repeat import write_spr
 from .repeat import Operand, _read, check_footprint, resolve_mask
 from .vector_binary import to
 
@@ -120,6 +121,7 @@ def level0(api: str, kind: str, dst, src, tmp, mask, repeatTime, srcRepStride, c
         flat = (np.where(active, x.astype(np.float64), fill) if active is not None else x).reshape(-1)
         i = int(np.argmax(flat) if kind == "max" else np.argmin(flat))
         dv.write(x.reshape(-1)[i:i + 1])
+        writes.append(write_spr(ctx, src.dtype, x.reshape(-1)[i:i + 1], i, api))    # GetReduceRepeatMaxMinSpr
         if cal_index:
             it = {2: np.uint16, 4: np.uint32}[dst.dtype.itemsize]
             iv = ctx.view(dst.addr + dst.dtype.itemsize, (1,), None, np.dtype(it), api)

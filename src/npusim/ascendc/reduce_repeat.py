@@ -65,6 +65,19 @@ def _spr(ctx) -> Memory:
     return m
 
 
+def write_spr(ctx, dtype, value, index: int, api: str):
+    """Set the reduce special register (value, index) that GetReduceRepeatMaxMinSpr reads; returns its
+    footprint for the writing instruction's event."""
+    s = dtype.itemsize
+    spr = ctx.view(0, (16,), None, T.uint8_t, api, _spr(ctx))
+    reg = np.zeros(16, np.uint8)
+    reg[:s] = np.asarray(value).astype(dtype.np).reshape(-1)[:1].view(np.uint8)
+    reg[8:8 + s] = np.array([index], _UINT[s]).view(np.uint8)
+    spr.write(reg)
+    ctx.reduce_spr_dtype = dtype
+    return spr.footprint
+
+
 def _operands(api, dst, src, mask, repeatTime, srcBlkStride, srcRepStride, isSetMask):
     ctx = current()
     check_vector_tensor(api, "dst", dst)
@@ -152,15 +165,10 @@ def _whole_extreme(api, kind, dst, src, mask, repeatTime, dstRepStride, srcBlkSt
     # The special register: the extreme over every repeat and its index r·E + lane (contiguous case).
     flat = xf.reshape(-1)
     g = int(np.argmax(flat) if kind == "max" else np.argmin(flat))
-    spr = ctx.view(0, (16,), None, T.uint8_t, api, _spr(ctx))
-    reg = np.zeros(16, np.uint8)
-    reg[:s] = x.reshape(-1)[g:g + 1].astype(src.dtype.np).view(np.uint8)
-    reg[8:8 + s] = np.array([g], _UINT[s]).view(np.uint8)
-    spr.write(reg)
-    ctx.reduce_spr_dtype = src.dtype
+    spr = write_spr(ctx, src.dtype, x.reshape(-1)[g:g + 1], g, api)
     n = int(np.count_nonzero(active))
     ctx.place("PIPE_V", api, cost.vector_cycles("reduce_maxmin", R, src.dtype.name), reads=[sv.footprint],
-              writes=[dv.footprint, spr.footprint], nbytes=n * s, elements=n, args={"order": order.name})
+              writes=[dv.footprint, spr], nbytes=n * s, elements=n, args={"order": order.name})
 
 
 def WholeReduceMax(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride,

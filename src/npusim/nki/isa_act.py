@@ -1,7 +1,7 @@
 """ScalarE: ``nisa.activation`` and ``nisa.activation_reduce``.
 
 ``dst = op(data * scale + bias)`` in float32, cast to dst's dtype (reference nki.md §2.5, activation
-docstring). ``scale``: a float scalar or a (P, 1) float32 tile; ``bias``: a (P, 1) float32 tile, or a
+docstring). ``scale``: a float scalar or a (P, 1) float32 tile; ``bias``: a (P, 1) fp32/fp16/bf16 tile, or a
 scalar from NeuronCore-v3 (trn2) on. Optional add-reduction of the activated values into ScalarE's 128
 ``reduce_regs`` (accum.py). GpSimd runs activation on NeuronCore-v4 (trn3) only, without the
 accumulator. Cost ``max(MIN_II, N)`` whatever scale/bias; ``+ MIN_II`` when the registers are read out
@@ -22,6 +22,7 @@ from .accum import reduce_cmd
 from .alu import OPS
 from .isa import _operand, choose_engine as _choose, engine, store_result as _store
 from .runtime import NkiInstruction, current
+from .tensor import NkiTensor
 
 NkiValidationError = R.NkiValidationError
 _ADD = OPS["add"]
@@ -49,6 +50,23 @@ def check_range(api: str, act: actfuncs.ActFunc, x: np.ndarray) -> None:
     warnings.warn(f"{api}: {n} input(s) of {act.name} lie outside its documented valid range {what} "
                   f"(e.g. {first:g}); the hardware's approximation is not valid there",
                   actfuncs.ActivationRangeWarning, stacklevel=3)
+
+
+#: [doc] nki.errors ``err_activation_bias_invalid_type``: "Bias parameter of activation or
+#: activation_reduce must be a vector of type float32, float16, or bfloat16" (its example: a bf16 bias is ok)
+BIAS_DTYPES = ("float32", "float16", "bfloat16")
+BIAS_DTYPE_MESSAGE = ("Bias parameter of activation or activation_reduce must be a vector of type float32, "
+                      "float16, or bfloat16")
+
+
+def _low_precision_bias(api, bias, data, reads):
+    """A (P, 1) fp16 / bf16 bias tile, read as fp32 (exact), with the operand rules of an fp32 one."""
+    R.tile(api, "bias", bias)
+    if bias.shape != (data.shape[0], 1):
+        raise NkiValidationError(api, "bias", f"a tile of shape (data.shape[0], 1) = ({data.shape[0]}, 1)",
+                                 bias.shape)
+    reads.append(bias)
+    return np.array(bias.read(api), np.float32).reshape((data.shape[0],) + (1,) * (len(data.shape) - 1))
 
 
 def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None,
@@ -94,7 +112,13 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
                                      "(trn2) on", bias)
         bi = np.float32(bias)
     else:
-        bi = _operand(api, "bias", bias, data, _ADD, reads)
+        if isinstance(bias, NkiTensor) and bias.tv.dtype.name not in BIAS_DTYPES:
+            raise NkiValidationError(api, "bias", "a (P, 1) tile of float32, float16 or bfloat16",
+                                     bias.tv.dtype.name, BIAS_DTYPE_MESSAGE)
+        if isinstance(bias, NkiTensor) and bias.tv.dtype.name != "float32":
+            bi = _low_precision_bias(api, bias, data, reads)
+        else:
+            bi = _operand(api, "bias", bias, data, _ADD, reads)
     tiles = [dst, *reads] + ([reduce_res] if reduce_res is not None else [])
     names = ["dst", "data", "scale", "bias", "reduce_res"][:len(tiles)]
     why = {"scalar": None,

@@ -127,6 +127,9 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, r
         if not root.full:
             previous = dst.read(api)   # never-written PSUM: warns and reads poison, or raises (strict)
     elif options().track_init:
+        # a new tile on reused PSUM bytes still carries the freed tile's init map: clear it first, or the
+        # first matmul would accumulate onto the old values
+        dst._fresh_init(root)
         fresh = dst.tv.uninitialized_mask()
         acc_mask = True if fresh is None else ~fresh.reshape(result.shape)
     else:

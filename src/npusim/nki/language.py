@@ -256,15 +256,17 @@ def program_ndim() -> int:
     return current("nl.program_ndim").grid_ndim
 
 
-def _scoped_range(api, args):
-    # Each iteration scopes the tiles allocated in it (scope.py); outside a kernel: a plain range.
+def _scoped_range(api, args, strict=False):
+    # Each iteration scopes the tiles allocated in it (scope.py: unrolled loops let them lapse, compiled
+    # loops, strict=True, free them); outside a kernel: a plain range.
     r = range(*args)
     run = _runtime._current
-    return r if run is None else _scope.iterate(run, r, api)
+    return r if run is None else _scope.iterate(run, r, api, strict)
 
 
 def affine_range(*args, **kwargs):
-    """Parallel loop (no loop-carried dependency): a Python range whose iterations scope their tiles."""
+    """Parallel loop, unrolled (a deprecated alias of ``range`` in NKI 0.7): tiles made in an iteration stay
+    usable after it; they lapse for capacity (scope.py)."""
     return _scoped_range("nl.affine_range", args)
 
 

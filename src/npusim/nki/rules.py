@@ -44,10 +44,18 @@ def tile(api: str, param: str, t, on_chip: bool = True) -> NkiTensor:
 
 
 def in_scope(api: str, param: str, t: NkiTensor) -> None:
-    """A tile allocated in a loop iteration is dead once the iteration ends (scope.py)."""
+    """A tile of a compiled loop's iteration is dead once the iteration ends; a lapsed unrolled-loop tile
+    whose bytes a later allocation took was live alongside it (scope.py)."""
     scope = (t.root or t).scope
-    if scope is not None and scope.ended:
-        name = t.name or f"{t.buffer.value}{list(t.shape)}"
+    if scope is not None and scope.ended and scope.strict:
+        from .scope import Evicted, variable_name
+        name = variable_name(t)
+        if isinstance(scope, Evicted):
+            raise NkiValidationError(api, param, "a tile occupies SBUF/PSUM until its last use: this use "
+                                     "needs it alive together with a later allocation that did not fit",
+                                     f"'{name}' from {scope.label}; {scope.by}",
+                                     f"Tile '{name}' (made in {scope.label}) is used after its bytes were "
+                                     f"needed by a later allocation")
         raise NkiValidationError(api, param, "a tile allocated in a loop iteration is used only inside it "
                                  "(NKI tensor scoping)", scope.label,
                                  f"Local variable '{name}' is referenced outside of its parent scope {scope.label}")
@@ -93,8 +101,8 @@ def compute_tile(api: str, param: str, t: NkiTensor) -> None:
                                      (t.shape, tuple(s // item for s in v.strides[1:])))
     t.checked = True
     scope = (t.root or t).scope
-    if scope is not None and not scope.ended:
-        scope.views.append(t)       # unchecked again when the iteration ends (scope.py)
+    if scope is not None:
+        scope.add_view(t)           # unchecked again when the tile dies (scope.py)
 
 
 def same_partitions(api: str, names: list[str], tiles: list[NkiTensor]) -> None:

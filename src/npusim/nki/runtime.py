@@ -29,6 +29,7 @@ from ..core.timeline import Timeline
 from ..core.view import TensorView
 from . import spec as _spec
 from .dma import DmaEngines
+from . import scope as _scope
 from .tensor import MemoryRegion, NkiTensor, _c_strides, dtype_of
 
 COMPUTE_ENGINES = ("tensor", "vector", "scalar", "gpsimd")
@@ -86,6 +87,8 @@ class Run:
         self._hbm_count = 0
         self.released = False   # release() gave SBUF/PSUM to a later launch: on-chip tensors are gone
         self.scopes: list = []  # open loop-iteration scopes, innermost last (scope.py)
+        #: tiles of finished unrolled-loop iterations, oldest first: evicted when an allocation needs room
+        self.lapsed = {MemoryRegion.sbuf: [], MemoryRegion.psum: []}
 
     def release(self) -> None:
         """The launch is over: hand SBUF/PSUM back for the next launch on this chip. Only the bytes up
@@ -138,7 +141,7 @@ class Run:
         mem = self.sbuf if buffer is MemoryRegion.sbuf else self.psum
         free_bytes = math.prod(shape[1:]) * dt.itemsize
         alloc = self.alloc[buffer]
-        block = alloc.alloc(free_bytes, name or f"{label.lower()}[{shape}]", api)
+        block = self._alloc_block(alloc, buffer, free_bytes, name or f"{label.lower()}[{shape}]", api)
         self.peak[buffer] = max(self.peak[buffer], alloc.peak_end)
         offset = block.offset
         if shape[0] > mem.lanes:
@@ -153,10 +156,19 @@ class Run:
         t = NkiTensor(view, buffer, name, None, self)
         t.stale = True          # a new tensor is never-written: its init bytes are cleared when first needed
         fin = weakref.finalize(t, alloc.free, block)   # freed when the kernel drops its last reference
-        if self.scopes:                                # ... or when its loop iteration ends (scope.py)
+        if self.scopes:                                # ... or lapses when its loop iteration ends (scope.py)
             t.scope = self.scopes[-1]
-            t.scope.finalizers.append(fin)
+            t.scope.tiles.append((weakref.ref(t), fin))
         return t
+
+    def _alloc_block(self, alloc, buffer, nbytes, name, api):
+        """Allocate; when it does not fit, evict lapsed loop tiles (scope.py) oldest first and retry."""
+        while True:
+            try:
+                return alloc.alloc(nbytes, name, api)
+            except ConstraintError as full:
+                if not _scope.evict_one(self, buffer, f"{api} of {name} ({full.args[0]})"):
+                    raise
 
     # ---- placing instructions ----
 

@@ -1,44 +1,122 @@
-"""Loop-iteration scopes for on-chip tiles (NKI's tensor scoping rule).
+"""Loop-iteration scopes for on-chip tiles.
 
-NKI scopes tensors more strictly than Python: "control blocks in if/else/for statements introduce their
-own scope for tensors"; a tensor defined in one may not be used after it ("Local variable '<name>' is
-referenced outside of its parent scope", NKI error ``err_local_variable_used_out_of_scope``). So a tile
-allocated in an iteration of ``nl.affine_range`` / ``sequential_range`` / ``static_range`` is dead when
-the iteration ends: its SBUF/PSUM bytes are free for the next iteration at once (Python would keep them
-until the loop variable is rebound, after the next allocation), and using it later is an error.
+Two loop kinds, following the current NKI docs ("NKI Loops" deep dive, NKI 0.7):
 
-Plain Python ``for ... in range()`` loops and ``if`` blocks cannot be observed from here: their tiles
-live until Python drops them, as before.
+* **Unrolled loops** (``nl.affine_range`` / ``sequential_range`` / ``static_range``, now aliases of Python
+  ``range``): the compiler unrolls them at specialization time, so a tile made in an iteration is an
+  ordinary value. It stays usable after the iteration and after the loop (the official matmul
+  tutorials keep such tiles in Python lists). Capacity stays honest the way the compiler's allocator
+  is: a tile occupies SBUF/PSUM until its last use, not until Python happens to drop it. At the end of
+  an iteration its tiles become *lapsed*: still allocated, but when a later allocation does not fit,
+  lapsed tiles are evicted, oldest first, until it does. An evicted tile that is used again really was
+  live alongside the new one, so that use raises the capacity error, naming the variable.
+* **Compiled loops** (``strict=True``, for ``nl.dynamic_range``-style loops whose body is one copy run
+  by the hardware): a tile made in an iteration dies when the iteration ends and a later use raises
+  "Local variable '<name>' is referenced outside of its parent scope" (NKI's
+  ``err_local_variable_used_out_of_scope``).
 """
 from __future__ import annotations
+
+import sys
+import weakref
 
 
 class Scope:
     """One loop iteration: the tiles allocated in it and the views of them that passed their checks."""
-    __slots__ = ("label", "finalizers", "views", "ended")
+    __slots__ = ("label", "strict", "tiles", "views", "ended")
 
-    def __init__(self, label: str):
+    def __init__(self, label: str, strict: bool = False):
         self.label = label
-        self.finalizers = []    # weakref.finalize objects that free each tile's block (each runs once)
-        self.views = []         # views with ``checked`` set: cleared at the end so the next use rechecks
+        self.strict = strict
+        self.tiles = []         # (weakref to the tile, its weakref.finalize that frees the block)
+        self.views = []         # weakrefs to views with ``checked`` set (unchecked when the tile dies)
         self.ended = False
 
-    def end(self) -> None:
+    def add_view(self, view) -> None:
+        self.views.append(weakref.ref(view))
+        if len(self.views) > 64 and len(self.views) & (len(self.views) - 1) == 0:
+            self.views = [w for w in self.views if w() is not None]     # prune at powers of two
+
+    def uncheck(self, root=None) -> None:
+        """The next ISA call on these views goes through rules.tile (and sees that the tile is dead)."""
+        for w in self.views:
+            v = w()
+            if v is not None and (root is None or (v.root or v) is root):
+                v.checked = False
+
+    def end(self, run) -> None:
         self.ended = True
-        for fin in self.finalizers:
-            fin()               # frees the block now; the finalizer will not run again at GC
-        for v in self.views:
-            v.checked = False   # the next ISA call on this view goes through rules.tile and fails
-        self.finalizers = self.views = ()
+        if self.strict:
+            for _, fin in self.tiles:
+                fin()           # frees the block now; the finalizer will not run again at GC
+            self.uncheck()
+            self.tiles, self.views = (), []
+            return
+        for ref, fin in self.tiles:
+            t = ref()
+            if t is not None and fin.alive:
+                lapsed = run.lapsed[t.buffer]
+                lapsed.append((ref, fin, self))
+                if len(lapsed) > 64 and len(lapsed) & (len(lapsed) - 1) == 0:   # drop freed ones now and then
+                    run.lapsed[t.buffer] = [e for e in lapsed if e[1].alive]
+        self.tiles = []
 
 
-def iterate(run, r: range, api: str):
+def evict_one(run, buffer, needed_by: str) -> bool:
+    """Free the oldest lapsed tile of ``buffer`` still allocated; False when there is none."""
+    lapsed = run.lapsed[buffer]
+    while lapsed:
+        ref, fin, scope = lapsed.pop(0)
+        tile = ref()
+        if tile is None or not fin.alive:
+            continue
+        fin()
+        tile.scope = Evicted(scope.label, needed_by)
+        scope.uncheck(tile)
+        return True
+    return False
+
+
+class Evicted:
+    """Stands in for the scope of a lapsed tile whose bytes a later allocation took."""
+    __slots__ = ("label", "ended", "strict", "by")
+
+    def __init__(self, label: str, by: str):
+        self.label = label
+        self.ended = self.strict = True
+        self.by = by
+
+    def add_view(self, view) -> None:
+        pass
+
+
+def variable_name(t) -> str:
+    """The kernel variable bound to tile ``t`` (or its allocation), or ``name[i]`` for a list or tuple
+    holding it, searched from the innermost frame out; for error messages only."""
+    root = t.root or t
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith("npusim.nki"):
+            frame = frame.f_back        # the simulator's own frames name their arguments t, dst ...
+            continue
+        for name, value in frame.f_locals.items():
+            if value is t or value is root:
+                return name
+            if type(value) in (list, tuple):
+                for i, item in enumerate(value):
+                    if item is t or item is root:
+                        return f"{name}[{i}]"
+        frame = frame.f_back
+    return t.name or f"{t.buffer.value}{list(t.shape)}"
+
+
+def iterate(run, r: range, api: str, strict: bool = False):
     """Iterate ``r`` giving each iteration its own Scope on ``run`` (nested loops nest scopes)."""
     for i in r:
-        scope = Scope(f"{api} iteration {i}")
+        scope = Scope(f"{api} iteration {i}", strict)
         run.scopes.append(scope)
         try:
             yield i
         finally:
             run.scopes.remove(scope)    # by identity: generators abandoned by exceptions close in any order
-            scope.end()
+            scope.end(run)

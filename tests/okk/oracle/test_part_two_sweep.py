@@ -16,8 +16,8 @@ from npusim.okk.oracle.fetch import available
 if not available():
     pytest.skip("C-model libraries absent (run: python -m npusim.okk.oracle.fetch)", allow_module_level=True)
 
-from npusim.okk.oracle.differential import check, run_batches, seeded  # noqa: E402
-from npusim.okk.oracle.part_two_sweep import SPECS, build_batch  # noqa: E402
+from npusim.okk.oracle.differential import check, run_batches  # noqa: E402
+from npusim.okk.oracle.part_two_sweep import SPECS, Batches  # noqa: E402
 
 DEFAULT_CASES = 60
 BATCH = 250
@@ -29,7 +29,7 @@ KNOWN: dict[str, str] = {}
 
 def outcome(func):
     sizes = [BATCH] * (CASES // BATCH) + ([CASES % BATCH] if CASES % BATCH else [])
-    return run_batches(lambda k: build_batch(seeded("sweep", func, k), func, sizes[k], f"batch {k}"), len(sizes))
+    return run_batches(Batches("sweep", func, tuple(sizes)), len(sizes))     # NPUSIM_ORACLE_EXECUTOR picks where
 
 
 def _params():

@@ -11,6 +11,8 @@ go into one program (:func:`build_batch`), so thousands cost a few pipe round tr
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .. import okk_part_two as _p2
@@ -406,3 +408,19 @@ def build_batch(rng, func: str, cases: int, tag: str = "", specs: dict = SPECS) 
         add_case(b, rng, func, f"[{tag} case {i}]", specs)
     b.call("okk_poll")
     return b
+
+
+@dataclass(frozen=True)
+class Batches:
+    """``build_batch`` for :func:`differential.run_batches` that pickles as plain data (the specs table by
+    its name in this module), so a local process pool can run the batches: batch k of ``func`` holds
+    ``sizes[k]`` cases from a generator seeded by (seed_tag, func, k)."""
+    seed_tag: str
+    func: str
+    sizes: tuple
+    specs: str = "SPECS"          # or "SIGN_CHANGE_SPECS"
+
+    def __call__(self, k: int) -> Builder:
+        from .differential import seeded
+        return build_batch(seeded(self.seed_tag, self.func, k), self.func, self.sizes[k], f"batch {k}",
+                           globals()[self.specs])

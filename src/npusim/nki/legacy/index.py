@@ -1,0 +1,214 @@
+"""Legacy index expressions: ``nl.arange``, ``nl.mgrid`` and the affine access patterns they build.
+
+``nl.arange(128)[:, None]`` is a numpy int array; arithmetic on it (``i * 128 + ix``) and comparisons
+(``ix < num_rows``, for ``mask=``) are numpy's. Indexing a tensor with such arrays gives a strided view:
+each index array must be an affine function of the broadcast grid's coordinates (that is what an access
+pattern can express), and each grid axis becomes one dim of the view with the stride the coefficients
+give. So ``in_tile[i0, 2 * i1 + i2, 2 * i3 + i4]`` over a (C, H, W) tile is a 5-D view, no copy.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.errors import ConstraintError
+from ...core.view import TensorView
+
+API = "NkiTensor.__getitem__"
+
+
+def arange(start, stop=None, step=1) -> np.ndarray:
+    """``nl.arange``: a 1-D int index; add axes with ``[:, None]`` / ``[None, :]``."""
+    return np.arange(start, stop, step, dtype=np.int64) if stop is not None else np.arange(start, dtype=np.int64)
+
+
+class Grid(tuple):
+    """What ``nl.mgrid[...]`` returns: one open-grid index per axis; ``.p`` is the first, ``.x``, ``.y``,
+    ``.z`` the free ones (``i = nl.mgrid[0:128, 0:512]; t[i.p, i.x]``), or unpack it."""
+
+    @property
+    def p(self):
+        return self[0]
+
+    @property
+    def x(self):
+        return self[1]
+
+    @property
+    def y(self):
+        return self[2]
+
+    @property
+    def z(self):
+        return self[3]
+
+
+class _MGrid:
+    def __getitem__(self, key) -> Grid:
+        key = key if isinstance(key, tuple) else (key,)
+        return Grid(a.astype(np.int64) for a in np.ogrid[key])
+
+
+mgrid = _MGrid()
+
+
+def has_index_arrays(key) -> bool:
+    key = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, np.ndarray) for k in key)
+
+
+def _affine(api, d, idx: np.ndarray, ndim: int):
+    """(base, coefficient per grid axis) of an index array that is affine in the grid coordinates."""
+    a = idx.reshape((1,) * (ndim - idx.ndim) + idx.shape)
+    base = int(a[(0,) * ndim])
+    coef = []
+    rec = np.full(a.shape, base, dtype=np.int64)
+    for k in range(ndim):
+        if a.shape[k] == 1:
+            coef.append(0)
+            continue
+        e = [0] * ndim
+        e[k] = 1
+        c = int(a[tuple(e)]) - base
+        coef.append(c)
+        shape = [1] * ndim
+        shape[k] = a.shape[k]
+        rec = rec + c * np.arange(a.shape[k], dtype=np.int64).reshape(shape)
+    if not np.array_equal(rec, a):
+        raise ConstraintError(api, "key", "an index is an affine expression of nl.arange / nl.mgrid indices "
+                              "(an access pattern)", f"index of dim {d}")
+    return base, coef
+
+
+class OutOfBoundsIndex:
+    """``hbm[i * 128 + ix, iy]`` whose indices step outside the tensor (the last row tile of the
+    tutorials' tail handling). Only ``nl.load`` / ``nl.store`` take it, with a ``mask=`` that leaves out
+    every outside position; anything else raises the bounds error."""
+
+    def __init__(self, tensor, arrays, shape, error: ConstraintError):
+        self.tensor, self.arrays, self.index_shape, self.error = tensor, arrays, shape, error
+
+    def inside(self) -> np.ndarray:
+        """Which positions of the index grid lie inside the tensor."""
+        ok = np.ones(self.index_shape, bool)
+        for a, n in zip(self.arrays, self.tensor.shape):
+            ok &= (a >= 0) & (a < n)
+        return ok
+
+    def within(self, box):
+        """The in-bounds view of the grid positions in ``box`` (slices of the index grid)."""
+        sub = tuple(np.broadcast_to(a, self.index_shape)[box] for a in self.arrays)
+        return affine_view(self.tensor, sub)
+
+    @property
+    def shape(self):
+        raise self.error
+
+    def __getattr__(self, name):
+        raise self.error
+
+
+def slices_as_arrays(key, shape):
+    """``(slice, int, ...)`` as index arrays, one grid axis per slice (ints drop their dim, as on HBM; an
+    open bound is the dim's start or end); None for negative bounds or steps."""
+    key = key if isinstance(key, tuple) else (key,)
+    if len(key) != len(shape):
+        return None
+    slices = [k for k in key if isinstance(k, slice)]
+    out, axis = [], 0
+    for k, n in zip(key, shape):
+        if isinstance(k, (int, np.integer)):
+            out.append(int(k))
+            continue
+        if not isinstance(k, slice) or k.step not in (None, 1):
+            return None
+        start = 0 if k.start is None else int(k.start)
+        stop = n if k.stop is None else int(k.stop)
+        if start < 0 or stop < start:
+            return None
+        dims = [1] * len(slices)
+        dims[axis] = stop - start
+        out.append(np.arange(start, stop, dtype=np.int64).reshape(dims))
+        axis += 1
+    return tuple(out)
+
+
+def affine_view(t, key):
+    """The view ``t[key]`` for a key holding index arrays (and ints / full slices); for an HBM tensor whose
+    indices step outside it, an ``OutOfBoundsIndex`` (for masked loads and stores)."""
+    key = key if isinstance(key, tuple) else (key,)
+    if len(key) != len(t.shape):
+        raise ConstraintError(API, "key", f"one index per dim of the {len(t.shape)}-d tensor", len(key))
+    arrays = []
+    for d, (k, n) in enumerate(zip(key, t.shape)):
+        if isinstance(k, (int, np.integer)):
+            arrays.append(np.array(int(k), dtype=np.int64))
+        elif isinstance(k, np.ndarray):
+            if k.dtype.kind not in "iu":
+                raise ConstraintError(API, "key", "integer index arrays (nl.arange / nl.mgrid)", str(k.dtype))
+            arrays.append(k.astype(np.int64, copy=False))
+        elif isinstance(k, slice) and k == slice(None):
+            raise ConstraintError(API, "key", "index arrays are not mixed with slices (index every dim with "
+                                  "nl.arange / nl.mgrid, or slice every dim)", k)
+        else:
+            raise ConstraintError(API, "key", "ints or index arrays", type(k).__name__)
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        raise ConstraintError(API, "key", "index arrays broadcast together",
+                              [a.shape for a in arrays]) from None
+    if t.on_chip and len(shape) < 2:
+        raise ConstraintError(API, "key", "Indexing a NKI tensor with 1D arange is not supported "
+                              "(err_1d_arange_not_supported: add an axis, nl.arange(n)[:, None])", shape)
+    ndim = len(shape)
+    v = t.tv
+    offset = v.offset
+    strides = [0] * ndim
+    for d, (a, n, s) in enumerate(zip(arrays, v.shape, v.strides)):
+        base, coef = _affine(API, d, a, ndim)
+        lo = base + sum(c * (shape[k] - 1) for k, c in enumerate(coef) if c < 0)
+        hi = base + sum(c * (shape[k] - 1) for k, c in enumerate(coef) if c > 0)
+        if lo < 0 or hi >= n:
+            err = ConstraintError(API, "key", f"indices of dim {d} lie inside its size {n} (outside positions "
+                                  "need a mask on nl.load / nl.store)", (lo, hi))
+            if t.on_chip:
+                raise err
+            return OutOfBoundsIndex(t, arrays, shape, err)
+        if any(c < 0 for c in coef):
+            raise ConstraintError(API, "key", "index coefficients are >= 0 (no reversed access patterns)", coef)
+        if t.on_chip and d == 0 and any(c for k, c in enumerate(coef) if k > 0):
+            raise ConstraintError(API, "key", "the partition index varies along the first index axis only", coef)
+        if t.on_chip and d > 0 and coef[0]:
+            raise ConstraintError(API, "key", "a free-dim index does not vary along the partition axis", coef)
+        if t.on_chip and d == 0 and coef[0] not in (0, 1):
+            raise ConstraintError(API, "key", "partitions of an SBUF/PSUM view are contiguous (step 1)", coef[0])
+        offset += base * s
+        for k, c in enumerate(coef):
+            strides[k] += c * s
+    if t.on_chip and strides[0] == 0:
+        strides[0] = v.strides[0]       # one partition: its stride never moves
+    return t._derive(TensorView(v.memory, offset, shape, strides, v.dtype, api=API))
+
+
+def permuted(t, order):
+    """A view of ``t`` with its dims in ``order`` (an access pattern: no data moves)."""
+    v = t.tv
+    return t._derive(TensorView(v.memory, v.offset, [v.shape[i] for i in order], [v.strides[i] for i in order],
+                                v.dtype, api="nl.transpose"))
+
+
+def mask_array(api: str, mask, shape) -> np.ndarray | None:
+    """``mask=`` broadcast to ``shape`` (None: everything); a bool array from index comparisons."""
+    if mask is None:
+        return None
+    m = np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise ConstraintError(api, "mask", "a boolean expression of nl.arange / nl.mgrid indices", str(m.dtype))
+    if m.all():
+        return None         # selects everything, whatever shape it is written over (bn_stats: its input's)
+    try:
+        m = np.broadcast_to(m.reshape((1,) * (len(shape) - m.ndim) + m.shape) if m.ndim < len(shape) else m,
+                            shape)
+    except ValueError:
+        raise ConstraintError(api, "mask", f"a partial mask broadcasts to the result shape {tuple(shape)}",
+                              m.shape) from None
+    return m

@@ -1,0 +1,142 @@
+"""Legacy tiles: an ``NkiTensor`` with the legacy API's operators and index expressions.
+
+``c = a + b``, ``t / 4``, ``acc[...] += x``, ``t[i_p, i_f]`` with ``nl.arange`` indices, ``out[i] = value``
+(a copy into the view) and ``t.broadcast_to(shape)``. Each operator is the ``nl`` function of the same
+name, so it runs on the same engines with the same checks and costs as the current API.
+
+Block tiles (``nl.ndarray((n, nl.par_dim(128), F))``): the partition dim is not first. ``BlockTile`` keeps
+one SBUF tile ``(128, n, F)`` and gives ``t[i, ...]`` (an int per block dim) as the ``(128, F)`` tile of
+block i.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.errors import ConstraintError
+from ...core.view import TensorView
+from ..tensor import NkiTensor
+from . import index as _index
+
+
+class LegacyTensor(NkiTensor):
+    __slots__ = ()
+
+    def _derive(self, view: TensorView) -> "LegacyTensor":
+        return LegacyTensor(view, self.buffer, self.name, self.root or self, self.run)
+
+    def __getitem__(self, key):
+        if _index.has_index_arrays(key):
+            return _index.affine_view(self, key)
+        try:
+            return super().__getitem__(key)
+        except ConstraintError:
+            # an HBM slice past the end (``in[256:384]`` of 288 rows) is legal under a mask that leaves the
+            # outside out: as index arrays it becomes an OutOfBoundsIndex for nl.load / nl.store / dma_copy
+            grid = None if self.on_chip else _index.slices_as_arrays(key, self.shape)
+            if grid is None:
+                raise
+            return _index.affine_view(self, grid)
+
+    def __setitem__(self, key, value) -> None:
+        from . import language as nl
+        nl.assign(self[key], value)
+
+    def reshape(self, *shape, **kwargs):
+        """``t.reshape(shape)`` or ``t.reshape(shape=...)`` (the vision samples pass it by keyword)."""
+        if "shape" in kwargs:
+            shape = (kwargs.pop("shape"),)
+        if kwargs:
+            raise ConstraintError("NkiTensor.reshape", next(iter(kwargs)), "a parameter of reshape", kwargs)
+        return super().reshape(*shape)
+
+    def broadcast_to(self, shape):
+        from . import language as nl
+        return nl.broadcast_to(self, shape)
+
+    # ---- operators: the nl functions ----
+    def _bin(self, name, other, reverse=False):
+        from . import language as nl
+        f = getattr(nl, name)
+        return f(other, self) if reverse else f(self, other)
+
+    def __add__(self, o): return self._bin("add", o)
+    def __radd__(self, o): return self._bin("add", o, True)
+    def __sub__(self, o): return self._bin("subtract", o)
+    def __rsub__(self, o): return self._bin("subtract", o, True)
+    def __mul__(self, o): return self._bin("multiply", o)
+    def __rmul__(self, o): return self._bin("multiply", o, True)
+    def __truediv__(self, o): return self._bin("divide", o)
+    def __rtruediv__(self, o): return self._bin("divide", o, True)
+    def __pow__(self, o): return self._bin("power", o)
+
+    def __neg__(self):
+        from . import language as nl
+        return nl.negative(self)
+
+    def _inplace(self, name, other):
+        from . import language as nl
+        nl.update(self, name, other)
+        return self
+
+    def __iadd__(self, o): return self._inplace("add", o)
+    def __isub__(self, o): return self._inplace("subtract", o)
+    def __imul__(self, o): return self._inplace("multiply", o)
+
+
+def legacy(t):
+    """Give a current-API tensor (and any tensors in tuples/lists) the legacy operators, in place."""
+    if type(t) is NkiTensor:
+        t.__class__ = LegacyTensor
+    elif isinstance(t, (tuple, list)):
+        for x in t:
+            legacy(x)
+    return t
+
+
+class BlockTile:
+    """A tile whose partition dim is not first: ``shape = (*blocks, P, *free)``, stored as one
+    ``(P, *blocks, *free)`` tile (each block is a (P, *free) tile of its own)."""
+
+    def __init__(self, base: LegacyTensor, nblocks: int):
+        self.base = base
+        self.nblocks = nblocks
+
+    @property
+    def shape(self) -> tuple:
+        s = self.base.shape
+        return tuple(s[1:1 + self.nblocks]) + (s[0],) + tuple(s[1 + self.nblocks:])
+
+    @property
+    def dtype(self):
+        return self.base.dtype
+
+    @property
+    def buffer(self):
+        return self.base.buffer
+
+    def _block(self, key) -> tuple[LegacyTensor, tuple]:
+        key = key if isinstance(key, tuple) else (key,)
+        blocks, rest = key[:self.nblocks], key[self.nblocks:]
+        if len(blocks) < self.nblocks or not all(isinstance(b, (int, np.integer)) for b in blocks):
+            raise ConstraintError("NkiTensor.__getitem__", "key", "a block tile is indexed by an int per block "
+                                  "dim before its partition dim", key)
+        tile = self.base[(slice(None),) + tuple(int(b) for b in blocks)]
+        return tile, rest
+
+    def __getitem__(self, key):
+        key = key if isinstance(key, tuple) else (key,)
+        if len(key) < self.nblocks and all(isinstance(b, (int, np.integer)) for b in key):
+            # fewer block indices than block dims: the remaining block dims stay (a smaller block tile)
+            return BlockTile(self.base[(slice(None),) + tuple(int(b) for b in key)], self.nblocks - len(key))
+        tile, rest = self._block(key)
+        return tile[rest] if rest else tile
+
+    def __setitem__(self, key, value) -> None:
+        tile, rest = self._block(key)
+        if rest:
+            tile[rest] = value
+        else:
+            tile[...] = value
+
+    def __repr__(self) -> str:
+        return f"BlockTile(shape={self.shape}, dtype={self.base.tv.dtype})"
