@@ -92,8 +92,8 @@ def build(path: str, names: list[str], defines: dict, include_dirs, tiling_heade
     h = hashlib.sha256()
     for part in (wrapper, " ".join(argv)):
         h.update(part.encode())
-    for f in [path, *( [tiling_header] if tiling_header else []), *_headers(dirs), *_headers([INCLUDE]),
-              *_headers([os.path.join(INCLUDE, "register")])]:
+    npusim_dirs = [d for d, _, _ in os.walk(INCLUDE)]          # include/ and its register/, tiling/... folders
+    for f in [path, *( [tiling_header] if tiling_header else []), *_headers(dirs), *_headers(sorted(npusim_dirs))]:
         with open(f, "rb") as fh:
             h.update(f.encode() + b"\0" + fh.read())
     so = os.path.join(cache_dir(), f"{os.path.splitext(os.path.basename(path))[0]}-{h.hexdigest()[:20]}.so")
