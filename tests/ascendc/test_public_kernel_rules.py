@@ -76,3 +76,33 @@ def test_tque_bind_vecin_to_vecout_orders_mte2_before_mte3():
 def test_tque_bind_rejects_a_non_vector_position():
     with pytest.raises(ConstraintError, match="dst"):
         asc.TQueBind(asc.TPosition.VECIN, asc.TPosition.GM, 1)
+
+
+def test_tque_sync_is_the_flag_of_its_pipe_pair():
+    """TQueSync<PIPE_MTE2, PIPE_V> (cann-ops trunc's sync helpers): SetFlag/WaitFlag of HardEvent MTE2_V, so a
+    TBuf copy read by a vector op is ordered even under sync="manual"; without it that is a race."""
+    x = np.arange(64, dtype=np.float32)
+
+    def k(xa, with_sync):
+        pipe = asc.TPipe()
+        b = asc.TBuf(asc.TPosition.VECCALC)
+        pipe.InitBuffer(b, 512)
+        xg = asc.GlobalTensor(asc.float); xg.SetGlobalBuffer(xa)
+        t = b.Get(asc.float, 64)
+        u = b.Get(asc.float)[64]
+        asc.DataCopy(t, xg, 64)
+        if with_sync:
+            s = asc.TQueSync(asc.PIPE_MTE2, asc.PIPE_V)
+            s.SetFlag(0)
+            s.WaitFlag(0)
+        asc.Adds(u, t, 1.0, 64)
+    r = asc.launch(k, 1, x, True, sync="manual")
+    assert [e.name for e in r.trace.events if e.name in ("SetFlag", "WaitFlag")] == ["SetFlag", "WaitFlag"]
+    from npusim.core.errors import RaceError
+    with pytest.raises(RaceError):
+        asc.launch(k, 1, x, False, sync="manual")
+
+
+def test_tque_sync_rejects_a_pipe_pair_with_no_event():
+    with pytest.raises(ConstraintError, match="TQueSync"):
+        asc.TQueSync(asc.PIPE_MTE2, asc.PIPE_MTE2)

@@ -209,3 +209,36 @@ def test_error_inside_a_kernel_named_like_a_libm_function_is_raised(tmp_path):
     k = asc.load_cpp(p)
     with pytest.raises(ConstraintError, match=r"tanh\.cpp:3: Relu"):
         asc.launch(k.tanh, 1, np.zeros(8, np.float32))
+
+
+def test_tque_sync_and_global_get_tpipe_ptr(tmp_path):
+    """TQueSync<src, dst> and an unqualified GetTPipePtr() (global in the vendor headers), as cann-ops'
+    sync helpers write them; under sync="manual" the flag is what orders the TBuf copy and the Adds."""
+    p = tmp_path / "qsync.cpp"
+    p.write_text(textwrap.dedent('''\
+        #include "kernel_operator.h"
+        extern "C" __global__ __aicore__ void qsync(GM_ADDR x, GM_ADDR y) {
+            AscendC::TPipe pipe;
+            AscendC::TBuf<AscendC::TPosition::VECCALC> b;
+            pipe.InitBuffer(b, 512);
+            AscendC::GlobalTensor<float> xg, yg;
+            xg.SetGlobalBuffer((__gm__ float*)x, 64);
+            yg.SetGlobalBuffer((__gm__ float*)y, 64);
+            AscendC::LocalTensor<float> t = b.Get<float>(64);
+            AscendC::DataCopy(t, xg, 64);
+            int32_t id = static_cast<int32_t>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::MTE2_V));
+            AscendC::TQueSync<PIPE_MTE2, PIPE_V> s;
+            s.SetFlag(id);
+            s.WaitFlag(id);
+            AscendC::Adds(t, t, 1.0f, 64);
+            AscendC::TQueSync<PIPE_V, PIPE_MTE3> s2;
+            s2.SetFlag(id);
+            s2.WaitFlag(id);
+            AscendC::DataCopy(yg, t, 64);
+        }
+        '''))
+    k = asc.load_cpp(p)
+    x = np.arange(64, dtype=np.float32)
+    y = np.zeros_like(x)
+    asc.launch(k.qsync, 1, x, y, sync="manual")
+    np.testing.assert_array_equal(y, x + 1)

@@ -74,7 +74,7 @@ HAND_ROWS = {
     "LocalMemAllocator": "python_only", "InitSocState": "python_only", "ascendc_assert": "python_only",
     # no C++ spelling
     "TemplateFn": "python_only", "DataCopyAlignmentWarning": "python_only",
-    "TQueBind": "class", "launch": "python_only", "LaunchResult": "python_only",
+    "TQueBind": "class", "TQueSync": "class", "launch": "python_only", "LaunchResult": "python_only",
     "core_context": "python_only", "info": "python_only", "get_soc": "python_only", "SOCS": "python_only",
     "SocSpec": "python_only", "DEFAULT_SOC": "python_only", "GetSocSpec": "python_only",
     "load_cpp": "python_only", "CompileError": "python_only",
@@ -161,7 +161,7 @@ METHOD_CALLS = (
     "TPipe_FetchEventID",
     "TQue_New", "TQue_AllocTensor", "TQue_EnQue", "TQue_DeQue", "TQue_FreeTensor", "TQue_VacantInQue",
     "TQue_HasTensorInQue",
-    "TBuf_New", "TBuf_Get", "TBuf_GetWithOffset",
+    "TBuf_New", "TBuf_Get", "TBuf_GetWithOffset", "TQueSync_SetFlag", "TQueSync_WaitFlag",
     "Print", "Assert",
 )
 

@@ -443,6 +443,10 @@ METHODS = {
     "TBuf_New": lambda run, a: run.new(asc.TBuf(T.enum_from_code(asc.TPosition, a[0]))),
     "TBuf_Get": _tbuf_get,
     "TBuf_GetWithOffset": lambda run, a: run.new(run.objs[a[0]].GetWithOffset(DTYPES[a[1]], a[2], a[3])),
+    "TQueSync_SetFlag": lambda run, a: asc.TQueSync(T.enum_from_code(asc.pipe_t, a[0]),
+                                                    T.enum_from_code(asc.pipe_t, a[1])).SetFlag(a[2]) or 0,
+    "TQueSync_WaitFlag": lambda run, a: asc.TQueSync(T.enum_from_code(asc.pipe_t, a[0]),
+                                                     T.enum_from_code(asc.pipe_t, a[1])).WaitFlag(a[2]) or 0,
     "Print": _print,
     "Assert": _assert,
 }

@@ -188,6 +188,13 @@ template <typename T> struct DataCopyPadExtParams {
         : isPad(isPadIn), leftPadding(leftPadIn), rightPadding(rightPadIn), paddingValue(padValueIn) {}
 };
 
+// TQueSync<src, dst>: SetFlag/WaitFlag of the HardEvent src_dst, named by its pipes.
+template <pipe_t src, pipe_t dst> class TQueSync {
+public:
+    __aicore__ inline void SetFlag(TEventID id, NPUSIM_LOC) { NPUSIM_CALL(TQueSync_SetFlag, src, dst, id); }
+    __aicore__ inline void WaitFlag(TEventID id, NPUSIM_LOC) { NPUSIM_CALL(TQueSync_WaitFlag, src, dst, id); }
+};
+
 class TPipe;
 inline TPipe*& npusim_current_pipe() { static thread_local TPipe* p = nullptr; return p; }
 

@@ -54,6 +54,7 @@ __aicore__ inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) { return workspace
 // The block builtins are visible without AscendC:: in the vendor headers too.
 using AscendC::GetBlockIdx;
 using AscendC::GetBlockNum;
+using AscendC::GetTPipePtr;       // global in the vendor's headers too (kernel_tpipe.h)
 inline int64_t get_block_idx() { return npusim_api.block_idx; }
 inline int64_t get_block_num() { return npusim_api.block_num; }
 
