@@ -483,3 +483,21 @@ for _c in [
                lambda x: x.view(np.uint8)),
 ]:
     CASES[_c.name] = _c
+
+
+def _heaviside_inputs(scalar_values):
+    def make(r):
+        x = np.round(_f32(r, -3, 3))                  # a seventh of the inputs are exactly 0
+        v = np.array([0.5], F) if scalar_values else _f32(r, -2, 2)
+        return [x, v]
+    return make
+
+
+_HS = {"DTYPE_INPUT": "float", "DTYPE_VALUES": "float", "DTYPE_OUT": "float"}
+CASES["heaviside"] = Case("heaviside", _heaviside_inputs(False), F,
+                          dict(smallSize=N, incSize=0, formerNum=0, TILING_KEY=1),
+                          lambda x, v: np.heaviside(x, v).astype(F), _HS)
+CASES["heaviside[scalar values]"] = Case("heaviside", _heaviside_inputs(True), F,
+                                         dict(smallSize=N, incSize=0, formerNum=0, TILING_KEY=4),
+                                         lambda x, v: np.heaviside(x, v[0]).astype(F), _HS,
+                                         name="heaviside[scalar values]")

@@ -75,12 +75,18 @@ inline int assert_check(bool ok, const char* expr, const char* npusim_file, int 
 #define TILING_DATA_FIELD_DEF_ARR(type, count, fname) type fname[count];
 #define TILING_DATA_FIELD_DEF_STRUCT(type, fname) type fname;
 #define END_TILING_DATA_DEF }
-#define REGISTER_TILING_DATA_CLASS(op, cls) using NpusimRegisteredTiling = cls; \
-    extern "C" uint64_t npusim_tiling_size() { return sizeof(cls); }
-namespace optiling {}
+// The k-th REGISTER_TILING_DATA_CLASS of the file is optiling::NpusimReg<npusim_reg_base + k>; GET_TILING_DATA
+// reads the first (the op's own: `Heaviside`), a later one (`Heaviside_5`, a tiling key's struct) is read with
+// GET_TILING_DATA_WITH_STRUCT, as in the vendor's build.
+namespace optiling {
+template <int N> struct NpusimReg;
+constexpr int npusim_reg_base = __COUNTER__;
+}  // namespace optiling
+#define REGISTER_TILING_DATA_CLASS(op, cls) template <> struct NpusimReg<__COUNTER__> { using type = cls; };
 using namespace optiling;
 #define GET_TILING_DATA(var, tiling) \
-    ::optiling::NpusimRegisteredTiling var; ::npusim::read_tiling(&var, sizeof(var), (const void*)(tiling), __FILE__, __LINE__)
+    ::optiling::NpusimReg<::optiling::npusim_reg_base + 1>::type var; \
+    ::npusim::read_tiling(&var, sizeof(var), (const void*)(tiling), __FILE__, __LINE__)
 #define GET_TILING_DATA_WITH_STRUCT(type, var, tiling) \
     type var; ::npusim::read_tiling(&var, sizeof(var), (const void*)(tiling), __FILE__, __LINE__)
 #ifndef TILING_KEY_VAR
