@@ -53,6 +53,43 @@ def _port():
     return mod
 
 
+def _public_py(name):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "tests", "ascendc", "public_py",
+                                                                     f"{name}.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _softmax_rows(x):
+    r = x.reshape(-1, 64)
+    e = np.exp(r - r.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def softmax_cases():
+    """cann-ops inplace_attn_softmax (SoftMax API, 8 blocks x 64 rows of 64 floats): .cpp vs Python port."""
+    port = _public_py("cannops_inplace_attn_softmax")
+    smx = dict(srcM=8, srcK=64, srcSize=512, **dict.fromkeys(
+        ("outMaxM", "outMaxK", "outMaxSize", "splitM", "splitK", "splitSize", "reduceM", "reduceK", "reduceSize",
+         "rangeM", "tailM", "tailSplitSize", "tailReduceSize"), 0))
+    t = dict(rowLen=8 * 64, colLen=64, rowLenPerHeadCore=64, rowLenPerTailCore=64, basicRowLenHeadCore=8,
+             basicRowLenTailCore=8, basicColLen=64, headCoreNum=8, realCoreNum=8, tilingKey=301,
+             softmaxTilingData=smx, TILING_KEY=301)
+    x0 = np.random.default_rng(1).uniform(-5, 5, 8 * 64 * 64).astype(np.float32)
+    x, ws = x0.copy(), np.zeros(32, np.uint8)
+    k = asc.load_cpp(os.path.join(ROOT, "tests", "ascendc", "public", "inplace_attn_softmax", "op_kernel",
+                                  "inplace_attn_softmax.cpp"))
+    return [
+        Case("cann-ops inplace_attn_softmax .cpp, 8 blocks x 64 rows x 64 float (SoftMax), default auto-sync",
+             lambda: asc.launch(k.inplace_attn_softmax, 8, x, ws, tiling=t), numpy=lambda: _softmax_rows(x0),
+             repeats=5),
+        Case("the same kernel as its Python port (tests/ascendc/public_py); numpy = row softmax",
+             lambda: asc.launch(port.inplace_attn_softmax, 8, x, ws, tiling=t), numpy=lambda: _softmax_rows(x0),
+             repeats=5),
+    ]
+
+
 def cases():
     if shutil.which(os.environ.get("CXX") or "g++") is None:
         return []
@@ -76,4 +113,4 @@ def cases():
         Case("C++ route per call: Adds 64 floats x 1000 in a .cpp kernel; baseline = the same Python kernel",
              lambda: asc.launch(loop.adds_loop, 1, g, N_CALLS, check_pipe_v=False),
              numpy=lambda: asc.launch(_loop_py, 1, g, N_CALLS, check_pipe_v=False), per=N_CALLS, repeats=5),
-    ]
+    ] + softmax_cases()

@@ -56,4 +56,5 @@ from .select_bytes import (GetSelectWithBytesMaskMinTmpSize, Select, SelectWithB
 from .framework import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6,  # noqa: E402
                         EVENT_ID7, event_t)
 from .framework import KERNEL_TASK_TYPE_DEFAULT, KERNEL_TYPE_AIV_ONLY  # noqa: E402
+from .que_sync import TQueSync  # noqa: E402
 from .cpp import CompileError, load_cpp  # noqa: E402  (unchanged .cpp kernels; needs the names above)

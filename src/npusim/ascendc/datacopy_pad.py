@@ -31,8 +31,11 @@ from .tensor import GlobalTensor, LocalTensor, scalar_to
 _U8 = DTYPES["uint8"]
 _ARCHS = {2201: "A2/A3", 3002: "310B"}
 # Element types per product (the pages' 数据类型 lists; npusim has no uint64_t / double tensors).
-_TYPES = {2201: ("int8", "uint8", "int16", "uint16", "float16", "bfloat16", "int32", "uint32", "float32", "int64"),
-          3002: ("int8", "uint8", "int16", "uint16", "float16", "bfloat16", "int32", "uint32", "float32")}
+# bool (1 byte) is copied as its bytes like uint8_t [A]: cann-ops kernels (select_reduce_max_d_sub_exp...) move
+# bool masks with DataCopyPad<bool>, which the vendor template accepts.
+_TYPES = {2201: ("bool", "int8", "uint8", "int16", "uint16", "float16", "bfloat16", "int32", "uint32", "float32",
+                 "int64"),
+          3002: ("bool", "int8", "uint8", "int16", "uint16", "float16", "bfloat16", "int32", "uint32", "float32")}
 
 
 class DataCopyExtParams:

@@ -35,15 +35,24 @@ class _Buffer:
 
 
 class TQueBind:
-    def __init__(self, position: TPosition = TPosition.VECIN, depth: int = 1):
+    """``TQue<pos, depth>`` is ``TQueBind(pos, depth)``; the vendor's two-position form
+    ``TQueBind<src, dst, depth>`` is ``TQueBind(src, dst, depth)``: filled by src's producer, drained by dst's
+    consumer (VECIN -> VECOUT: MTE2 copies in, MTE3 copies out, no vector step)."""
+
+    def __init__(self, position: TPosition = TPosition.VECIN, depth: int = 1, *rest):
+        dst = None
+        if isinstance(depth, TPosition):                 # TQueBind(src, dst, depth)
+            dst, depth = depth, (rest[0] if rest else 1)
         position = TPosition(position)
-        if position not in _VECTOR_POSITIONS:
-            raise ConstraintError("TQue", "position", "supported positions are VECIN / VECCALC / VECOUT (the "
-                                  "vector APIs' operand positions; npusim models the vector core)", position.name)
+        for name, pos in (("position", position), ("dst", dst)):
+            if pos is not None and pos not in _VECTOR_POSITIONS:
+                raise ConstraintError("TQue", name, "supported positions are VECIN / VECCALC / VECOUT (the "
+                                      "vector APIs' operand positions; npusim models the vector core)", pos.name)
         if int(depth) < 1:
             raise ConstraintError("TQue", "depth", "depth >= 1", depth)
         self.position, self.depth = position, int(depth)
-        self._pipe_pair = _QUE_PIPES[position]       # (producer, consumer): looked up once, used per call
+        # (producer, consumer): looked up once, used per call
+        self._pipe_pair = _QUE_PIPES[position] if dst is None else (_QUE_PIPES[position][0], _QUE_PIPES[dst][1])
         self.buffers: list[_Buffer] = []
         self.queue: deque = deque()
         self._next = 0
@@ -161,6 +170,10 @@ class TBuf:
 
     def Get(self, dtype, len: int | None = None) -> LocalTensor:  # noqa: A002 - vendor name
         d = as_dtype(dtype)
+        if self.addr is None and not len:
+            # The device hands out the buffer's (zero) length: an empty tensor, an error only once it is used
+            # with a count (tanh.cpp takes one on a path that never touches it).
+            return LocalTensor(current(), 0, d, 0, self.position)
         self._need("TBuf.Get")
         n = self.nbytes // d.itemsize if len is None else int(len)
         if n < 0 or n * d.itemsize > self.nbytes:

@@ -44,3 +44,17 @@ def test_new_vector_rows_are_picked_up_from_the_python_tables():
     rows = api_table.rows()
     assert all(rows[n] in ("binary", "binary_cast") for n in vector_binary.SPECS)
     assert all(rows[n] in ("unary", "unary_scalar") for n in vector_unary.SPECS)
+
+
+def test_vendor_tiling_structs_match_the_python_module():
+    """SoftMaxTiling embedded in an op's tiling data: the ctypes struct (packing from Python), the C++ struct
+    (include/npusim_vendor_tiling.h) and the Python module's tiling dataclass list the same fields."""
+    import dataclasses
+    import os
+    from npusim.ascendc.cpp import tiling
+    names = [f.name for f in dataclasses.fields(asc.SoftMaxTiling)]
+    assert [f[0] for f in tiling.VENDOR_STRUCTS["SoftMaxTiling"]._fields_] == names
+    text = open(os.path.join(generate.INCLUDE, "npusim_vendor_tiling.h")).read()
+    body = text[text.index("struct SoftMaxTiling"):]
+    body = body[:body.index("};")]
+    assert [n.split("=")[0].strip() for n in body.split("{", 1)[1].replace("uint32_t", "").split(",")] == names

@@ -7,8 +7,7 @@ A row is (name, family). The family says how the name appears in C++ and how a c
 - "enum", "params", "dtype", "constant" are generated declarations (values and defaults read from the
   Python module);
 - "class", "type" are hand-written in ``include/npusim_classes.h`` / ``npusim_base.h``;
-- "python_only" has no C++ spelling (the launcher, SoC tables);
-- "cpp_pending" is a kernel API of the Python module whose C++ family is not written yet.
+- "python_only" has no C++ spelling (the launcher, SoC tables, and Python APIs no public .cpp kernel needs yet).
 
 Rows for the vector APIs are derived from the Python tables (``vector_binary.SPECS``,
 ``vector_unary.SPECS``), so a new row there is picked up by re-running the generator. A public name
@@ -24,7 +23,8 @@ from .. import vector_binary, vector_unary
 # Families whose C++ text and Python unpacking live in generate.py / bridge.py.
 API_FAMILIES = ("binary", "binary_cast", "unary", "unary_scalar", "cast", "duplicate", "compare", "select",
                 "reduce_sum", "reduce_ext", "flag", "barrier", "mask_set", "noarg", "datacopy", "tensor1",
-                "deq_scale", "block")
+                "deq_scale", "block", "datacopy_pad", "whole_reduce", "whole_reduce_sum", "compare_scalar",
+                "adv_unary", "gelu", "broadcast", "select_bytes", "softmax")
 
 HAND_ROWS = {
     "Cast": "cast", "Duplicate": "duplicate", "Compare": "compare", "Select": "select",
@@ -46,42 +46,49 @@ HAND_ROWS = {
     # hand-written C++ (include/npusim_classes.h, npusim_base.h)
     "GlobalTensor": "class", "LocalTensor": "class", "TPipe": "class", "TQue": "class", "TBuf": "class",
     "GM_ADDR": "type",
+    # issue-16 APIs (asca) with a C++ spelling
+    "DataCopyPad": "datacopy_pad", "WholeReduceMax": "whole_reduce", "WholeReduceMin": "whole_reduce",
+    "WholeReduceSum": "whole_reduce_sum", "CompareScalar": "compare_scalar", "Compares": "compare_scalar",
+    "Sigmoid": "adv_unary", "Tanh": "adv_unary", "Gelu": "gelu", "FasterGelu": "gelu",
+    "BroadCast": "broadcast", "Broadcast": "broadcast", "SelectWithBytesMask": "select_bytes",
+    "ReduceOrder": "enum",
+    "DataCopyExtParams": "params", "DataCopyPadParams": "params", "SelectWithBytesMaskShapeInfo": "params",
+    "DataCopyPadExtParams": "class", "GetTPipePtr": "class",      # npusim_classes.h (a template / TPipe*)
+    "ASSERT": "type", "event_t": "type", "QuePosition": "type", "float16_t": "type", "float32_t": "type",
+    "printf": "type", "EVENT_ID0": "type", "EVENT_ID1": "type", "EVENT_ID2": "type", "EVENT_ID3": "type",
+    "EVENT_ID4": "type", "EVENT_ID5": "type", "EVENT_ID6": "type", "EVENT_ID7": "type",
+    # tiling macros (npusim_kernel_extras.h: a plain C struct; launch packs the dict or dataclass)
+    "BEGIN_TILING_DATA_DEF": "type", "END_TILING_DATA_DEF": "type", "TILING_DATA_FIELD_DEF": "type",
+    "TILING_DATA_FIELD_DEF_ARR": "type", "REGISTER_TILING_DATA_CLASS": "type", "GET_TILING_DATA": "type",
+    "TILING_DATA_FIELD_DEF_STRUCT": "type", "KERNEL_TASK_TYPE_DEFAULT": "type", "KERNEL_TYPE_AIV_ONLY": "type",
+    # Python API only for now (no public .cpp kernel in tests/ascendc/public calls them yet)
+    "SoftMax": "softmax", "SoftMaxShapeInfo": "params",
+    "SoftMaxTiling": "class",      # include/kernel_tiling/kernel_tiling.h (the vendor's 16-field struct)
+    "SoftMaxTilingFunc": "python_only", "AdjustSoftMaxRes": "python_only", "GetSoftMaxMaxTmpSize": "python_only",
+    "GetSoftMaxMinTmpSize": "python_only", "LayerNorm": "python_only", "LayerNormTiling": "python_only",
+    "GetLayerNormMaxTmpSize": "python_only", "GetLayerNormMinTmpSize": "python_only",
+    "BlockReduceMax": "python_only", "BlockReduceMin": "python_only", "BlockReduceSum": "python_only",
+    "RepeatReduceSum": "python_only", "GetReduceRepeatMaxMinSpr": "python_only", "ReduceRepeat": "python_only",
+    "ReduceDataBlock": "python_only", "ReduceType": "python_only", "SetPadValue": "python_only",
+    "GetSelectWithBytesMaskMinTmpSize": "python_only", "Hardware": "python_only",
+    "LocalMemAllocator": "python_only", "InitSocState": "python_only", "ascendc_assert": "python_only",
     # no C++ spelling
-    "TQueBind": "python_only", "launch": "python_only", "LaunchResult": "python_only",
+    "TemplateFn": "python_only", "DataCopyAlignmentWarning": "python_only",
+    "TQueBind": "class", "TQueSync": "class", "launch": "python_only", "LaunchResult": "python_only",
     "core_context": "python_only", "info": "python_only", "get_soc": "python_only", "SOCS": "python_only",
     "SocSpec": "python_only", "DEFAULT_SOC": "python_only", "GetSocSpec": "python_only",
     "load_cpp": "python_only", "CompileError": "python_only",
 }
-
-# Issue 16 part 2 (branch asca). Already spelled by the hand-written headers ("type"); host-side helpers
-# ("python_only"); kernel APIs whose C++ family is still to be written ("cpp_pending": the generator and the
-# bridge skip them, so a .cpp kernel calling one fails to compile until its family exists).
-HAND_ROWS.update({
-    "float16_t": "type", "float32_t": "type", "QuePosition": "type", "event_t": "type",
-    **{f"EVENT_ID{i}": "type" for i in range(8)},
-    "BEGIN_TILING_DATA_DEF": "type", "TILING_DATA_FIELD_DEF": "type", "TILING_DATA_FIELD_DEF_ARR": "type",
-    "TILING_DATA_FIELD_DEF_STRUCT": "type", "END_TILING_DATA_DEF": "type", "REGISTER_TILING_DATA_CLASS": "type",
-    "GET_TILING_DATA": "type", "ASSERT": "type", "printf": "type", "KERNEL_TASK_TYPE_DEFAULT": "type",
-    "KERNEL_TYPE_AIV_ONLY": "type",
-    "TemplateFn": "python_only", "DataCopyAlignmentWarning": "python_only",
-    "GetLayerNormMaxTmpSize": "python_only", "GetLayerNormMinTmpSize": "python_only",
-    "GetSoftMaxMaxTmpSize": "python_only", "GetSoftMaxMinTmpSize": "python_only", "SoftMaxTilingFunc": "python_only",
-    "GetSelectWithBytesMaskMinTmpSize": "python_only",
-    **{n: "cpp_pending" for n in (
-        "DataCopyPad", "DataCopyExtParams", "DataCopyPadExtParams", "DataCopyPadParams", "SetPadValue",
-        "WholeReduceMax", "WholeReduceMin", "WholeReduceSum", "RepeatReduceSum", "BlockReduceMax", "BlockReduceMin",
-        "BlockReduceSum", "ReduceRepeat", "ReduceDataBlock", "ReduceOrder", "ReduceType", "GetReduceRepeatMaxMinSpr",
-        "CompareScalar", "Compares", "Broadcast", "BroadCast", "SelectWithBytesMask", "SelectWithBytesMaskShapeInfo",
-        "Sigmoid", "Tanh", "Gelu", "FasterGelu", "SoftMax", "SoftMaxShapeInfo", "SoftMaxTiling", "AdjustSoftMaxRes",
-        "LayerNorm", "LayerNormTiling", "GetTPipePtr", "LocalMemAllocator", "Hardware", "InitSocState",
-        "ascendc_assert")},
-})
 
 #: C types of the fields of each params struct, in the Python constructor's order (vendor field types).
 PARAM_FIELD_TYPES = {
     "BinaryRepeatParams": ("uint8_t",) * 6,
     "UnaryRepeatParams": ("uint16_t", "uint16_t", "uint8_t", "uint8_t"),
     "DataCopyParams": ("uint16_t",) * 4,
+    "DataCopyExtParams": ("uint16_t", "uint32_t", "uint32_t", "uint32_t", "uint32_t"),
+    "DataCopyPadParams": ("bool", "uint8_t", "uint8_t", "uint64_t"),
+    "SelectWithBytesMaskShapeInfo": ("uint32_t",) * 3,
+    "SoftMaxShapeInfo": ("uint32_t",) * 4,
 }
 
 #: Enums that are plain (unscoped, global) enums in the vendor headers; the rest are ``enum class`` in AscendC.
@@ -150,10 +157,11 @@ METHOD_CALLS = (
     "LocalTensor_ReinterpretCast", "LocalTensor_GetPhyAddr", "LocalTensor_GetPosition",
     "GlobalTensor_SetGlobalBuffer", "GlobalTensor_Index", "GlobalTensor_GetValue", "GlobalTensor_SetValue",
     "GlobalTensor_GetSize", "GlobalTensor_GetPhyAddr",
-    "TPipe_New", "TPipe_InitBuffer", "TPipe_Reset",
+    "TPipe_New", "TPipe_InitBuffer", "TPipe_Reset", "TPipe_AllocEventID", "TPipe_ReleaseEventID",
+    "TPipe_FetchEventID",
     "TQue_New", "TQue_AllocTensor", "TQue_EnQue", "TQue_DeQue", "TQue_FreeTensor", "TQue_VacantInQue",
     "TQue_HasTensorInQue",
-    "TBuf_New", "TBuf_Get", "TBuf_GetWithOffset",
+    "TBuf_New", "TBuf_Get", "TBuf_GetWithOffset", "TQueSync_SetFlag", "TQueSync_WaitFlag",
     "Print", "Assert",
 )
 

@@ -135,6 +135,9 @@ def _unary(fn):
         O = run.objs
         if a[0] == 0:
             fn(O[a[1]], O[a[2]], a[3])
+        elif a[0] == 3:                          # Exp<T, taylorExpandLevel, isReuseSource> (advanced)
+            tmp = [O[a[3]]] if a[3] else []
+            fn(O[a[1]], O[a[2]], *tmp, a[4], T=O[a[2]].dtype, taylorExpandLevel=a[5], isReuseSource=bool(a[6]))
         else:
             fn(O[a[1]], O[a[2]], _mask(a, 3), a[5], asc.UnaryRepeatParams(*a[6:10]), isSetMask=bool(a[10]))
         return 0
@@ -258,11 +261,114 @@ def _deq_scale(fn):
     return lambda run, a: fn(decode(a[0], DTYPES[a[1]])) or 0
 
 
+def _datacopy_pad(fn):
+    """forms: 0 GM->UB Ext + PadExt<T>, 1 UB->GM Ext, 2 GM->UB DataCopyParams + DataCopyPadParams,
+    3 UB->GM DataCopyParams."""
+    def h(run, a):
+        O = run.objs
+        if a[0] == 0:
+            pad = asc.DataCopyPadExtParams(bool(a[8]), a[9], a[10], decode(a[11], DTYPES[a[12]]))
+            fn(O[a[1]], O[a[2]], asc.DataCopyExtParams(*a[3:8]), pad)
+        elif a[0] == 1:
+            fn(O[a[1]], O[a[2]], asc.DataCopyExtParams(*a[3:8]))
+        elif a[0] == 2:
+            fn(O[a[1]], O[a[2]], asc.DataCopyParams(*a[3:7]),
+               asc.DataCopyPadParams(bool(a[7]), a[8], a[9], decode(a[10], O[a[1]].dtype)))
+        else:
+            fn(O[a[1]], O[a[2]], asc.DataCopyParams(*a[3:7]))
+        return 0
+    return h
+
+
+def _whole_reduce(with_order):
+    def make(fn):
+        def h(run, a):
+            O = run.objs
+            order = (T.enum_from_code(asc.ReduceOrder, a[10]),) if with_order else ()
+            fn(O[a[1]], O[a[2]], _mask(a, 3), *a[5:9], *order, isSetMask=bool(a[9]))
+            return 0
+        return h
+    return make
+
+
+def _compare_scalar(fn):
+    def h(run, a):
+        O = run.objs
+        k = decode(a[3], DTYPES[a[4]])
+        mode = T.enum_from_code(asc.CMPMODE, a[5])
+        if a[0] == 0:
+            fn(O[a[1]], O[a[2]], k, mode, a[6])
+        else:
+            fn(O[a[1]], O[a[2]], k, mode, _mask(a, 6), a[8], asc.UnaryRepeatParams(*a[9:13]), isSetMask=bool(a[13]))
+        return 0
+    return h
+
+
+def _adv_unary(fn):
+    """(form, dst, src, tmp or 0, count or -1, isReuseSource)"""
+    def h(run, a):
+        O = run.objs
+        args = ([O[a[3]]] if a[3] else []) + ([a[4]] if a[4] >= 0 else [])
+        fn(O[a[1]], O[a[2]], *args, isReuseSource=bool(a[5]))
+        return 0
+    return h
+
+
+def _gelu(fn):
+    """(form, dst, src, tmp or 0, count, highPrecision, highPerformance)"""
+    def h(run, a):
+        O = run.objs
+        args = ([O[a[3]]] if a[3] else []) + [a[4]]
+        fn(O[a[1]], O[a[2]], *args, highPrecision=bool(a[5]), highPerformance=bool(a[6]))
+        return 0
+    return h
+
+
+def _broadcast(fn):
+    """(dst, src, tmp or 0, dim, axis, isReuseSource, dstShape[dim], srcShape[dim])"""
+    def h(run, a):
+        O = run.objs
+        dim = a[3]
+        tmp = (O[a[2]],) if a[2] else ()
+        fn(O[a[0]], O[a[1]], list(a[6:6 + dim]), list(a[6 + dim:6 + 2 * dim]), *tmp, dim=dim, axis=a[4],
+           isReuseSource=bool(a[5]))
+        return 0
+    return h
+
+
+def _select_bytes(fn):
+    """(scalar_first, dst, tensor source, scalar bits, scalar dtype, mask, tmp, firstAxis, srcLastAxis,
+    maskLastAxis, isReuseMask)"""
+    def h(run, a):
+        O = run.objs
+        k = decode(a[3], DTYPES[a[4]])
+        src = O[a[2]]
+        s0, s1 = (k, src) if a[0] else (src, k)
+        fn(O[a[1]], s0, s1, O[a[5]], O[a[6]], asc.SelectWithBytesMaskShapeInfo(*a[7:10]), isReuseMask=bool(a[10]))
+        return 0
+    return h
+
+
+def _softmax(fn):
+    """(form, dst, sum or 0, max or 0, src, tmp or 0, tiling srcM/srcK/srcSize, shape info x4, isReuseSource,
+    isBasicBlock, isDataFormatNZ)"""
+    def h(run, a):
+        O = run.objs
+        sm = [O[a[2]], O[a[3]]] if a[2] else []
+        tmp = [O[a[5]]] if a[5] else []
+        fn(O[a[1]], *sm, O[a[4]], *tmp, asc.SoftMaxTiling(*a[6:9]), asc.SoftMaxShapeInfo(*a[9:13]),
+           isReuseSource=bool(a[13]), isBasicBlock=bool(a[14]), isDataFormatNZ=bool(a[15]))
+        return 0
+    return h
+
+
 FAMILIES = {"binary": _binary, "binary_cast": _binary, "unary": _unary, "unary_scalar": _unary_scalar,
             "cast": _cast, "duplicate": _duplicate, "compare": _compare, "select": _select,
             "reduce_sum": _reduce(False), "reduce_ext": _reduce(True), "flag": _flag, "barrier": _barrier,
             "mask_set": _mask_set, "noarg": _noarg, "datacopy": _datacopy, "tensor1": _tensor1,
-            "deq_scale": _deq_scale}
+            "deq_scale": _deq_scale, "datacopy_pad": _datacopy_pad, "whole_reduce": _whole_reduce(True),
+            "whole_reduce_sum": _whole_reduce(False), "compare_scalar": _compare_scalar, "adv_unary": _adv_unary,
+            "gelu": _gelu, "broadcast": _broadcast, "select_bytes": _select_bytes, "softmax": _softmax}
 
 
 # ---- class methods ----
@@ -321,7 +427,13 @@ METHODS = {
     "TPipe_New": lambda run, a: run.new(asc.TPipe()),
     "TPipe_InitBuffer": _init_buffer,
     "TPipe_Reset": lambda run, a: run.objs[a[0]].Reset() or 0,
-    "TQue_New": lambda run, a: run.new(asc.TQue(T.enum_from_code(asc.TPosition, a[0]), a[1])),
+    "TPipe_AllocEventID": lambda run, a: run.objs[a[0]].AllocEventID(T.enum_from_code(asc.HardEvent, a[1])),
+    "TPipe_ReleaseEventID": lambda run, a: run.objs[a[0]].ReleaseEventID(T.enum_from_code(asc.HardEvent, a[1]),
+                                                                          a[2]) or 0,
+    "TPipe_FetchEventID": lambda run, a: run.objs[a[0]].FetchEventID(T.enum_from_code(asc.HardEvent, a[1])),
+    "TQue_New": lambda run, a: run.new(asc.TQue(T.enum_from_code(asc.TPosition, a[0]), a[1]) if a[0] == a[2] else
+                                       asc.TQueBind(T.enum_from_code(asc.TPosition, a[0]),
+                                                    T.enum_from_code(asc.TPosition, a[2]), a[1])),
     "TQue_AllocTensor": lambda run, a: run.new(run.objs[a[0]].AllocTensor(DTYPES[a[1]])),
     "TQue_EnQue": lambda run, a: int(run.objs[a[0]].EnQue(run.objs[a[1]])),
     "TQue_DeQue": lambda run, a: run.new(run.objs[a[0]].DeQue(DTYPES[a[1]])),
@@ -331,6 +443,10 @@ METHODS = {
     "TBuf_New": lambda run, a: run.new(asc.TBuf(T.enum_from_code(asc.TPosition, a[0]))),
     "TBuf_Get": _tbuf_get,
     "TBuf_GetWithOffset": lambda run, a: run.new(run.objs[a[0]].GetWithOffset(DTYPES[a[1]], a[2], a[3])),
+    "TQueSync_SetFlag": lambda run, a: asc.TQueSync(T.enum_from_code(asc.pipe_t, a[0]),
+                                                    T.enum_from_code(asc.pipe_t, a[1])).SetFlag(a[2]) or 0,
+    "TQueSync_WaitFlag": lambda run, a: asc.TQueSync(T.enum_from_code(asc.pipe_t, a[0]),
+                                                     T.enum_from_code(asc.pipe_t, a[1])).WaitFlag(a[2]) or 0,
     "Print": _print,
     "Assert": _assert,
 }

@@ -76,6 +76,10 @@ def build(path: str, names: list[str], defines: dict, include_dirs, tiling_heade
     lines = ['#include "kernel_operator.h"']
     if tiling_header:
         lines.append(f'#include "{os.path.abspath(tiling_header)}"')
+    # A kernel named like a C library function (tanh, sqrt) is, for g++, that builtin: declared nothrow, so an
+    # npusim error thrown through it would terminate the process. Compile each kernel under a private name;
+    # NPUSIM_ENTRY exports it under its own.
+    lines += [f"#define {n} npusim_kernel_{n}" for n in names]
     lines.append(f'#include "{path}"')
     lines.append('#include "npusim_entry.h"')
     lines += [f"NPUSIM_ENTRY({n})" for n in names]
@@ -88,8 +92,8 @@ def build(path: str, names: list[str], defines: dict, include_dirs, tiling_heade
     h = hashlib.sha256()
     for part in (wrapper, " ".join(argv)):
         h.update(part.encode())
-    for f in [path, *( [tiling_header] if tiling_header else []), *_headers(dirs), *_headers([INCLUDE]),
-              *_headers([os.path.join(INCLUDE, "register")])]:
+    npusim_dirs = [d for d, _, _ in os.walk(INCLUDE)]          # include/ and its register/, tiling/... folders
+    for f in [path, *( [tiling_header] if tiling_header else []), *_headers(dirs), *_headers(sorted(npusim_dirs))]:
         with open(f, "rb") as fh:
             h.update(f.encode() + b"\0" + fh.read())
     so = os.path.join(cache_dir(), f"{os.path.splitext(os.path.basename(path))[0]}-{h.hexdigest()[:20]}.so")

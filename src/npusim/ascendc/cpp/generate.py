@@ -126,10 +126,112 @@ def family_cpp(name: str, fam: str) -> str:
     if fam == "deq_scale":
         return (f"__aicore__ inline void {name}(half scale, NPUSIM_LOC)\n"
                 f"{{ NPUSIM_CALL({name}, npusim::bits_of<half>(scale), npusim::dtype_code<half>::value); }}\n")
+    if fam == "datacopy_pad":
+        ext = "const DataCopyExtParams& dataCopyParams"
+        old = "const DataCopyParams& dataCopyParams"
+        return (f"template <typename T> __aicore__ inline void {name}(const LocalTensor<T>& dst, const GlobalTensor<T>& "
+                f"src, {ext}, const DataCopyPadExtParams<T>& padParams, NPUSIM_LOC)\n"
+                f"{{ NPUSIM_CALL({name}, 0, dst, src, dataCopyParams, padParams.isPad, padParams.leftPadding, "
+                "padParams.rightPadding, npusim::bits_of<T>(padParams.paddingValue), npusim::dtype_code<T>::value); }\n"
+                f"template <typename T> __aicore__ inline void {name}(const GlobalTensor<T>& dst, const LocalTensor<T>& "
+                f"src, {ext}, NPUSIM_LOC)\n{{ NPUSIM_CALL({name}, 1, dst, src, dataCopyParams); }}\n"
+                f"template <typename T> __aicore__ inline void {name}(const LocalTensor<T>& dst, const GlobalTensor<T>& "
+                f"src, {old}, const DataCopyPadParams& padParams, NPUSIM_LOC)\n"
+                f"{{ NPUSIM_CALL({name}, 2, dst, src, dataCopyParams, padParams.isPad, padParams.leftPadding, "
+                "padParams.rightPadding, padParams.paddingValue); }\n"
+                f"template <typename T> __aicore__ inline void {name}(const GlobalTensor<T>& dst, const LocalTensor<T>& "
+                f"src, {old}, NPUSIM_LOC)\n{{ NPUSIM_CALL({name}, 3, dst, src, dataCopyParams); }}\n")
+    if fam in ("whole_reduce", "whole_reduce_sum"):
+        order = ", ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX" if fam == "whole_reduce" else ""
+        o = ", order" if fam == "whole_reduce" else ""
+        tail = f"const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride, " \
+               f"const int32_t srcRepStride{order}, NPUSIM_LOC"
+        tm = "template <typename T, bool isSetMask = true>"
+        s = f"{LT} dst, {LT} src"
+        return (f"{tm} __aicore__ inline void {name}({s}, const int32_t mask, {tail})\n"
+                f"{{ NPUSIM_CALL({name}, 1, dst, src, mask, 0, repeatTime, dstRepStride, srcBlkStride, srcRepStride, "
+                f"isSetMask{o}); }}\n"
+                f"{tm} __aicore__ inline void {name}({s}, const uint64_t mask[], {tail})\n"
+                f"{{ NPUSIM_CALL({name}, 2, dst, src, mask[0], mask[1], repeatTime, dstRepStride, srcBlkStride, "
+                f"srcRepStride, isSetMask{o}); }}\n")
+    if fam == "compare_scalar":
+        s = "const LocalTensor<U>& dst, const LocalTensor<T>& src0, const npusim::nd<T>& src1Scalar, CMPMODE cmpMode"
+        c = "dst, src0, npusim::bits_of<T>(src1Scalar), npusim::dtype_code<T>::value, cmpMode"
+        return (f"template <typename T, typename U> __aicore__ inline void {name}({s}, uint32_t count, NPUSIM_LOC)\n"
+                f"{{ NPUSIM_CALL({name}, 0, {c}, count); }}\n"
+                + _masks(s, c, L0_UNARY, "repeatTime, repeatParams, isSetMask",
+                         "template <typename T, typename U, bool isSetMask = true>", name))
+    if fam == "adv_unary":
+        tm = "template <typename T, bool isReuseSource = false>"
+        s = f"{LT} dst, {LT} src"
+        tmp = "const LocalTensor<uint8_t>& sharedTmpBuffer"
+        return (f"{tm} __aicore__ inline void {name}({s}, {tmp}, const uint32_t calCount, NPUSIM_LOC)\n"
+                f"{{ NPUSIM_CALL({name}, 0, dst, src, sharedTmpBuffer, (int64_t)calCount, isReuseSource); }}\n"
+                f"{tm} __aicore__ inline void {name}({s}, const uint32_t calCount, NPUSIM_LOC)\n"
+                f"{{ NPUSIM_CALL({name}, 0, dst, src, 0, (int64_t)calCount, isReuseSource); }}\n"
+                f"{tm} __aicore__ inline void {name}({s}, {tmp}, NPUSIM_LOC)\n"
+                f"{{ NPUSIM_CALL({name}, 0, dst, src, sharedTmpBuffer, -1, isReuseSource); }}\n"
+                f"{tm} __aicore__ inline void {name}({s}, NPUSIM_LOC)\n"
+                f"{{ NPUSIM_CALL({name}, 0, dst, src, 0, -1, isReuseSource); }}\n")
+    if fam == "gelu":
+        tm = "template <typename T, bool highPrecision = false, bool highPerformance = false>"
+        s = f"{LT} dst, {LT} src"
+        return (f"{tm} __aicore__ inline void {name}({s}, const LocalTensor<uint8_t>& sharedTmpBuffer, "
+                f"const uint32_t dataSize, NPUSIM_LOC)\n"
+                f"{{ NPUSIM_CALL({name}, 0, dst, src, sharedTmpBuffer, dataSize, highPrecision, highPerformance); }}\n"
+                f"{tm} __aicore__ inline void {name}({s}, const uint32_t dataSize, NPUSIM_LOC)\n"
+                f"{{ NPUSIM_CALL({name}, 0, dst, src, 0, dataSize, highPrecision, highPerformance); }}\n")
+    if fam == "broadcast":
+        tm = "template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>"
+        s = f"{LT} dst, {LT} src, const uint32_t dstShape[dim], const uint32_t srcShape[dim]"
+        body = ("npusim::Args a; put(a, dst); put(a, src); a.v[a.n++] = tmp; a.v[a.n++] = dim; "
+                "a.v[a.n++] = axis; a.v[a.n++] = isReuseSource; for (int32_t i = 0; i < dim; ++i) a.v[a.n++] = "
+                "dstShape[i]; for (int32_t i = 0; i < dim; ++i) a.v[a.n++] = srcShape[i]; "
+                f"npusim::call_args(npusim_api.{name}, npusim_file, npusim_line, a); }}\n")
+        return (f"{tm} __aicore__ inline void {name}({s}, const LocalTensor<uint8_t>& sharedTmpBuffer, NPUSIM_LOC)\n"
+                f"{{ int64_t tmp = sharedTmpBuffer.h; {body}"
+                f"{tm} __aicore__ inline void {name}({s}, NPUSIM_LOC)\n{{ int64_t tmp = 0; {body}")
+    if fam == "select_bytes":
+        tm = "template <typename T, typename U, bool isReuseMask = true>"
+        tail = ("const LocalTensor<U>& mask, const LocalTensor<uint8_t>& sharedTmpBuffer, "
+                "const SelectWithBytesMaskShapeInfo& info, NPUSIM_LOC")
+        sc = "npusim::bits_of<T>(scalar), npusim::dtype_code<T>::value, mask, sharedTmpBuffer, info, isReuseMask"
+        return (f"{tm} __aicore__ inline void {name}({LT} dst, {LT} src0, const npusim::nd<T>& scalar, {tail})\n"
+                f"{{ NPUSIM_CALL({name}, 0, dst, src0, {sc}); }}\n"
+                f"{tm} __aicore__ inline void {name}({LT} dst, const npusim::nd<T>& scalar, {LT} src1, {tail})\n"
+                f"{{ NPUSIM_CALL({name}, 1, dst, src1, {sc}); }}\n")
+    if fam == "softmax":
+        tm = ("template <typename T, bool isReuseSource = false, bool isBasicBlock = false, "
+              "bool isDataFormatNZ = false>")
+        tail = "const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}, NPUSIM_LOC"
+        pack = ("tiling.srcM, tiling.srcK, tiling.srcSize, softmaxShapeInfo, isReuseSource, isBasicBlock, "
+                "isDataFormatNZ")
+        tmp = "const LocalTensor<uint8_t>& sharedTmpBuffer"
+        sm = "const LocalTensor<T>& sumTensor, const LocalTensor<T>& maxTensor"
+        return (f"{tm} __aicore__ inline void {name}({LT} dst, {LT} src, {tail})\n"
+                f"{{ NPUSIM_CALL({name}, 0, dst, 0, 0, src, 0, {pack}); }}\n"
+                f"{tm} __aicore__ inline void {name}({LT} dst, {LT} src, {tmp}, {tail})\n"
+                f"{{ NPUSIM_CALL({name}, 0, dst, 0, 0, src, sharedTmpBuffer, {pack}); }}\n"
+                f"{tm} __aicore__ inline void {name}({LT} dst, {sm}, {LT} src, {tail})\n"
+                f"{{ NPUSIM_CALL({name}, 0, dst, sumTensor, maxTensor, src, 0, {pack}); }}\n"
+                f"{tm} __aicore__ inline void {name}({LT} dst, {sm}, {LT} src, {tmp}, {tail})\n"
+                f"{{ NPUSIM_CALL({name}, 0, dst, sumTensor, maxTensor, src, sharedTmpBuffer, {pack}); }}\n")
     if fam == "block":
         field = {"GetBlockIdx": "block_idx", "GetBlockNum": "block_num"}[name]
         return f"__aicore__ inline int64_t {name}() {{ return npusim_api.{field}; }}\n"
     raise ValueError(f"no C++ text for family {fam!r} ({name})")
+
+
+#: The advanced Exp<T, taylorExpandLevel, isReuseSource> (adv_activation.py) shares the basic Exp's row:
+#: its overloads take three template arguments and come back as form 3 of the unary family.
+ADV_EXP = (
+    "template <typename T, uint8_t taylorExpandLevel, bool isReuseSource> __aicore__ inline void Exp("
+    "const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, "
+    "const uint32_t calCount, NPUSIM_LOC)\n{ NPUSIM_CALL(Exp, 3, dst, src, sharedTmpBuffer, calCount, "
+    "taylorExpandLevel, isReuseSource); }\n"
+    "template <typename T, uint8_t taylorExpandLevel, bool isReuseSource> __aicore__ inline void Exp("
+    "const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount, NPUSIM_LOC)\n"
+    "{ NPUSIM_CALL(Exp, 3, dst, src, 0, calCount, taylorExpandLevel, isReuseSource); }\n")
 
 
 def types_header() -> str:
@@ -170,6 +272,8 @@ def api_header() -> str:
         if fam in T.API_FAMILIES:
             out.append(f"// {name} ({fam})\n")
             out.append(family_cpp(name, fam))
+            if name == "Exp":
+                out.append(ADV_EXP)
     out.append("}  // namespace AscendC\n")
     return "".join(out)
 
@@ -179,12 +283,19 @@ def _enum(name: str, cls, scoped: bool) -> str:
     return f"enum {'class ' if scoped else ''}{name} : int32_t {{ {body} }};\n"
 
 
+def _cdefault(d) -> str:
+    return ("true" if d else "false") if isinstance(d, bool) else str(d)
+
+
 def _params(name: str, cls) -> str:
-    fields = T.param_fields(cls)
+    fields = [(f, t, _cdefault(d)) for f, t, d in T.param_fields(cls)]
     decl = "".join(f"    {t} {f} = {d};\n" for f, t, d in fields)
-    args = ", ".join(f"{t} {f}_ = {d}" for f, t, d in fields)
+    # As the vendor's: a default constructor and one taking every field (so `{1, len, 0, 0}` picks the struct
+    # with four fields: DataCopyParams, not DataCopyExtParams).
+    args = ", ".join(f"{t} {f}_" for f, t, d in fields)
     init = ", ".join(f"{f}({f}_)" for f, _, _ in fields)
     return (f"struct {name} {{\n{decl}"
+            f"    __aicore__ {name}() {{}}\n"
             f"    __aicore__ {name}({args}) : {init} {{}}\n}};\n")
 
 

@@ -17,6 +17,13 @@ C_TYPES = {"uint8_t": ctypes.c_uint8, "int8_t": ctypes.c_int8, "uint16_t": ctype
            "double": ctypes.c_double, "bool": ctypes.c_bool, "int": ctypes.c_int,
            "unsigned int": ctypes.c_uint, "size_t": ctypes.c_size_t}
 
+#: Vendor tiling structs an op's tiling data may embed (include/npusim_vendor_tiling.h has the same fields).
+VENDOR_STRUCTS = {
+    "SoftMaxTiling": type("SoftMaxTiling", (ctypes.Structure,), {"_fields_": [(n, ctypes.c_uint32) for n in (
+        "srcM", "srcK", "srcSize", "outMaxM", "outMaxK", "outMaxSize", "splitM", "splitK", "splitSize", "reduceM",
+        "reduceK", "reduceSize", "rangeM", "tailM", "tailSplitSize", "tailReduceSize")]}),
+}
+
 _STRUCT = re.compile(r"BEGIN_TILING_DATA_DEF\s*\(\s*(\w+)\s*\)(.*?)END_TILING_DATA_DEF", re.S)
 _FIELD = re.compile(r"TILING_DATA_FIELD_DEF(_ARR|_STRUCT)?\s*\(([^)]*)\)")
 _REGISTER = re.compile(r"REGISTER_TILING_DATA_CLASS\s*\(\s*\w+\s*,\s*(\w+)\s*\)")
@@ -48,6 +55,8 @@ def _ctype(t: str, structs):
         return C_TYPES[t]
     if t in structs:
         return structs[t]
+    if t in VENDOR_STRUCTS:
+        return VENDOR_STRUCTS[t]
     raise ConstraintError("TILING_DATA_FIELD_DEF", "type", f"one of {', '.join(C_TYPES)} or an earlier "
                           "tiling struct", t)
 

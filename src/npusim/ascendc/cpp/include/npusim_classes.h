@@ -2,6 +2,7 @@
 // block's table of Python objects); every method is one callback of npusim_gen_types.h's NpusimApi.
 #pragma once
 #include "npusim_gen_types.h"
+#include "npusim_vendor_tiling.h"
 
 enum event_t : int32_t { EVENT_ID0 = 0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
 
@@ -9,6 +10,12 @@ namespace npusim {
 template <typename... X> inline int64_t call(fn_t f, const char* file, int line, const X&... x) {
     Args a;
     (put(a, x), ...);
+    int64_t r = f(a.v, a.n, file, line);
+    if (npusim_api.failed) throw Abort{};
+    return r;
+}
+// A call whose argument count depends on template values (BroadCast's shapes): packed by the caller.
+inline int64_t call_args(fn_t f, const char* file, int line, Args& a) {
     int64_t r = f(a.v, a.n, file, line);
     if (npusim_api.failed) throw Abort{};
     return r;
@@ -121,12 +128,14 @@ public:
 template <typename T> inline void put(npusim::Args& a, const LocalTensor<T>& t) { a.v[a.n++] = t.h; }
 template <typename T> inline void put(npusim::Args& a, const GlobalTensor<T>& t) { a.v[a.n++] = t.h; }
 
-template <TPosition pos, int32_t depth = 1, auto... rest> class TQue {
+// TQueBind<src, dst, depth>: filled by src's producer pipe, drained by dst's consumer (VECIN -> VECOUT: MTE2
+// then MTE3); TQue<pos, depth> is TQueBind<pos, pos, depth>, as in the vendor's headers.
+template <TPosition src, TPosition dst, int32_t depth = 1, auto... rest> class TQueBind {
 public:
     int64_t h = 0;
-    __aicore__ inline TQue() {}
+    __aicore__ inline TQueBind() {}
     int64_t handle(NPUSIM_LOC) {
-        if (!h) h = NPUSIM_CALL(TQue_New, pos, depth);
+        if (!h) h = NPUSIM_CALL(TQue_New, src, depth, dst);
         return h;
     }
     template <typename T> LocalTensor<T> AllocTensor(NPUSIM_LOC) {
@@ -144,6 +153,7 @@ public:
     bool VacantInQue(NPUSIM_LOC) { return NPUSIM_CALL(TQue_VacantInQue, handle(NPUSIM_HERE)) != 0; }
     bool HasTensorInQue(NPUSIM_LOC) { return NPUSIM_CALL(TQue_HasTensorInQue, handle(NPUSIM_HERE)) != 0; }
 };
+template <TPosition pos, int32_t depth = 1, auto... rest> class TQue : public TQueBind<pos, pos, depth, rest...> {};
 
 template <TPosition pos = TPosition::VECCALC> class TBuf {
 public:
@@ -167,25 +177,60 @@ public:
     template <typename T> void FreeTensor(LocalTensor<T>&) {}
 };
 
+// DataCopyPadExtParams<T>: the padding value is a T (DataCopyPadParams, generated, has a uint64_t).
+template <typename T> struct DataCopyPadExtParams {
+    bool isPad = false;
+    uint8_t leftPadding = 0;
+    uint8_t rightPadding = 0;
+    T paddingValue = 0;
+    __aicore__ DataCopyPadExtParams() {}
+    __aicore__ DataCopyPadExtParams(const bool isPadIn, const uint8_t leftPadIn, const uint8_t rightPadIn, T padValueIn)
+        : isPad(isPadIn), leftPadding(leftPadIn), rightPadding(rightPadIn), paddingValue(padValueIn) {}
+};
+
+// TQueSync<src, dst>: SetFlag/WaitFlag of the HardEvent src_dst, named by its pipes.
+template <pipe_t src, pipe_t dst> class TQueSync {
+public:
+    __aicore__ inline void SetFlag(TEventID id, NPUSIM_LOC) { NPUSIM_CALL(TQueSync_SetFlag, src, dst, id); }
+    __aicore__ inline void WaitFlag(TEventID id, NPUSIM_LOC) { NPUSIM_CALL(TQueSync_WaitFlag, src, dst, id); }
+};
+
+class TPipe;
+inline TPipe*& npusim_current_pipe() { static thread_local TPipe* p = nullptr; return p; }
+
 class TPipe {
 public:
     int64_t h = 0;
-    __aicore__ inline TPipe() {}
+    // GetTPipePtr() returns the TPipe constructed last (the vendor's global g_tPipePtr).
+    __aicore__ inline TPipe() { npusim_current_pipe() = this; }
+    ~TPipe() { if (npusim_current_pipe() == this) npusim_current_pipe() = nullptr; }
     int64_t handle(NPUSIM_LOC) {
         if (!h) h = NPUSIM_CALL0(TPipe_New);
         return h;
     }
-    template <TPosition pos, int32_t depth, auto... rest>
-    bool InitBuffer(TQue<pos, depth, rest...>& que, uint8_t num, uint32_t len, NPUSIM_LOC) {
+    template <TPosition src, TPosition dst, int32_t depth, auto... rest>
+    bool InitBuffer(TQueBind<src, dst, depth, rest...>& que, uint8_t num, uint32_t len, NPUSIM_LOC) {
         return NPUSIM_CALL(TPipe_InitBuffer, handle(NPUSIM_HERE), que.handle(NPUSIM_HERE), num, len) != 0;
     }
     template <TPosition pos> bool InitBuffer(TBuf<pos>& buf, uint32_t len, NPUSIM_LOC) {
         return NPUSIM_CALL(TPipe_InitBuffer, handle(NPUSIM_HERE), buf.handle(NPUSIM_HERE), -1, len) != 0;
     }
     void Reset(NPUSIM_LOC) { NPUSIM_CALL(TPipe_Reset, handle(NPUSIM_HERE)); }
+    TEventID FetchEventID(HardEvent evt, NPUSIM_LOC) {
+        return (TEventID)NPUSIM_CALL(TPipe_FetchEventID, handle(NPUSIM_HERE), evt);
+    }
+    template <HardEvent evt> TEventID FetchEventID(NPUSIM_LOC) { return FetchEventID(evt, NPUSIM_HERE); }
+    template <HardEvent evt> TEventID AllocEventID(NPUSIM_LOC) {
+        return (TEventID)NPUSIM_CALL(TPipe_AllocEventID, handle(NPUSIM_HERE), evt);
+    }
+    template <HardEvent evt> void ReleaseEventID(TEventID id, NPUSIM_LOC) {
+        NPUSIM_CALL(TPipe_ReleaseEventID, handle(NPUSIM_HERE), evt, id);
+    }
     void Destroy() {}
     void Init() {}
 };
+
+__aicore__ inline TPipe* GetTPipePtr() { return npusim_current_pipe(); }
 }  // namespace AscendC
 
 namespace npusim {

@@ -40,7 +40,19 @@ template <typename... A> inline const char* signature(void (*)(A...)) {
 }
 }  // namespace npusim
 
+namespace npusim {
+// sizeof the first registered tiling struct (0 when the file registers none); kernel.py checks it against
+// the field list it parsed from the same header.
+template <typename R, typename = void> struct reg_size { static constexpr uint64_t value = 0; };
+template <typename R> struct reg_size<R, std::void_t<typename R::type>> {
+    static constexpr uint64_t value = sizeof(typename R::type);
+};
+}  // namespace npusim
+
 extern "C" {
+uint64_t npusim_tiling_size() {
+    return npusim::reg_size<::optiling::NpusimReg<::optiling::npusim_reg_base + 1>>::value;
+}
 NpusimApi npusim_api;
 const char* npusim_api_hash() { return NPUSIM_API_HASH; }
 }

@@ -114,6 +114,10 @@ template <typename T, bool isSetMask = true> __aicore__ inline void Exp(const Lo
 { NPUSIM_CALL(Exp, 1, dst, src, mask, 0, repeatTime, repeatParams, isSetMask); }
 template <typename T, bool isSetMask = true> __aicore__ inline void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, NPUSIM_LOC)
 { NPUSIM_CALL(Exp, 2, dst, src, mask[0], mask[1], repeatTime, repeatParams, isSetMask); }
+template <typename T, uint8_t taylorExpandLevel, bool isReuseSource> __aicore__ inline void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount, NPUSIM_LOC)
+{ NPUSIM_CALL(Exp, 3, dst, src, sharedTmpBuffer, calCount, taylorExpandLevel, isReuseSource); }
+template <typename T, uint8_t taylorExpandLevel, bool isReuseSource> __aicore__ inline void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount, NPUSIM_LOC)
+{ NPUSIM_CALL(Exp, 3, dst, src, 0, calCount, taylorExpandLevel, isReuseSource); }
 // Ln (unary)
 template <typename T> __aicore__ inline void Ln(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count, NPUSIM_LOC)
 { NPUSIM_CALL(Ln, 0, dst, src, count); }
@@ -298,4 +302,94 @@ __aicore__ inline void SetDeqScale(half scale, NPUSIM_LOC)
 __aicore__ inline int64_t GetBlockIdx() { return npusim_api.block_idx; }
 // GetBlockNum (block)
 __aicore__ inline int64_t GetBlockNum() { return npusim_api.block_num; }
+// DataCopyPad (datacopy_pad)
+template <typename T> __aicore__ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& dataCopyParams, const DataCopyPadExtParams<T>& padParams, NPUSIM_LOC)
+{ NPUSIM_CALL(DataCopyPad, 0, dst, src, dataCopyParams, padParams.isPad, padParams.leftPadding, padParams.rightPadding, npusim::bits_of<T>(padParams.paddingValue), npusim::dtype_code<T>::value); }
+template <typename T> __aicore__ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& dataCopyParams, NPUSIM_LOC)
+{ NPUSIM_CALL(DataCopyPad, 1, dst, src, dataCopyParams); }
+template <typename T> __aicore__ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& dataCopyParams, const DataCopyPadParams& padParams, NPUSIM_LOC)
+{ NPUSIM_CALL(DataCopyPad, 2, dst, src, dataCopyParams, padParams.isPad, padParams.leftPadding, padParams.rightPadding, padParams.paddingValue); }
+template <typename T> __aicore__ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& dataCopyParams, NPUSIM_LOC)
+{ NPUSIM_CALL(DataCopyPad, 3, dst, src, dataCopyParams); }
+// WholeReduceMax (whole_reduce)
+template <typename T, bool isSetMask = true> __aicore__ inline void WholeReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask, const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, NPUSIM_LOC)
+{ NPUSIM_CALL(WholeReduceMax, 1, dst, src, mask, 0, repeatTime, dstRepStride, srcBlkStride, srcRepStride, isSetMask, order); }
+template <typename T, bool isSetMask = true> __aicore__ inline void WholeReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, NPUSIM_LOC)
+{ NPUSIM_CALL(WholeReduceMax, 2, dst, src, mask[0], mask[1], repeatTime, dstRepStride, srcBlkStride, srcRepStride, isSetMask, order); }
+// WholeReduceMin (whole_reduce)
+template <typename T, bool isSetMask = true> __aicore__ inline void WholeReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask, const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, NPUSIM_LOC)
+{ NPUSIM_CALL(WholeReduceMin, 1, dst, src, mask, 0, repeatTime, dstRepStride, srcBlkStride, srcRepStride, isSetMask, order); }
+template <typename T, bool isSetMask = true> __aicore__ inline void WholeReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, NPUSIM_LOC)
+{ NPUSIM_CALL(WholeReduceMin, 2, dst, src, mask[0], mask[1], repeatTime, dstRepStride, srcBlkStride, srcRepStride, isSetMask, order); }
+// WholeReduceSum (whole_reduce_sum)
+template <typename T, bool isSetMask = true> __aicore__ inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask, const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride, NPUSIM_LOC)
+{ NPUSIM_CALL(WholeReduceSum, 1, dst, src, mask, 0, repeatTime, dstRepStride, srcBlkStride, srcRepStride, isSetMask); }
+template <typename T, bool isSetMask = true> __aicore__ inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride, NPUSIM_LOC)
+{ NPUSIM_CALL(WholeReduceSum, 2, dst, src, mask[0], mask[1], repeatTime, dstRepStride, srcBlkStride, srcRepStride, isSetMask); }
+// CompareScalar (compare_scalar)
+template <typename T, typename U> __aicore__ inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const npusim::nd<T>& src1Scalar, CMPMODE cmpMode, uint32_t count, NPUSIM_LOC)
+{ NPUSIM_CALL(CompareScalar, 0, dst, src0, npusim::bits_of<T>(src1Scalar), npusim::dtype_code<T>::value, cmpMode, count); }
+template <typename T, typename U, bool isSetMask = true> __aicore__ inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const npusim::nd<T>& src1Scalar, CMPMODE cmpMode, uint64_t mask, const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, NPUSIM_LOC)
+{ NPUSIM_CALL(CompareScalar, 1, dst, src0, npusim::bits_of<T>(src1Scalar), npusim::dtype_code<T>::value, cmpMode, mask, 0, repeatTime, repeatParams, isSetMask); }
+template <typename T, typename U, bool isSetMask = true> __aicore__ inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const npusim::nd<T>& src1Scalar, CMPMODE cmpMode, const uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, NPUSIM_LOC)
+{ NPUSIM_CALL(CompareScalar, 2, dst, src0, npusim::bits_of<T>(src1Scalar), npusim::dtype_code<T>::value, cmpMode, mask[0], mask[1], repeatTime, repeatParams, isSetMask); }
+// Compares (compare_scalar)
+template <typename T, typename U> __aicore__ inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const npusim::nd<T>& src1Scalar, CMPMODE cmpMode, uint32_t count, NPUSIM_LOC)
+{ NPUSIM_CALL(Compares, 0, dst, src0, npusim::bits_of<T>(src1Scalar), npusim::dtype_code<T>::value, cmpMode, count); }
+template <typename T, typename U, bool isSetMask = true> __aicore__ inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const npusim::nd<T>& src1Scalar, CMPMODE cmpMode, uint64_t mask, const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, NPUSIM_LOC)
+{ NPUSIM_CALL(Compares, 1, dst, src0, npusim::bits_of<T>(src1Scalar), npusim::dtype_code<T>::value, cmpMode, mask, 0, repeatTime, repeatParams, isSetMask); }
+template <typename T, typename U, bool isSetMask = true> __aicore__ inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const npusim::nd<T>& src1Scalar, CMPMODE cmpMode, const uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, NPUSIM_LOC)
+{ NPUSIM_CALL(Compares, 2, dst, src0, npusim::bits_of<T>(src1Scalar), npusim::dtype_code<T>::value, cmpMode, mask[0], mask[1], repeatTime, repeatParams, isSetMask); }
+// Sigmoid (adv_unary)
+template <typename T, bool isReuseSource = false> __aicore__ inline void Sigmoid(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount, NPUSIM_LOC)
+{ NPUSIM_CALL(Sigmoid, 0, dst, src, sharedTmpBuffer, (int64_t)calCount, isReuseSource); }
+template <typename T, bool isReuseSource = false> __aicore__ inline void Sigmoid(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount, NPUSIM_LOC)
+{ NPUSIM_CALL(Sigmoid, 0, dst, src, 0, (int64_t)calCount, isReuseSource); }
+template <typename T, bool isReuseSource = false> __aicore__ inline void Sigmoid(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, NPUSIM_LOC)
+{ NPUSIM_CALL(Sigmoid, 0, dst, src, sharedTmpBuffer, -1, isReuseSource); }
+template <typename T, bool isReuseSource = false> __aicore__ inline void Sigmoid(const LocalTensor<T>& dst, const LocalTensor<T>& src, NPUSIM_LOC)
+{ NPUSIM_CALL(Sigmoid, 0, dst, src, 0, -1, isReuseSource); }
+// Tanh (adv_unary)
+template <typename T, bool isReuseSource = false> __aicore__ inline void Tanh(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount, NPUSIM_LOC)
+{ NPUSIM_CALL(Tanh, 0, dst, src, sharedTmpBuffer, (int64_t)calCount, isReuseSource); }
+template <typename T, bool isReuseSource = false> __aicore__ inline void Tanh(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount, NPUSIM_LOC)
+{ NPUSIM_CALL(Tanh, 0, dst, src, 0, (int64_t)calCount, isReuseSource); }
+template <typename T, bool isReuseSource = false> __aicore__ inline void Tanh(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, NPUSIM_LOC)
+{ NPUSIM_CALL(Tanh, 0, dst, src, sharedTmpBuffer, -1, isReuseSource); }
+template <typename T, bool isReuseSource = false> __aicore__ inline void Tanh(const LocalTensor<T>& dst, const LocalTensor<T>& src, NPUSIM_LOC)
+{ NPUSIM_CALL(Tanh, 0, dst, src, 0, -1, isReuseSource); }
+// Gelu (gelu)
+template <typename T, bool highPrecision = false, bool highPerformance = false> __aicore__ inline void Gelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t dataSize, NPUSIM_LOC)
+{ NPUSIM_CALL(Gelu, 0, dst, src, sharedTmpBuffer, dataSize, highPrecision, highPerformance); }
+template <typename T, bool highPrecision = false, bool highPerformance = false> __aicore__ inline void Gelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dataSize, NPUSIM_LOC)
+{ NPUSIM_CALL(Gelu, 0, dst, src, 0, dataSize, highPrecision, highPerformance); }
+// FasterGelu (gelu)
+template <typename T, bool highPrecision = false, bool highPerformance = false> __aicore__ inline void FasterGelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t dataSize, NPUSIM_LOC)
+{ NPUSIM_CALL(FasterGelu, 0, dst, src, sharedTmpBuffer, dataSize, highPrecision, highPerformance); }
+template <typename T, bool highPrecision = false, bool highPerformance = false> __aicore__ inline void FasterGelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dataSize, NPUSIM_LOC)
+{ NPUSIM_CALL(FasterGelu, 0, dst, src, 0, dataSize, highPrecision, highPerformance); }
+// BroadCast (broadcast)
+template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false> __aicore__ inline void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim], const uint32_t srcShape[dim], const LocalTensor<uint8_t>& sharedTmpBuffer, NPUSIM_LOC)
+{ int64_t tmp = sharedTmpBuffer.h; npusim::Args a; put(a, dst); put(a, src); a.v[a.n++] = tmp; a.v[a.n++] = dim; a.v[a.n++] = axis; a.v[a.n++] = isReuseSource; for (int32_t i = 0; i < dim; ++i) a.v[a.n++] = dstShape[i]; for (int32_t i = 0; i < dim; ++i) a.v[a.n++] = srcShape[i]; npusim::call_args(npusim_api.BroadCast, npusim_file, npusim_line, a); }
+template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false> __aicore__ inline void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim], const uint32_t srcShape[dim], NPUSIM_LOC)
+{ int64_t tmp = 0; npusim::Args a; put(a, dst); put(a, src); a.v[a.n++] = tmp; a.v[a.n++] = dim; a.v[a.n++] = axis; a.v[a.n++] = isReuseSource; for (int32_t i = 0; i < dim; ++i) a.v[a.n++] = dstShape[i]; for (int32_t i = 0; i < dim; ++i) a.v[a.n++] = srcShape[i]; npusim::call_args(npusim_api.BroadCast, npusim_file, npusim_line, a); }
+// Broadcast (broadcast)
+template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false> __aicore__ inline void Broadcast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim], const uint32_t srcShape[dim], const LocalTensor<uint8_t>& sharedTmpBuffer, NPUSIM_LOC)
+{ int64_t tmp = sharedTmpBuffer.h; npusim::Args a; put(a, dst); put(a, src); a.v[a.n++] = tmp; a.v[a.n++] = dim; a.v[a.n++] = axis; a.v[a.n++] = isReuseSource; for (int32_t i = 0; i < dim; ++i) a.v[a.n++] = dstShape[i]; for (int32_t i = 0; i < dim; ++i) a.v[a.n++] = srcShape[i]; npusim::call_args(npusim_api.Broadcast, npusim_file, npusim_line, a); }
+template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false> __aicore__ inline void Broadcast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim], const uint32_t srcShape[dim], NPUSIM_LOC)
+{ int64_t tmp = 0; npusim::Args a; put(a, dst); put(a, src); a.v[a.n++] = tmp; a.v[a.n++] = dim; a.v[a.n++] = axis; a.v[a.n++] = isReuseSource; for (int32_t i = 0; i < dim; ++i) a.v[a.n++] = dstShape[i]; for (int32_t i = 0; i < dim; ++i) a.v[a.n++] = srcShape[i]; npusim::call_args(npusim_api.Broadcast, npusim_file, npusim_line, a); }
+// SelectWithBytesMask (select_bytes)
+template <typename T, typename U, bool isReuseMask = true> __aicore__ inline void SelectWithBytesMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const npusim::nd<T>& scalar, const LocalTensor<U>& mask, const LocalTensor<uint8_t>& sharedTmpBuffer, const SelectWithBytesMaskShapeInfo& info, NPUSIM_LOC)
+{ NPUSIM_CALL(SelectWithBytesMask, 0, dst, src0, npusim::bits_of<T>(scalar), npusim::dtype_code<T>::value, mask, sharedTmpBuffer, info, isReuseMask); }
+template <typename T, typename U, bool isReuseMask = true> __aicore__ inline void SelectWithBytesMask(const LocalTensor<T>& dst, const npusim::nd<T>& scalar, const LocalTensor<T>& src1, const LocalTensor<U>& mask, const LocalTensor<uint8_t>& sharedTmpBuffer, const SelectWithBytesMaskShapeInfo& info, NPUSIM_LOC)
+{ NPUSIM_CALL(SelectWithBytesMask, 1, dst, src1, npusim::bits_of<T>(scalar), npusim::dtype_code<T>::value, mask, sharedTmpBuffer, info, isReuseMask); }
+// SoftMax (softmax)
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false> __aicore__ inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}, NPUSIM_LOC)
+{ NPUSIM_CALL(SoftMax, 0, dst, 0, 0, src, 0, tiling.srcM, tiling.srcK, tiling.srcSize, softmaxShapeInfo, isReuseSource, isBasicBlock, isDataFormatNZ); }
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false> __aicore__ inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}, NPUSIM_LOC)
+{ NPUSIM_CALL(SoftMax, 0, dst, 0, 0, src, sharedTmpBuffer, tiling.srcM, tiling.srcK, tiling.srcSize, softmaxShapeInfo, isReuseSource, isBasicBlock, isDataFormatNZ); }
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false> __aicore__ inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& sumTensor, const LocalTensor<T>& maxTensor, const LocalTensor<T>& src, const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}, NPUSIM_LOC)
+{ NPUSIM_CALL(SoftMax, 0, dst, sumTensor, maxTensor, src, 0, tiling.srcM, tiling.srcK, tiling.srcSize, softmaxShapeInfo, isReuseSource, isBasicBlock, isDataFormatNZ); }
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false> __aicore__ inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& sumTensor, const LocalTensor<T>& maxTensor, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}, NPUSIM_LOC)
+{ NPUSIM_CALL(SoftMax, 0, dst, sumTensor, maxTensor, src, sharedTmpBuffer, tiling.srcM, tiling.srcK, tiling.srcSize, softmaxShapeInfo, isReuseSource, isBasicBlock, isDataFormatNZ); }
 }  // namespace AscendC

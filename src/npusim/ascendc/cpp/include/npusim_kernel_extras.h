@@ -46,13 +46,27 @@ template <typename T> template <ExprOp op> LocalTensor<T>& LocalTensor<T>::opera
 }
 }  // namespace AscendC
 
+namespace AscendC {
+// The op's own part of the workspace: npusim reserves no system workspace [A], so it starts at the argument.
+__aicore__ inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) { return workspace; }
+}  // namespace AscendC
+
 // The block builtins are visible without AscendC:: in the vendor headers too.
 using AscendC::GetBlockIdx;
 using AscendC::GetBlockNum;
+using AscendC::GetTPipePtr;       // global in the vendor's headers too (kernel_tpipe.h)
 inline int64_t get_block_idx() { return npusim_api.block_idx; }
 inline int64_t get_block_num() { return npusim_api.block_num; }
 
-#define ASSERT(expr) do { if (!(expr)) ::npusim::assert_failed(#expr, __FILE__, __LINE__); } while (0)
+// ASSERT is an expression "+ 0 * check": a statement on its own, and, as in the device build where ASSERT is
+// empty, it may follow an expression (cann-ops mse_loss.cpp: `this->tileNum = tileNum ASSERT(tileNum != 0);`).
+namespace npusim {
+inline int assert_check(bool ok, const char* expr, const char* npusim_file, int npusim_line) {
+    if (!ok) assert_failed(expr, npusim_file, npusim_line);
+    return 0;
+}
+}  // namespace npusim
+#define ASSERT(expr) + 0 * ::npusim::assert_check(static_cast<bool>(expr), #expr, __FILE__, __LINE__)
 
 // Tiling data (register/tilingdata_base.h spelling): a plain struct with natural alignment; launch packs a
 // dict into it by the same field list (npusim.ascendc.cpp.tiling).
@@ -61,12 +75,18 @@ inline int64_t get_block_num() { return npusim_api.block_num; }
 #define TILING_DATA_FIELD_DEF_ARR(type, count, fname) type fname[count];
 #define TILING_DATA_FIELD_DEF_STRUCT(type, fname) type fname;
 #define END_TILING_DATA_DEF }
-#define REGISTER_TILING_DATA_CLASS(op, cls) using NpusimRegisteredTiling = cls; \
-    extern "C" uint64_t npusim_tiling_size() { return sizeof(cls); }
-namespace optiling {}
+// The k-th REGISTER_TILING_DATA_CLASS of the file is optiling::NpusimReg<npusim_reg_base + k>; GET_TILING_DATA
+// reads the first (the op's own: `Heaviside`), a later one (`Heaviside_5`, a tiling key's struct) is read with
+// GET_TILING_DATA_WITH_STRUCT, as in the vendor's build.
+namespace optiling {
+template <int N> struct NpusimReg;
+constexpr int npusim_reg_base = __COUNTER__;
+}  // namespace optiling
+#define REGISTER_TILING_DATA_CLASS(op, cls) template <> struct NpusimReg<__COUNTER__> { using type = cls; };
 using namespace optiling;
 #define GET_TILING_DATA(var, tiling) \
-    ::optiling::NpusimRegisteredTiling var; ::npusim::read_tiling(&var, sizeof(var), (const void*)(tiling), __FILE__, __LINE__)
+    ::optiling::NpusimReg<::optiling::npusim_reg_base + 1>::type var; \
+    ::npusim::read_tiling(&var, sizeof(var), (const void*)(tiling), __FILE__, __LINE__)
 #define GET_TILING_DATA_WITH_STRUCT(type, var, tiling) \
     type var; ::npusim::read_tiling(&var, sizeof(var), (const void*)(tiling), __FILE__, __LINE__)
 #ifndef TILING_KEY_VAR
