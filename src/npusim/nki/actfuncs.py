@@ -141,7 +141,8 @@ class ActFunc:
         lo, hi = np.float32(self.lo), np.float32(self.hi)
         if x.size == 0 or (v.min() >= lo and v.max() <= hi):
             return None
-        return (v < lo) | (v > hi)
+        bad = (v < lo) | (v > hi)
+        return bad if bad.any() else None      # NaN compares false both ways: not out of range
 
 
 _ACTS = [
