@@ -15,6 +15,7 @@ from . import cost
 from .context import current
 from .dtypes import as_dtype
 from .tensor import LocalTensor, TPosition
+from . import args as _args
 
 _VECTOR_POSITIONS = (TPosition.VECIN, TPosition.VECOUT, TPosition.VECCALC)
 # position -> (producer pipe, consumer pipe)
@@ -22,8 +23,8 @@ _QUE_PIPES = {TPosition.VECIN: ("PIPE_MTE2", "PIPE_V"), TPosition.VECOUT: ("PIPE
               TPosition.VECCALC: ("PIPE_V", "PIPE_V")}
 
 
-def _round32(n: int) -> int:
-    return (int(n) + 31) // 32 * 32
+def _round32(n: int, api: str = "InitBuffer", param: str = "len") -> int:
+    return (_args.as_int(api, param, n, 1, 1 << 32, f"0 < {param} <= 4 GiB") + 31) // 32 * 32
 
 
 class _Buffer:
@@ -40,9 +41,7 @@ class TQueBind:
         if position not in _VECTOR_POSITIONS:
             raise ConstraintError("TQue", "position", "supported positions are VECIN / VECCALC / VECOUT (the "
                                   "vector APIs' operand positions; npusim models the vector core)", position.name)
-        if int(depth) < 1:
-            raise ConstraintError("TQue", "depth", "depth >= 1", depth)
-        self.position, self.depth = position, int(depth)
+        self.position, self.depth = position, _args.as_int("TQue", "depth", depth, 1, 1 << 16)
         self._pipe_pair = _QUE_PIPES[position]       # (producer, consumer): looked up once, used per call
         self.buffers: list[_Buffer] = []
         self.queue: deque = deque()
@@ -77,7 +76,7 @@ class TQueBind:
             ctx.timeline.wait(producer, b.free_token)          # WaitFlag<consumer_producer>
             ctx.timeline.place(producer, "AllocTensor", cost.FLAG_CYCLES, order="sync")
         b.state = "alloc"
-        d = as_dtype(dtype)
+        d = _args.dtype("AllocTensor", "T", dtype)
         t = b.handles.get(d.name)
         if t is None:
             t = b.handles[d.name] = LocalTensor(ctx, b.addr, d, b.nbytes // d.itemsize, self.position, b)
@@ -114,7 +113,7 @@ class TQueBind:
         tensor.buffer.state = "alloc"
         if dtype is None:
             return tensor
-        d = as_dtype(dtype)
+        d = _args.dtype("DeQue", "T", dtype)
         return tensor.copy() if d is tensor.dtype else tensor.ReinterpretCast(d)
 
     def FreeTensor(self, tensor: LocalTensor) -> None:
@@ -160,15 +159,17 @@ class TBuf:
         self.nbytes = 0
 
     def Get(self, dtype, len: int | None = None) -> LocalTensor:  # noqa: A002 - vendor name
-        d = as_dtype(dtype)
+        d = _args.dtype("TBuf.Get", "T", dtype)
         self._need("TBuf.Get")
-        n = self.nbytes // d.itemsize if len is None else int(len)
+        n = self.nbytes // d.itemsize if len is None else _args.as_int("TBuf.Get", "len", len)
         if n < 0 or n * d.itemsize > self.nbytes:
             raise ConstraintError("TBuf.Get", "len", f"len * sizeof(T) <= the buffer's {self.nbytes} bytes", n)
         return LocalTensor(current(), self.addr, d, n, self.position)
 
     def GetWithOffset(self, dtype, size: int, bufOffset: int) -> LocalTensor:
-        d = as_dtype(dtype)
+        d = _args.dtype("TBuf.GetWithOffset", "T", dtype)
+        size = _args.as_int("TBuf.GetWithOffset", "size", size)
+        bufOffset = _args.as_int("TBuf.GetWithOffset", "bufOffset", bufOffset)
         self._need("TBuf.GetWithOffset")
         if bufOffset % 32:
             raise ConstraintError("TBuf.GetWithOffset", "bufOffset", "a multiple of 32 bytes", bufOffset)
@@ -200,13 +201,13 @@ class TPipe:
             raise ConstraintError("InitBuffer", "que", "a TQue or a TBuf", type(que).__name__)
         if que.buffers:
             raise ConstraintError("InitBuffer", "que", "each queue is initialised once", que)
-        num = int(num)
+        num = _args.as_int("InitBuffer", "num", num)
         limit = ctx.soc.max_que_buffers
         if not 1 <= num <= limit:
             raise ConstraintError("InitBuffer", "num", f"1 <= num <= {limit} buffers per queue position on "
                                   f"{ctx.soc.name}", num)
-        if len is None or int(len) <= 0:
-            raise ConstraintError("InitBuffer", "len", "len > 0 bytes", len)
+        if not _args.is_int(len) or len <= 0:
+            raise ConstraintError("InitBuffer", "len", "len > 0 bytes (an integer)", len)
         nbytes = _round32(len)
         base = self._take(num * nbytes, "len")
         que.buffers = [_Buffer(base + i * nbytes, nbytes) for i in range(num)]

@@ -16,6 +16,7 @@ from ..core.view import TensorView
 from . import cost
 from .context import current
 from .dtypes import as_dtype, asc_name
+from . import args as _args
 
 
 def scalar_to(value, dtype) -> np.ndarray:
@@ -58,11 +59,12 @@ class GM_ADDR:
         self.memory, self.offset, self.lo, self.hi, self.dtype, self.name = memory, offset, lo, hi, dtype, name
 
     def cast(self, dtype) -> "GM_ADDR":
-        return GM_ADDR(self.memory, self.offset, self.lo, self.hi, as_dtype(dtype), self.name)
+        return GM_ADDR(self.memory, self.offset, self.lo, self.hi, _args.dtype("GM_ADDR.cast", "T", dtype), self.name)
 
     def __add__(self, n: int) -> "GM_ADDR":
         step = self.dtype.itemsize if self.dtype is not None else 1
-        return GM_ADDR(self.memory, self.offset + int(n) * step, self.lo, self.hi, self.dtype, self.name)
+        n = _args.as_int("GM_ADDR +", "n", n, -(1 << 40), 1 << 40)
+        return GM_ADDR(self.memory, self.offset + n * step, self.lo, self.hi, self.dtype, self.name)
 
     def __repr__(self) -> str:
         return f"GM_ADDR({self.name}+{self.offset - self.lo})"
@@ -70,7 +72,7 @@ class GM_ADDR:
 
 class GlobalTensor:
     def __init__(self, dtype):
-        self.dtype = as_dtype(dtype)
+        self.dtype = _args.dtype("GlobalTensor", "T", dtype)
         self.addr: GM_ADDR | None = None
         self.size = 0
 
@@ -81,6 +83,7 @@ class GlobalTensor:
         item = self.dtype.itemsize
         if bufferSize is None:
             bufferSize = (buffer.hi - buffer.offset) // item
+        bufferSize = _args.as_int("SetGlobalBuffer", "bufferSize", bufferSize)
         if bufferSize < 0:
             raise ConstraintError("SetGlobalBuffer", "bufferSize", ">= 0", bufferSize)
         if buffer.offset < buffer.lo or buffer.offset + bufferSize * item > buffer.hi:
@@ -104,7 +107,7 @@ class GlobalTensor:
 
     def __getitem__(self, offset: int) -> "GlobalTensor":
         self._need("GlobalTensor[]")
-        offset = int(offset)
+        offset = _args.as_int("GlobalTensor[]", "offset", offset)
         if not 0 <= offset <= self.size:
             raise ConstraintError("GlobalTensor[]", "offset", f"0 <= offset <= GetSize() = {self.size}", offset)
         g = GlobalTensor.__new__(GlobalTensor)      # this tensor's dtype, already resolved (a per-tile call)
@@ -124,13 +127,14 @@ class GlobalTensor:
                           self.dtype, api=api)
 
     def GetValue(self, offset: int):
-        v = self.view(int(offset), 1, "GlobalTensor.GetValue")
+        v = self.view(_args.as_int("GlobalTensor.GetValue", "offset", offset), 1, "GlobalTensor.GetValue")
         current().gm_accesses.append((v, False, "GetValue"))
         current().place("PIPE_S", "GetValue", cost.SCALAR_CYCLES, reads=[v.footprint])
         return v.read("GlobalTensor.GetValue")[0]
 
     def SetValue(self, offset: int, value) -> None:
-        v = self.view(int(offset), 1, "GlobalTensor.SetValue")
+        value = _args.scalar("GlobalTensor.SetValue", "value", value, self.dtype)
+        v = self.view(_args.as_int("GlobalTensor.SetValue", "offset", offset), 1, "GlobalTensor.SetValue")
         current().gm_accesses.append((v, True, "SetValue"))
         current().place("PIPE_S", "SetValue", cost.SCALAR_CYCLES, writes=[v.footprint])
         v.write(scalar_to(value, self.dtype))
@@ -162,7 +166,7 @@ class LocalTensor:
         return self.position
 
     def __getitem__(self, offset: int) -> "LocalTensor":
-        offset = int(offset)
+        offset = _args.as_int("LocalTensor[]", "offset", offset)
         if not 0 <= offset <= self.size:
             raise ConstraintError("LocalTensor[]", "offset", f"0 <= offset <= GetSize() = {self.size}", offset)
         return LocalTensor(self.ctx, self.addr + offset * self.dtype.itemsize, self.dtype, self.size - offset,
@@ -177,7 +181,7 @@ class LocalTensor:
         return t
 
     def ReinterpretCast(self, dtype) -> "LocalTensor":
-        d = as_dtype(dtype)
+        d = _args.dtype("ReinterpretCast", "T", dtype)
         return LocalTensor(self.ctx, self.addr, d, self.GetLength() // d.itemsize, self.position, self.buffer)
 
     def view(self, offset: int, n: int, api: str) -> TensorView:
@@ -187,12 +191,13 @@ class LocalTensor:
         return TensorView(self.ctx.ub, self.addr + offset * self.dtype.itemsize, (n,), None, self.dtype, api=api)
 
     def GetValue(self, index: int):
-        v = self.view(int(index), 1, "LocalTensor.GetValue")
+        v = self.view(_args.as_int("LocalTensor.GetValue", "index", index), 1, "LocalTensor.GetValue")
         self.ctx.place("PIPE_S", "GetValue", cost.SCALAR_CYCLES, reads=[v.footprint])
         return v.read("LocalTensor.GetValue")[0]
 
     def SetValue(self, index: int, value) -> None:
-        v = self.view(int(index), 1, "LocalTensor.SetValue")
+        value = _args.scalar("LocalTensor.SetValue", "value", value, self.dtype)
+        v = self.view(_args.as_int("LocalTensor.SetValue", "index", index), 1, "LocalTensor.SetValue")
         self.ctx.place("PIPE_S", "SetValue", cost.SCALAR_CYCLES, writes=[v.footprint])
         v.write(scalar_to(value, self.dtype))
 
