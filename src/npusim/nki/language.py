@@ -198,12 +198,14 @@ def _promote(a, b) -> str:
         if a.itemsize != b.itemsize:
             return (a if a.itemsize > b.itemsize else b).name
         return "float32"
+    # (no max()/min() here: nl.max / nl.min shadow the builtins in this module)
     sa, sb = a.kind == "i", b.kind == "i"
-    width = max(a.itemsize, b.itemsize)
+    width = a.itemsize if a.itemsize > b.itemsize else b.itemsize
     if sa == sb:
         return f"{'int' if sa else 'uint'}{8 * width}"
     unsigned_width = b.itemsize if sa else a.itemsize
-    return f"int{8 * min(4, max(width, 2 * unsigned_width))}"
+    signed_width = width if width > 2 * unsigned_width else 2 * unsigned_width
+    return f"int{8 * (signed_width if signed_width < 4 else 4)}"
 
 
 def _result_dtype(x, y, dtype):
