@@ -148,9 +148,16 @@ def _resolve(v, state):
     return v
 
 
+_CLEAN = [False]     # this trial draws only well-formed values (set per trial in draw)
+
+
+def _dirty(rng, p: float) -> bool:
+    """True (draw a malformed value) with chance p, never in a clean trial."""
+    return not _CLEAN[0] and rng.random() < p
+
+
 def _count(rng, n):
-    r = rng.random()
-    if r < 0.7:
+    if not _dirty(rng, 0.3):
         return _choice(rng, (n, n, n // 2, 64, 128, 256, 0, 1, 32))
     return _choice(rng, (n + 1, -1, 2 ** 32, 2 ** 40, 1.0, 64.5, None, float("nan"), True, float("inf"),
                          np.int64(64), "8"))
@@ -164,41 +171,38 @@ def _mask(rng, E):
         return int(rng.integers(0, E + 1))
     if r < 0.8:
         return [_u64(rng), _u64(rng) if E > 64 else 0]
-    if r < 0.85:
-        return [0, 0]
+    if r < 0.85 or not _dirty(rng, 1.0):
+        return [0, 0] if rng.random() < 0.3 else E
     return _choice(rng, (None, float("nan"), float("inf"), True, 1.5, -1, E + 1, 2 ** 70, [None, 0],
                          [float("nan"), 0], [1.5, 0], [2 ** 64, 0], [1], "m", [True, 0], [float("inf"), 0]))
 
 
 def _repeat(rng):
-    r = rng.random()
-    if r < 0.8:
+    if not _dirty(rng, 0.2):
         return _choice(rng, (1, 1, 2, 4, 8, 0, 255))
     return _choice(rng, (None, float("nan"), 256, -1, 1.5, True, float("inf"), 2 ** 40))
 
 
 def _stride(rng, blk=True):
-    r = rng.random()
-    if r < 0.85:
+    if not _dirty(rng, 0.05):
         return _choice(rng, (1, 1, 1, 0, 2, 3) if blk else (8, 8, 8, 0, 1, 4, 16))
     return _choice(rng, (None, float("nan"), float("inf"), 1.5, -1, 256, 65536, True, 2 ** 40))
 
 
 def _bparams(rng):
-    if rng.random() < 0.1:
+    if _dirty(rng, 0.1):
         return _choice(rng, (None, (1, 1, 1, 8, 8, 8), (1, 1), "p", 3))
     return ("B", tuple(_stride(rng, i < 3) for i in range(6)))
 
 
 def _uparams(rng):
-    if rng.random() < 0.1:
+    if _dirty(rng, 0.1):
         return _choice(rng, (None, (1, 1, 8, 8), (1,), "p"))
     return ("U", tuple(_stride(rng, i < 2) for i in range(4)))
 
 
 def _scalar(rng):
-    r = rng.random()
-    if r < 0.8:
+    if not _dirty(rng, 0.2):
         return _choice(rng, (2, 0.5, -3, 1.0, 0, 7, -0.0, 65504.0))
     return _choice(rng, (None, float("nan"), float("inf"), True, 2 ** 70, "s", 1e300, [1], np.float64("nan")))
 
@@ -213,22 +217,35 @@ def _build(v):
 
 def _tile(rng, tiles, dtype=None, offset=True):
     cands = [i for i, (dt, n) in enumerate(tiles) if dtype is None or dt == dtype]
-    if not cands or rng.random() < 0.1:
+    if not cands or _dirty(rng, 0.1):
         cands = list(range(len(tiles)))
     i = _choice(rng, cands)
     k = None
-    if offset and rng.random() < 0.08:
+    if offset and _dirty(rng, 0.1):
         k = _choice(rng, (1, 16, 32, 0, tiles[i][1], tiles[i][1] + 1, -1, 1.5, None))
     return Ref("ub", i, k)
 
 
-def _specs(rng):
-    base = _choice(rng, DTYPES)
+# (source, destination) types of the converting APIs, so clean trials can reach their compute
+PAIRS = {"AddReluCast": (("half", "int8_t"), ("float", "half"), ("int16_t", "int8_t")),
+         "SubReluCast": (("half", "int8_t"), ("float", "half"), ("int16_t", "int8_t")),
+         "MulCast": (("half", "int8_t"), ("half", "uint8_t")), "AddDeqRelu": (("int32_t", "half"),),
+         "Cast": (("half", "float"), ("float", "half"), ("half", "int32_t"), ("int32_t", "float"),
+                  ("float", "int32_t"), ("half", "int8_t"), ("uint8_t", "half"), ("bfloat16_t", "float"))}
+
+
+def _specs(rng, api):
+    base = _choice(rng, ("half", "float", "half", "float", "int16_t", "int32_t") if _CLEAN[0] else DTYPES)
+    other = None
+    if api in PAIRS:
+        base, other = _choice(rng, PAIRS[api])
     n = _choice(rng, (16, 64, 128, 256, 512, 1024, 2048))
     specs = []
-    for _ in range(int(rng.integers(3, 6))):
-        dt = base if rng.random() < 0.6 else _choice(rng, DTYPES)
-        specs.append((dt, n if rng.random() < 0.7 else _choice(rng, (0, 8, 32, 64, 256, 4096))))
+    for i in range(int(rng.integers(3, 6))):
+        dt = base if rng.random() < 0.6 or _CLEAN[0] else _choice(rng, DTYPES)
+        if i == 0 and other is not None:
+            dt = other
+        specs.append((dt, n if rng.random() < 0.7 or _CLEAN[0] else _choice(rng, (0, 8, 32, 64, 256, 4096))))
     specs.append(("uint8_t", max(32, n // 8)))      # a bit-mask tensor (Compare / Select)
     return specs
 
@@ -249,20 +266,22 @@ def _prelude(rng, soc):
 def draw(rng: np.random.Generator) -> Trial:
     api = _choice(rng, APIS)
     soc = _choice(rng, SOCS)
-    specs = _specs(rng)
+    _CLEAN[0] = rng.random() < 0.5
+    specs = _specs(rng, api)
     prelude = _prelude(rng, soc) if api not in METHODS else []
     seed = int(rng.integers(2 ** 31))
-    base = specs[0][0]
+    base = specs[1][0] if api in PAIRS else specs[0][0]
     n = specs[0][1]
-    E = 256 // max(2, 4 if base in ("float", "int32_t", "uint32_t") else 2)
+    width = max(getattr(asc, specs[0][0]).itemsize, getattr(asc, base).itemsize)
+    E = 256 // width
     args, kw, outs = [], {}, []
-    dst = _tile(rng, specs, base)
+    dst = _tile(rng, specs, specs[0][0]) if api in PAIRS else _tile(rng, specs, base)
     if api in BINARY:
         args = [dst, _tile(rng, specs, base), _tile(rng, specs, base)]
         outs = [dst]
         args += [_count(rng, n)] if rng.random() < 0.5 else [_mask(rng, E), _repeat(rng), _bparams(rng)]
     elif api in UNARY or api in SCALAR or api == "Cast":
-        args = [dst, _tile(rng, specs, base if api != "Cast" else None)]
+        args = [dst, _tile(rng, specs, base)]
         outs = [dst]
         if api in SCALAR:
             args.append(_scalar(rng) if api not in ("ShiftLeft", "ShiftRight") else _choice(rng, (1, 3, 0, 15, -1, 1.5, None)))
@@ -284,7 +303,7 @@ def draw(rng: np.random.Generator) -> Trial:
         if api != "ReduceSum" and rng.random() < 0.3:
             kw["calIndex"] = _choice(rng, (True, False, None, 2))
     elif api == "Compare":
-        mode = _choice(rng, list(asc.CMPMODE) + [None])
+        mode = _choice(rng, list(asc.CMPMODE) + ([None] if _dirty(rng, 0.5) else []))
         bits = Ref("ub", len(specs) - 1)
         r = rng.random()
         if r < 0.4:
@@ -297,7 +316,7 @@ def draw(rng: np.random.Generator) -> Trial:
             args = [_tile(rng, specs, base), _tile(rng, specs, base), mode, _mask(rng, E), _bparams(rng)]
     elif api == "Select":
         bits = Ref("ub", len(specs) - 1)
-        mode = _choice(rng, list(asc.SELMODE) + [None])
+        mode = _choice(rng, list(asc.SELMODE) + ([None] if _dirty(rng, 0.5) else []))
         src1 = _tile(rng, specs, base) if rng.random() < 0.6 else _scalar(rng)
         args = [dst, bits, _tile(rng, specs, base), src1, mode]
         outs = [dst]
