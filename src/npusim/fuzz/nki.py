@@ -315,6 +315,43 @@ def _arg(rng, pname, tiles, data, dirt=0.0):
     return _scalar(rng)
 
 
+# Functions whose documented keywords the Python signature hides (**kwargs).
+SIGNATURES = {"affine_select": [("dst", True), ("pattern", True), ("channel_multiplier", True),
+                                ("on_true_tile", True), ("on_false_value", True), ("cmp_op", False),
+                                ("offset", False)]}
+
+
+def _recipe(rng, name, drawn, proxies):
+    """Shape-consistent arguments for ops whose valid calls a per-parameter draw rarely hits."""
+    dst = drawn.get("dst")
+    if name in ("iota", "affine_select") and isinstance(dst, _Proxy):
+        drawn["pattern"] = [[int(rng.integers(-2, 3)), dst.free_size]]
+        if name == "affine_select":
+            drawn["channel_multiplier"] = int(rng.integers(-1, 2))
+            drawn["on_true_tile"] = _choice(rng, [t for t in proxies if t.shape == dst.shape] or [dst])
+            drawn["cmp_op"] = _choice(rng, (nl.greater_equal, nl.equal, nl.less))
+    if name in ("bn_stats", "bn_aggr"):
+        six = [t for t in proxies if t.shape[1:] == (6,)]
+        if six:
+            drawn["dst" if name == "bn_stats" else "data"] = six[0]
+            if name == "bn_aggr":
+                two = [t for t in proxies if t.shape[1:] in ((2,), (3,))]
+                if two:
+                    drawn["dst"] = two[0]
+    if name == "store":
+        hbm = [t for t in proxies if t.buffer == "hbm"]
+        sb = [t for t in proxies if t.buffer == "sbuf" and hbm and t.shape == hbm[0].shape]
+        if hbm and sb:
+            drawn["dst"], drawn["value"] = hbm[0], sb[0]
+    if name.startswith("activation"):
+        drawn["op"] = _choice(rng, ACTS)
+        if name == "activation_reduce" or drawn.get("reduce_op") is not None:
+            drawn["reduce_op"] = nl.add
+            col = [t for t in proxies if t.shape[1:] == (1,) and t.spec[2] == "float32"]
+            if col and "reduce_res" in drawn:
+                drawn["reduce_res"] = col[0]
+
+
 def _params(fn):
     try:
         sig = inspect.signature(fn)
@@ -413,7 +450,7 @@ def draw(rng: np.random.Generator) -> Trial:
             argv.append(_dtype(rng))
     else:
         fn = ISA[name] if kind == "nisa" else LANG[name]
-        params = _params(fn)
+        params = SIGNATURES.get(name) or _params(fn)
         if isinstance(fn, (type(nl.add), type(nl.exp))):
             params = [("x", True), ("y", False), ("dtype", False)] if isinstance(fn, type(nl.add)) \
                 else [("x", True), ("dtype", False)]
@@ -427,7 +464,7 @@ def draw(rng: np.random.Generator) -> Trial:
                 continue
             if name in ("affine_range", "sequential_range", "static_range"):
                 continue
-            v = _arg(rng, pname, proxies, data, dirt)
+            v = _arg(rng, "src" if (name, pname) == ("store", "value") else pname, proxies, data, dirt)
             if pname == "op" and name.startswith("activation") and rng.random() < 0.9:
                 v = _choice(rng, ACTS)
             if pname == "dst" and name in ("nc_matmul", "nc_transpose") and rng.random() < 0.7:
@@ -435,6 +472,8 @@ def draw(rng: np.random.Generator) -> Trial:
             if isinstance(v, _Proxy):
                 data = data or v
             drawn[pname] = v
+        if dirt == 0 and rng.random() < 0.8:
+            _recipe(rng, name, drawn, proxies)
         if name in ("affine_range", "sequential_range", "static_range"):
             argv = list(_choice(rng, ((4,), (0, 4, 2), (1.5,), (None,), (2 ** 70,), (0, 4, 0), (np.nan,))))
         if name == "ds":
