@@ -130,3 +130,10 @@ def test_two_runs_same_values_and_trace():
     t2 = _events()
     np.testing.assert_array_equal(y1.view(np.uint32), y2.view(np.uint32))
     assert t1 == t2 and len(t1) > 5
+
+
+@pytest.mark.parametrize("grid", [float("nan"), 1.5, True, None, 0, 2 ** 40, (2, 2 ** 20)])
+def test_launch_grid_is_checked(grid):
+    with pytest.raises(ConstraintError) as e:
+        nki.jit(_other)[grid](np.ones((4, 4), np.float32))
+    assert e.value.param == "grid"

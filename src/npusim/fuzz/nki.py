@@ -33,6 +33,7 @@ NOT_API = {
 }
 
 OUTPUT_PARAMS = ("dst", "reduce_res")
+DIRT = 0.2      # chance of a malformed value per argument in a dirty trial (4 in 10 trials are dirty)
 
 
 def _public(mod) -> dict:
@@ -458,7 +459,7 @@ def draw(rng: np.random.Generator) -> Trial:
         # inputs first, so dst can match their shape
         order = sorted(params, key=lambda p: p[0] in OUTPUT_PARAMS)
         drawn = {}
-        dirt = 0.0 if rng.random() < 0.6 else 0.2
+        dirt = 0.0 if rng.random() < 0.6 else DIRT
         for pname, required in order:
             if not required and rng.random() < 0.5 and pname not in ("reduce_res",):
                 continue
