@@ -107,6 +107,18 @@ def test_level0_compare_with_all_zero_mask_is_a_nop(core):
     asc.Compare(s0, s1, asc.CMPMODE.GT, [0, 0], asc.BinaryRepeatParams())          # register form too
 
 
+@pytest.mark.parametrize("bad", [None, 99, 1.5, "VECIN"])
+def test_positions_types_and_launch_arrays(bad):
+    _rejects(lambda: asc.TQue(bad, 1), "position")
+    _rejects(lambda: asc.TBuf(bad), "position")
+    with asc.core_context("Ascend910B1"):
+        g = asc.GlobalTensor(asc.half)
+        _rejects(lambda: asc.GlobalTensor(None), "T")
+        _rejects(lambda: asc.SetVectorMask(None, 8), "T")
+    _rejects(lambda: asc.launch(lambda x: None, 1, np.array([None, 1])), "arg0")
+    _rejects(lambda: asc.launch(None, 1), "kernel")
+
+
 def test_bool_argument_never_hits_the_call_cache(core):
     s0, s1, d = core.t(asc.half, 128, 0), core.t(asc.half, 128, 256), core.t(asc.half, 128, 512)
     s0.load(np.ones(128)), s1.load(np.ones(128))

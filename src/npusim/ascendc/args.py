@@ -53,7 +53,18 @@ def scalar(api: str, param: str, v, dtype):
     return float(v)
 
 
+def position(api: str, v):
+    from .tensor import TPosition
+    if isinstance(v, TPosition):
+        return v
+    if is_int(v) and v in TPosition._value2member_map_:
+        return TPosition(v)
+    raise ConstraintError(api, "position", "a TPosition", v)
+
+
 def dtype(api: str, param: str, v):
+    if v is None:
+        raise ConstraintError(api, param, "an Ascend C type (asc.half, asc.float, asc.int16_t ...)", v)
     try:
         return as_dtype(v)
     except (KeyError, TypeError, ValueError):

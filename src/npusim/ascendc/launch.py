@@ -54,8 +54,11 @@ def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trac
         raise ConstraintError("launch", "kernel", "a callable kernel function", type(kernel).__name__)
     block_num = _args.as_int("launch", "block_num", block_num, 1, 65535, "1 <= numBlocks <= 65535")
     offsets, total = [], 0
-    for a in args:
+    for i, a in enumerate(args):
         if isinstance(a, np.ndarray):
+            if a.dtype.kind not in "biufV":
+                raise ConstraintError("launch", f"arg{i}", "a numpy array of numbers (its bytes become GM)",
+                                      str(a.dtype))
             offsets.append(total)
             total += -(-max(a.nbytes, 1) // _ALIGN) * _ALIGN
         else:

@@ -37,7 +37,7 @@ class _Buffer:
 
 class TQueBind:
     def __init__(self, position: TPosition = TPosition.VECIN, depth: int = 1):
-        position = TPosition(position)
+        position = _args.position("TQue", position)
         if position not in _VECTOR_POSITIONS:
             raise ConstraintError("TQue", "position", "supported positions are VECIN / VECCALC / VECOUT (the "
                                   "vector APIs' operand positions; npusim models the vector core)", position.name)
@@ -150,7 +150,7 @@ class TBuf:
     """Scratch UB with no queue semantics (``TBuf<TPosition::VECCALC>``)."""
 
     def __init__(self, position: TPosition = TPosition.VECCALC):
-        position = TPosition(position)
+        position = _args.position("TBuf", position)
         if position not in _VECTOR_POSITIONS:
             raise ConstraintError("TBuf", "position", "supported positions are VECIN / VECCALC / VECOUT (the "
                                   "vector APIs' operand positions; npusim models the vector core)", position.name)

@@ -32,7 +32,7 @@ OTHER = ("Duplicate", "Cast", "Compare", "Select", "GetCmpMask", "SetCmpMask", "
 METHODS = ("LocalTensor.GetValue", "LocalTensor.SetValue", "LocalTensor.__getitem__", "LocalTensor.ReinterpretCast",
            "GlobalTensor.SetGlobalBuffer", "GlobalTensor.GetValue", "GlobalTensor.SetValue", "GlobalTensor.__getitem__",
            "GM_ADDR.__add__", "TPipe.InitBuffer", "TBuf.Get", "TBuf.GetWithOffset", "TQue.AllocTensor",
-           "BinaryRepeatParams", "UnaryRepeatParams", "DataCopyParams")
+           "BinaryRepeatParams", "UnaryRepeatParams", "DataCopyParams", "TQue", "TBuf")
 APIS = BINARY + UNARY + SCALAR + REDUCE + OTHER + METHODS
 
 SOCS = ("Ascend910B1", "Ascend910B1", "Ascend910B1") + tuple(sorted(asc.SOCS))
@@ -354,7 +354,8 @@ def draw(rng: np.random.Generator) -> Trial:
         kw["gm_bytes"] = _choice(rng, (1024, 0, -1, 2 ** 40, 1.5, None, float("nan")))
     elif api == "launch":
         args = [_choice(rng, ("kernel", None, 3)), _choice(rng, (1, 2, 0, -1, 1.5, None, 2 ** 40, True)),
-                _choice(rng, (np.ones(32, np.float16), np.ones((2, 16), np.float32), "x", None))]
+                _choice(rng, (np.ones(32, np.float16), np.ones((2, 16), np.float32), "x", None,
+                              np.array([None, 1]), np.ones(0, np.float16), np.array(["a"])))]
     elif api.startswith("LocalTensor."):
         m = api.split(".")[1]
         t = _tile(rng, specs, offset=False)
@@ -381,6 +382,10 @@ def draw(rng: np.random.Generator) -> Trial:
         args = [_choice(rng, (1, 2, 0, -1, 1.5, None, 2 ** 40, float("nan"), True)),
                 _choice(rng, (256, 1024, 0, -1, 1.5, None, 2 ** 40, float("inf"), 100)),
                 _choice(rng, (0, 32, 64, 1.5, None, -32, 2 ** 40)), _choice(rng, DTYPES + (None, "nope"))]
+    elif api in ("TQue", "TBuf"):
+        args = [_choice(rng, list(asc.TPosition) + [None, 99, 1.5, "VECIN", True])]
+        if api == "TQue":
+            args.append(_choice(rng, (1, 2, 0, -1, 1.5, None, float("nan"), 2 ** 40, True)))
     elif api in ("BinaryRepeatParams", "UnaryRepeatParams", "DataCopyParams"):
         k = 6 if api == "BinaryRepeatParams" else 4
         args = [_stride(rng) for _ in range(k)]
@@ -425,6 +430,8 @@ def _invoke(api, a, k, state):
         return None if res is None else type(res).__name__
     if api in ("BinaryRepeatParams", "UnaryRepeatParams", "DataCopyParams"):
         return getattr(asc, api)(*a).__class__.__name__
+    if api in ("TQue", "TBuf"):
+        return repr(getattr(asc, api)(*a).position)
     if api == "GM_ADDR.__add__":
         return repr(state.gts[0].GetPhyAddr() + a[0])
     if "." in api:
