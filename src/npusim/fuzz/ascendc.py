@@ -264,12 +264,32 @@ def _prelude(rng, soc):
 
 
 def draw(rng: np.random.Generator) -> Trial:
+    """One call, or (one trial in five) a short program of 2-4 vector calls on the same tensors: a later
+    call must not be served a stale plan or cache entry of an earlier one."""
     api = _choice(rng, APIS)
     soc = _choice(rng, SOCS)
     _CLEAN[0] = rng.random() < 0.5
     specs = _specs(rng, api)
     prelude = _prelude(rng, soc) if api not in METHODS else []
     seed = int(rng.integers(2 ** 31))
+    calls = [_draw_call(rng, api, specs)]
+    if api not in METHODS and api not in ("launch", "core_context") and rng.random() < 0.2:
+        vector = [a for a in BINARY + UNARY + SCALAR + REDUCE + ("Duplicate", "Compare", "Select", "DataCopy")
+                  if (a in PAIRS) == (api in PAIRS)]
+        for _ in range(int(rng.integers(1, 4))):
+            if rng.random() < 0.6:          # else a read-after-write in PIPE_V is (rightly) a RaceError
+                calls.append(("PipeBarrier", [asc.PIPE_V], {}, []))
+            calls.append(_draw_call(rng, api if rng.random() < 0.5 else _choice(rng, vector), specs))
+    outs = [o for c in calls for o in c[3]]
+    rendered = "; ".join(f"{c[0]}(" + ", ".join(repr(a) for a in c[1]) +
+                         "".join(f", {k}={v!r}" for k, v in c[2].items()) + ")" for c in calls)
+    return Trial("ascendc", api if len(calls) == 1 else f"{api}+{len(calls) - 1}",
+                 _setup_fn(soc, specs, prelude, seed), _call_fn(calls), _regions_fn(outs), _trace,
+                 args=f"[{soc}; {specs}; prelude {prelude}] {rendered}")
+
+
+def _draw_call(rng, api, specs):
+    """(api, args, keywords, outputs) of one call on the drawn tensors."""
     base = specs[1][0] if api in PAIRS else specs[0][0]
     n = specs[0][1]
     width = max(getattr(asc, specs[0][0]).itemsize, getattr(asc, base).itemsize)
@@ -390,9 +410,7 @@ def draw(rng: np.random.Generator) -> Trial:
         k = 6 if api == "BinaryRepeatParams" else 4
         args = [_stride(rng) for _ in range(k)]
     # other zero-argument APIs: no args
-    rendered = ", ".join(repr(a) for a in args) + "".join(f", {k}={v!r}" for k, v in kw.items())
-    return Trial("ascendc", api, _setup_fn(soc, specs, prelude, seed), _call_fn(api, args, kw),
-                 _regions_fn(outs), _trace, args=f"[{soc}; {specs}; prelude {prelude}] {rendered}")
+    return api, args, kw, outs
 
 
 def _kernel(x):
@@ -400,17 +418,28 @@ def _kernel(x):
     g.SetGlobalBuffer(x)
 
 
-def _call_fn(api, args, kw):
+def _call_fn(calls):
+    """Every call runs (a refused one does not stop the program); the first refusal is raised at the end."""
     def call(state):
-        ctx = state.ctx
-        a = [_build(_resolve(v, state)) for v in args]
-        a = [asc.DataCopyParams(*v[1]) if isinstance(v, tuple) and len(v) == 2 and v[0] == "D" else v for v in a]
-        k = {key: _resolve(v, state) for key, v in kw.items()}
-        _context.push(ctx)
-        try:
-            state.result = _invoke(api, a, k, state)
-        finally:
-            _context.pop()
+        first = None
+        results = []
+        for api, args, kw, _ in calls:
+            try:
+                a = [_build(_resolve(v, state)) for v in args]
+                a = [asc.DataCopyParams(*v[1]) if isinstance(v, tuple) and len(v) == 2 and v[0] == "D" else v
+                     for v in a]
+                k = {key: _resolve(v, state) for key, v in kw.items()}
+                _context.push(state.ctx)
+                try:
+                    results.append(_invoke(api, a, k, state))
+                finally:
+                    _context.pop()
+            except NpuSimError as e:
+                first = first or e
+                results.append(type(e).__name__)
+        state.result = results
+        if first is not None:
+            raise first
     return call
 
 
