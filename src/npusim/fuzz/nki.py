@@ -23,6 +23,7 @@ from ..nki import language as nl
 from ..nki import runtime as _runtime
 from ..nki import spec as _spec
 from ..nki.tensor import NKI_DTYPES, MemoryRegion, NkiTensor
+from ..core.errors import NpuSimError
 from .harness import Trial, Watch
 
 # Exported callables that are not kernel APIs (helpers re-exported by import), with why.
@@ -187,7 +188,7 @@ def _regions_fn(get_outs):
 def _trace(state: State):
     evs = state.run.trace.events
     res = state.result
-    names = res.name if isinstance(res, NkiTensor) else repr(type(res).__name__)
+    names = tuple(res) if isinstance(res, list) else _result_label(res)
     return (tuple((e.core, e.engine, e.name, e.start_ns, e.end_ns, e.cycles, e.nbytes, e.elements,
                    repr(e.args)) for e in evs), names)
 
@@ -384,29 +385,48 @@ def _draw_key(rng, t: NkiTensor):
     return key if rng.random() < 0.8 else key[0]
 
 
-def _call_fn(kind, name, argv, kwargs):
+def _call_fn(calls):
+    """Every call runs (a refused one does not stop the program); the first refusal is raised at the end."""
     def call(state: State):
-        run = state.run
-        with _runtime.activate(run):
-            args = [a(state) if callable(a) and getattr(a, "_late", False) else a for a in argv]
-            kw = {k: (v(state) if callable(v) and getattr(v, "_late", False) else v) for k, v in kwargs.items()}
-            if kind == "tensor":
-                t, rest = args[0], args[1:]
-                if name == "__getitem__":
-                    state.result = t[rest[0]]
-                elif name in ("strides", "start_partition"):
-                    state.result = getattr(t, name)
-                elif name == "numpy":
-                    state.result = t.numpy()
-                else:
-                    state.result = getattr(t, name)(*rest)
-                return
-            fn = ISA[name] if kind == "nisa" else LANG[name]
-            if name in ("affine_range", "sequential_range", "static_range"):
-                state.result = sum(1 for _ in itertools.islice(fn(*args), 3))     # the user's loop: 3 trips
-                return
-            state.result = fn(*args, **kw)
+        first, results = None, []
+        for kind, name, argv, kwargs, _ in calls:
+            try:
+                _one(state, kind, name, argv, kwargs)
+                results.append(_result_label(state.result))
+            except NpuSimError as e:
+                first = first or e
+                results.append(type(e).__name__)
+        state.result = results if len(calls) > 1 else state.result
+        if first is not None:
+            raise first
     return call
+
+
+def _result_label(res):
+    return res.name if isinstance(res, NkiTensor) else type(res).__name__
+
+
+def _one(state, kind, name, argv, kwargs):
+    """Make one call in the trial's run; its return value goes to ``state.result``."""
+    with _runtime.activate(state.run):
+        args = [a(state) if callable(a) and getattr(a, "_late", False) else a for a in argv]
+        kw = {k: (v(state) if callable(v) and getattr(v, "_late", False) else v) for k, v in kwargs.items()}
+        if kind == "tensor":
+            t, rest = args[0], args[1:]
+            if name == "__getitem__":
+                state.result = t[rest[0]]
+            elif name in ("strides", "start_partition"):
+                state.result = getattr(t, name)
+            elif name == "numpy":
+                state.result = t.numpy()
+            else:
+                state.result = getattr(t, name)(*rest)
+            return
+        fn = ISA[name] if kind == "nisa" else LANG[name]
+        if name in ("affine_range", "sequential_range", "static_range"):
+            state.result = sum(1 for _ in itertools.islice(fn(*args), 3))     # the user's loop: 3 trips
+            return
+        state.result = fn(*args, **kw)
 
 
 def _late(f):
@@ -429,13 +449,35 @@ def _describe(v):
     return r if len(r) < 40 else r[:37] + "..."
 
 
+ISA_CALLS = [api for api in APIS if api[0] == "nisa" and api[1] != "get_nc_version"]
+
+
 def draw(rng: np.random.Generator) -> Trial:
+    """One call, or (one trial in five) a short program of 2-4 ISA calls on the same tiles: a later call
+    must not be served a stale plan, init flag or cached check of an earlier one."""
     kind, name = APIS[int(rng.integers(len(APIS)))]
     target = _choice(rng, ("trn2", "trn2", "trn1", "trn3"))
     specs = _tile_specs(rng)
     seed = int(rng.integers(2 ** 31))
     # Placeholder tiles with the drawn shapes, to choose shape-matched arguments before the run exists.
     proxies = [_Proxy(i, spec) for i, spec in enumerate(specs)]
+    calls = [_draw_call(rng, kind, name, proxies)]
+    if kind == "nisa" and rng.random() < 0.2:
+        for _ in range(int(rng.integers(1, 4))):
+            calls.append(_draw_call(rng, *(calls[0][:2] if rng.random() < 0.5 else _choice(rng, ISA_CALLS)),
+                                    proxies))
+    out_refs = [o.ref() for c in calls for o in c[4]]
+    desc = "; ".join(f"{c[0]}.{c[1]}(" + ", ".join([_describe(a) for a in c[2]] +
+                                                    [f"{k}={_describe(v)}" for k, v in c[3].items()]) + ")"
+                     for c in calls)
+    return Trial("nki", f"{kind}.{name}" + (f"+{len(calls) - 1}" if len(calls) > 1 else ""),
+                 _setup_fn(target, specs, seed), _call_fn(calls),
+                 _regions_fn(lambda state: [r(state) for r in out_refs]), _trace,
+                 args=f"[{target}; tiles {specs}] {desc}")
+
+
+def _draw_call(rng, kind, name, proxies):
+    """(kind, name, positional args, keywords, output proxies) of one call."""
     argv, kwargs, outs = [], {}, []
 
     if kind == "tensor":
@@ -488,11 +530,7 @@ def draw(rng: np.random.Generator) -> Trial:
                     outs.append(v)
         if name == "store" and isinstance(drawn.get("dst"), _Proxy):
             outs.append(drawn["dst"])
-    out_refs = [o.ref() for o in outs]
-    desc = ", ".join([_describe(a) for a in argv] + [f"{k}={_describe(v)}" for k, v in kwargs.items()])
-    return Trial("nki", f"{kind}.{name}", _setup_fn(target, specs, seed), _call_fn(kind, name, argv, kwargs),
-                 _regions_fn(lambda state: [r(state) for r in out_refs]), _trace,
-                 args=f"[{target}; tiles {specs}] {desc}")
+    return kind, name, argv, kwargs, outs
 
 
 class _Proxy:
