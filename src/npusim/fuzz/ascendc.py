@@ -66,7 +66,12 @@ class State:
 def _values(rng, t):
     d = t.dtype
     if d.is_float:
-        return rng.normal(0, 8, t.size)
+        v = rng.normal(0, 8, t.size)
+        if rng.random() < 0.2:                        # NaN, infinities, huge and tiny values mixed in
+            m = rng.random(t.size) < 0.2
+            v[m] = rng.choice(np.array([np.nan, np.inf, -np.inf, -0.0, 1e30, -1e30, 1e-40, 65504.0, 70000.0]),
+                              int(m.sum()))
+        return v
     return rng.integers(max(int(d.min), -100), min(int(d.max), 100) + 1, t.size)
 
 

@@ -18,6 +18,9 @@ import math
 
 import numpy as np
 
+import ml_dtypes
+
+from .. import nki
 from ..nki import isa as nisa
 from ..nki import language as nl
 from ..nki import runtime as _runtime
@@ -53,7 +56,7 @@ ISA = _public(nisa)
 LANG = _public(nl)
 TENSOR_METHODS = ("__getitem__", "reshape", "view", "numpy", "strides", "start_partition")
 APIS = [("nisa", n) for n in sorted(ISA)] + [("nl", n) for n in sorted(LANG)] + \
-       [("tensor", n) for n in TENSOR_METHODS]
+       [("tensor", n) for n in TENSOR_METHODS] + [("nki", "simulate")]
 
 ALU = list(nl.OPS.values())
 ACTS = list(nl.ACT.values())
@@ -104,10 +107,16 @@ def _fresh_run(target: str) -> _runtime.Run:
     return run
 
 
+SPECIAL = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 3.4e38, -3.4e38, 1e-45, 65504.0, 1e30], np.float32)
+
+
 def _values(rng, t: NkiTensor):
     d = t.tv.dtype
     if d.is_float:
         v = rng.normal(0, 4, t.shape).astype(np.float32)
+        if rng.random() < 0.2:                        # NaN, infinities, huge and tiny values mixed in
+            m = rng.random(t.shape) < 0.2
+            v[m] = rng.choice(SPECIAL, int(m.sum()))
     elif d.kind == "b":
         v = rng.integers(0, 2, t.shape)
     else:
@@ -201,9 +210,10 @@ def _tile_arg(rng, tiles, like=None):
         if same:
             return _choice(rng, same)
     t = _choice(rng, tiles)
-    if rng.random() < 0.15 and t.shape[0] > 1:           # a view: partitions or free range
-        p = t.shape[0]
-        return t[0:max(1, p // 2), :] if rng.random() < 0.5 else t[:, 0:1]
+    if rng.random() < 0.2 and t.shape[0] > 1:           # a view: partitions, free range, strided
+        p, f = t.shape[0], t.shape[-1]
+        return _choice(rng, (t[0:max(1, p // 2), :], t[:, 0:1], t[p // 2:p, :], t[32:64, :], t[:, ::2],
+                             t[:, f // 2:f], t[1:p, :]))
     return t
 
 
@@ -452,10 +462,77 @@ def _describe(v):
 ISA_CALLS = [api for api in APIS if api[0] == "nisa" and api[1] != "get_nc_version"]
 
 
+# ---- whole launches: nki.jit / nki.simulate / kernel[grid] with odd inputs, grids and targets ----
+
+def _copy_kernel(a):
+    out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+    nl.store(out, nl.load(a))
+    return out
+
+
+def _add_kernel(a, b):
+    out = nl.ndarray(a.shape, nl.float32, buffer=nl.shared_hbm)
+    nl.store(out, nl.add(nl.load(a), nl.load(b)))
+    return out
+
+
+def _spmd_kernel(a):
+    out = nl.ndarray(a.shape, nl.float32, buffer=nl.shared_hbm)
+    i = nl.program_id(0)
+    rows = a.shape[0] // nl.num_programs(0)
+    t = nl.load(a[i * rows:(i + 1) * rows])
+    nl.store(out[i * rows:(i + 1) * rows], nl.multiply(t, 2.0))
+    return out
+
+
+KERNELS = {"copy": (_copy_kernel, 1), "add": (_add_kernel, 2), "spmd": (_spmd_kernel, 1)}
+
+
+def _launch_trial(rng) -> Trial:
+    kname = _choice(rng, sorted(KERNELS))
+    fn, nargs = KERNELS[kname]
+    shape = _choice(rng, ((128, 64), (128, 64), (64, 8), (4, 4, 4), (0, 4), (128,), (256, 8)))
+    dtype = _choice(rng, ("float32", "float32", "float16", "bfloat16", "int32", "float64", "object", "bool"))
+    grid = _choice(rng, (None, None, 1, 2, (2,), 4, 0, 1.5, float("nan"), True, 2 ** 40, (1, 2)))
+    target = _choice(rng, ("trn2", "trn1", "trn3", None, "trn9", 3))
+    seed = int(rng.integers(2 ** 31))
+
+    def setup():
+        r = np.random.default_rng(seed)
+        arrays = []
+        for _ in range(nargs):
+            if dtype == "object":
+                arrays.append(np.array([None] * max(1, int(np.prod(shape)))))
+            elif dtype == "bfloat16":
+                arrays.append(r.normal(0, 3, shape).astype(ml_dtypes.bfloat16))
+            else:
+                arrays.append(r.normal(0, 3, shape).astype(dtype))
+        return {"arrays": arrays, "out": None}
+
+    def call(state):
+        k = nki.jit(fn)
+        if grid is not None:
+            k = k[grid]
+        state["out"] = nki.simulate(k, target=target)(*state["arrays"])
+
+    def trace(state):
+        run = nki.last_run()
+        out = state["out"]
+        evs = () if run is None or out is None else tuple(
+            (e.core, e.engine, e.name, e.start_ns, e.end_ns, e.cycles, e.nbytes, e.elements, repr(e.args))
+            for e in run.trace.events)
+        return evs, None if out is None else np.asarray(out).tobytes()
+
+    return Trial("nki", "nki.simulate", setup, call, lambda state: [], trace,
+                 args=f"kernel {kname}, shape {shape}, dtype {dtype}, grid {grid!r}, target {target!r}")
+
+
 def draw(rng: np.random.Generator) -> Trial:
     """One call, or (one trial in five) a short program of 2-4 ISA calls on the same tiles: a later call
     must not be served a stale plan, init flag or cached check of an earlier one."""
     kind, name = APIS[int(rng.integers(len(APIS)))]
+    if kind == "nki":
+        return _launch_trial(rng)
     target = _choice(rng, ("trn2", "trn2", "trn1", "trn3"))
     specs = _tile_specs(rng)
     seed = int(rng.integers(2 ** 31))
@@ -472,8 +549,19 @@ def draw(rng: np.random.Generator) -> Trial:
                      for c in calls)
     return Trial("nki", f"{kind}.{name}" + (f"+{len(calls) - 1}" if len(calls) > 1 else ""),
                  _setup_fn(target, specs, seed), _call_fn(calls),
-                 _regions_fn(lambda state: [r(state) for r in out_refs]), _trace,
+                 _regions_fn(lambda state: _resolve_outputs(state, out_refs)), _trace,
                  args=f"[{target}; tiles {specs}] {desc}")
+
+
+def _resolve_outputs(state, refs) -> list:
+    """The output tiles the calls may write; a view the calls will refuse (out of range) writes nothing."""
+    out = []
+    for r in refs:
+        try:
+            out.append(r(state))
+        except NpuSimError:
+            pass
+    return out
 
 
 def _draw_call(rng, kind, name, proxies):
@@ -544,11 +632,10 @@ class _Proxy:
         self.buffer = buf
 
     def __getitem__(self, key):
+        """A view by a tuple of slices (what _tile_arg draws); its shape as NkiTensor would give it."""
         p = _Proxy(self.i, self.spec, key)
-        if isinstance(key, tuple) and key and isinstance(key[0], slice) and key[0].stop is not None:
-            p.shape = (key[0].stop,) + self.shape[1:]
-        elif isinstance(key, tuple) and len(key) > 1:
-            p.shape = (self.shape[0], 1)
+        key = key + (slice(None),) * (len(self.shape) - len(key))
+        p.shape = tuple(len(range(*k.indices(n))) for k, n in zip(key, self.shape))
         p.free_size = math.prod(p.shape[1:])
         return p
 
