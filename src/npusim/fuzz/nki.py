@@ -12,7 +12,9 @@ the footprints of the arguments the API documents as outputs (``dst``, ``reduce_
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
+import io
 import itertools
 import math
 
@@ -32,8 +34,7 @@ from .harness import Trial, Watch
 # Exported callables that are not kernel APIs (helpers re-exported by import), with why.
 NOT_API = {
     "cast": "core casting helper", "choose_engine": "engine choice helper", "current": "the active run",
-    "options": "core options", "store_result": "helper", "elementwise": "what nl.add() etc. call",
-    "activation_call": "what nl.exp() etc. call", "device_print": "prints",
+    "options": "core options", "store_result": "helper",
 }
 
 OUTPUT_PARAMS = ("dst", "reduce_res")
@@ -276,6 +277,8 @@ def _arg(rng, pname, tiles, data, dirt=0.0):
         if pname in ("y", "on_false") and rng.random() < 0.2:
             return _scalar(rng)
         return _tile_arg(rng, tiles, data)
+    if pname == "act":
+        return _choice(rng, ACTS) if rng.random() < 0.9 else _choice(rng, ALU)
     if pname in ("op", "op0", "op1", "reduce_op", "comp_op0", "comp_op1"):
         if pname == "op" and rng.random() < 0.3:
             return _choice(rng, ACTS)
@@ -435,6 +438,10 @@ def _one(state, kind, name, argv, kwargs):
         fn = ISA[name] if kind == "nisa" else LANG[name]
         if name in ("affine_range", "sequential_range", "static_range"):
             state.result = sum(1 for _ in itertools.islice(fn(*args), 3))     # the user's loop: 3 trips
+            return
+        if name == "device_print":
+            with contextlib.redirect_stdout(io.StringIO()):
+                state.result = fn(*args, **kw)
             return
         state.result = fn(*args, **kw)
 

@@ -231,6 +231,8 @@ def _vector_operand(x, y):
 
 
 def elementwise(op: AluOp, x, y=None, dtype=None, **kw) -> NkiTensor:
+    if not isinstance(op, AluOp):
+        raise ConstraintError("nl.elementwise", "op", "an ALU operator (nl.add, nl.multiply, ...)", op)
     api = f"nl.{op.name}"
     if not isinstance(x, NkiTensor) and not isinstance(y, NkiTensor):
         raise ConstraintError(api, "x", "at least one operand is an NKI tile", (type(x).__name__, type(y).__name__))

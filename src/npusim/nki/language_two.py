@@ -13,7 +13,7 @@ from ..core.errors import ConstraintError
 from . import alu as _alu
 from . import args as _args
 from . import isa as _isa
-from .actfuncs import ACT
+from .actfuncs import ACT, ActFunc
 from .runtime import current
 from .tensor import MemoryRegion, NkiTensor
 
@@ -75,6 +75,8 @@ def matmul(x, y, transpose_x=False) -> NkiTensor:
 # ---- activation functions: nl.exp(x) is one nisa.activation into a new SBUF tile ----
 
 def activation_call(act, x, dtype=None) -> NkiTensor:
+    if not isinstance(act, ActFunc):
+        raise ConstraintError("nl.activation_call", "act", "an activation function (nl.exp, nl.tanh, ...)", act)
     api = f"nl.{act.name}"
     _tile(api, "x", x)
     out = _alloc(x.shape, dtype or x.dtype, MemoryRegion.sbuf, api)
