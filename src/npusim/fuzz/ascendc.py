@@ -32,7 +32,7 @@ OTHER = ("Duplicate", "Cast", "Compare", "Select", "GetCmpMask", "SetCmpMask", "
 METHODS = ("LocalTensor.GetValue", "LocalTensor.SetValue", "LocalTensor.__getitem__", "LocalTensor.ReinterpretCast",
            "GlobalTensor.SetGlobalBuffer", "GlobalTensor.GetValue", "GlobalTensor.SetValue", "GlobalTensor.__getitem__",
            "GM_ADDR.__add__", "TPipe.InitBuffer", "TBuf.Get", "TBuf.GetWithOffset", "TQue.AllocTensor",
-           "BinaryRepeatParams", "UnaryRepeatParams", "DataCopyParams", "TQue", "TBuf")
+           "BinaryRepeatParams", "UnaryRepeatParams", "DataCopyParams", "TQue", "TBuf", "TQue.program")
 APIS = BINARY + UNARY + SCALAR + REDUCE + OTHER + METHODS
 
 SOCS = ("Ascend910B1", "Ascend910B1", "Ascend910B1") + tuple(sorted(asc.SOCS))
@@ -407,6 +407,14 @@ def _draw_call(rng, api, specs):
         args = [_choice(rng, (1, 2, 0, -1, 1.5, None, 2 ** 40, float("nan"), True)),
                 _choice(rng, (256, 1024, 0, -1, 1.5, None, 2 ** 40, float("inf"), 100)),
                 _choice(rng, (0, 32, 64, 1.5, None, -32, 2 ** 40)), _choice(rng, DTYPES + (None, "nope"))]
+    elif api == "TQue.program":
+        # a queue's life with misuse mixed in: double free, DeQue of an empty queue, EnQue past depth ...
+        args = [_choice(rng, (asc.TPosition.VECIN, asc.TPosition.VECOUT, asc.TPosition.VECCALC)),
+                _choice(rng, (1, 2, 4)), _choice(rng, (1, 2, 3)), _choice(rng, (256, 1024, 64))]
+        args.append([(_choice(rng, ("alloc", "alloc", "enque", "enque", "deque", "free", "free", "vacant",
+                                    "has", "reset")), int(rng.integers(0, 4)),
+                      _choice(rng, ("half", "float", None, "int16_t") if _CLEAN[0] else DTYPES + (None, "nope")))
+                     for _ in range(int(rng.integers(2, 10)))])
     elif api in ("TQue", "TBuf"):
         args = [_choice(rng, list(asc.TPosition) + [None, 99, 1.5, "VECIN", True])]
         if api == "TQue":
@@ -416,6 +424,38 @@ def _draw_call(rng, api, specs):
         args = [_stride(rng) for _ in range(k)]
     # other zero-argument APIs: no args
     return api, args, kw, outs
+
+
+def _queue_program(position, depth, num, length, steps, state):
+    """Run a queue's steps; every step runs, the first refusal is raised at the end."""
+    pipe = asc.TPipe()
+    que = asc.TQue(position, depth)
+    pipe.InitBuffer(que, num, length)
+    held, log, first = [], [], None
+    for op, k, dt in steps:
+        try:
+            dtype = None if dt is None else getattr(asc, dt, dt)      # "nope" stays a bad type name
+            if op == "alloc":
+                held.append(que.AllocTensor(dtype))
+            elif op == "enque":
+                que.EnQue(held[k % len(held)] if held else state.tiles[0])
+            elif op == "deque":
+                held.append(que.DeQue(dtype))
+            elif op == "free":
+                que.FreeTensor(held.pop(k % len(held)) if held else state.tiles[0])
+            elif op == "vacant":
+                que.VacantInQue()
+            elif op == "has":
+                que.HasTensorInQue()
+            else:
+                pipe.Reset()
+            log.append(op)
+        except NpuSimError as e:
+            first = first or e
+            log.append(type(e).__name__)
+    if first is not None:
+        raise first
+    return log
 
 
 def _kernel(x):
@@ -466,6 +506,8 @@ def _invoke(api, a, k, state):
         return getattr(asc, api)(*a).__class__.__name__
     if api in ("TQue", "TBuf"):
         return repr(getattr(asc, api)(*a).position)
+    if api == "TQue.program":
+        return _queue_program(*a, state=state)
     if api == "GM_ADDR.__add__":
         return repr(state.gts[0].GetPhyAddr() + a[0])
     if "." in api:
