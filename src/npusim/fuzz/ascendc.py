@@ -33,7 +33,7 @@ METHODS = ("LocalTensor.GetValue", "LocalTensor.SetValue", "LocalTensor.__getite
            "GlobalTensor.SetGlobalBuffer", "GlobalTensor.GetValue", "GlobalTensor.SetValue", "GlobalTensor.__getitem__",
            "GM_ADDR.__add__", "TPipe.InitBuffer", "TBuf.Get", "TBuf.GetWithOffset", "TQue.AllocTensor",
            "BinaryRepeatParams", "UnaryRepeatParams", "DataCopyParams", "TQue", "TBuf", "TQue.program")
-APIS = BINARY + UNARY + SCALAR + REDUCE + OTHER + METHODS
+APIS = BINARY + UNARY + SCALAR + REDUCE + OTHER + METHODS + ("launch.vector",)
 
 SOCS = ("Ascend910B1", "Ascend910B1", "Ascend910B1") + tuple(sorted(asc.SOCS))
 DTYPES = ("half", "half", "float", "float", "int16_t", "int32_t", "uint8_t", "int8_t", "uint16_t", "bfloat16_t",
@@ -268,10 +268,38 @@ def _prelude(rng, soc):
     return []
 
 
+def _launch_trial(rng) -> Trial:
+    """The demo's double-buffered Add kernel on a drawn SoC and block count (blocks past the data are
+    refused by SetGlobalBuffer): values and trace must repeat exactly."""
+    from ..ascendc.demo import _add_kernel
+    soc = _choice(rng, SOCS)
+    blocks = _choice(rng, (1, 2, 4, 3, 8))
+    seed = int(rng.integers(2 ** 31))
+
+    def setup():
+        r = np.random.default_rng(seed)
+        x, y = (r.normal(0, 4, 2048 * 4).astype(np.float16) for _ in range(2))
+        return {"x": x, "y": y, "z": np.zeros_like(x), "res": None}
+
+    def call(state):
+        state["res"] = asc.launch(_add_kernel, blocks, state["x"], state["y"], state["z"], soc=soc)
+
+    def trace(state):
+        res = state["res"]
+        evs = () if res is None else tuple((e.core, e.engine, e.name, e.start_ns, e.end_ns, e.cycles, e.nbytes,
+                                            e.elements, repr(e.args)) for e in res.trace.events)
+        return evs, state["z"].tobytes()
+
+    return Trial("ascendc", "launch.vector", setup, call, lambda state: [], trace,
+                 args=f"soc {soc}, block_num {blocks}")
+
+
 def draw(rng: np.random.Generator) -> Trial:
     """One call, or (one trial in five) a short program of 2-4 vector calls on the same tensors: a later
     call must not be served a stale plan or cache entry of an earlier one."""
     api = _choice(rng, APIS)
+    if api == "launch.vector":
+        return _launch_trial(rng)
     soc = _choice(rng, SOCS)
     _CLEAN[0] = rng.random() < 0.5
     specs = _specs(rng, api)
