@@ -7,6 +7,7 @@ import warnings
 import ml_dtypes
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import npusim.nki as nki
 import npusim.nki.isa as nisa
@@ -137,3 +138,14 @@ def test_launch_grid_is_checked(grid):
     with pytest.raises(ConstraintError) as e:
         nki.jit(_other)[grid](np.ones((4, 4), np.float32))
     assert e.value.param == "grid"
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.integers(0, 2 ** 32 - 1))
+def test_any_seed_draws_a_trial_without_defect(seed):
+    """Hypothesis picks the seeds (and shrinks a failing one): each drawn trial, run twice, is clean."""
+    trial = fuzz_nki.draw(np.random.default_rng(seed))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = execute(trial, 10.0, twice=True)
+    assert out.kind not in DEFECTS, (trial.api, trial.args, out.detail)
