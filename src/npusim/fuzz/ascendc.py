@@ -33,7 +33,19 @@ METHODS = ("LocalTensor.GetValue", "LocalTensor.SetValue", "LocalTensor.__getite
            "GlobalTensor.SetGlobalBuffer", "GlobalTensor.GetValue", "GlobalTensor.SetValue", "GlobalTensor.__getitem__",
            "GM_ADDR.__add__", "TPipe.InitBuffer", "TBuf.Get", "TBuf.GetWithOffset", "TQue.AllocTensor",
            "BinaryRepeatParams", "UnaryRepeatParams", "DataCopyParams", "TQue", "TBuf", "TQue.program")
-APIS = BINARY + UNARY + SCALAR + REDUCE + OTHER + METHODS + ("launch.vector",)
+KNOWN = BINARY + UNARY + SCALAR + REDUCE + OTHER
+
+
+def _exports() -> list[str]:
+    import inspect
+    return sorted(n for n in dir(asc) if not n.startswith("_") and callable(getattr(asc, n))
+                  and not inspect.isclass(getattr(asc, n)) and not inspect.ismodule(getattr(asc, n)))
+
+
+# Exports added after this file was written are still drawn, with a generic argument list (a destination
+# tensor first, then tensors, counts, masks, repeat times, params): a careless call is a careless call.
+GENERIC = tuple(n for n in _exports() if n not in KNOWN)
+APIS = KNOWN + METHODS + ("launch.vector",) + GENERIC
 
 SOCS = ("Ascend910B1", "Ascend910B1", "Ascend910B1") + tuple(sorted(asc.SOCS))
 DTYPES = ("half", "half", "float", "float", "int16_t", "int32_t", "uint8_t", "int8_t", "uint16_t", "bfloat16_t",
@@ -447,6 +459,16 @@ def _draw_call(rng, api, specs):
         args = [_choice(rng, list(asc.TPosition) + [None, 99, 1.5, "VECIN", True])]
         if api == "TQue":
             args.append(_choice(rng, (1, 2, 0, -1, 1.5, None, float("nan"), 2 ** 40, True)))
+    elif api in GENERIC:
+        import inspect
+        params = inspect.signature(getattr(asc, api)).parameters.values()
+        required = sum(1 for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY,
+                                                                                  p.POSITIONAL_OR_KEYWORD))
+        args = [dst] + [_choice(rng, (lambda: _tile(rng, specs, base), lambda: _count(rng, n),
+                                      lambda: _mask(rng, E), lambda: _repeat(rng),
+                                      lambda: _bparams(rng), lambda: _uparams(rng), lambda: _scalar(rng)))()
+                        for _ in range(max(0, required - 1) + int(rng.integers(0, 4)))]
+        outs = [dst]
     elif api in ("BinaryRepeatParams", "UnaryRepeatParams", "DataCopyParams"):
         k = 6 if api == "BinaryRepeatParams" else 4
         args = [_stride(rng) for _ in range(k)]
@@ -520,7 +542,7 @@ def _invoke(api, a, k, state):
     if api in ("get_soc", "info", "GetBlockIdx", "GetBlockNum", "GetSocSpec", "SetMaskCount", "SetMaskNorm",
                "ResetMask", "SetFlag", "WaitFlag", "PipeBarrier", "SetDeqScale", "SetVectorMask", "GetCmpMask",
                "SetCmpMask", "Duplicate", "Cast", "Compare", "Select", "DataCopy") \
-            or api in BINARY or api in UNARY or api in SCALAR or api in REDUCE:
+            or api in BINARY or api in UNARY or api in SCALAR or api in REDUCE or api in GENERIC:
         r = getattr(asc, api)(*a, **k)
         return None if api == "info" else r
     if api == "core_context":
