@@ -20,6 +20,8 @@ from .repeat import BinaryRepeatParams, Operand, check_footprint, resolve_mask
 from .tensor import LocalTensor
 from .rules import check_count, check_dtypes, check_repeat, check_vector_tensor
 from .select_level0 import select_level0
+from . import args as _args
+from .tensor import scalar_to
 
 _ALL = (2201, 2002, 1001, 3002)
 _SEL_TYPES = {a: (T.half, T.float) for a in _ALL}
@@ -159,6 +161,8 @@ def Select(dst, selMask, src0, src1, selMode: SELMODE, *args, isSetMask: bool = 
     m = TensorView(ctx.ub, selMask.addr, (mbytes,), None, "uint8", api=api)
     a = _flat(src0, n, api)
     reads = [m.footprint, a.footprint]
+    if selMode is SELMODE.VSEL_TENSOR_SCALAR_MODE and isinstance(src1, LocalTensor):
+        raise ConstraintError(api, "src1", "a scalar of type T in VSEL_TENSOR_SCALAR_MODE", "LocalTensor")
     if selMode is not SELMODE.VSEL_TENSOR_SCALAR_MODE and not isinstance(src1, (int, float)):
         check_vector_tensor(api, "src1Local", src1)
         if src1.dtype != src0.dtype or n > src1.size:
@@ -170,7 +174,7 @@ def Select(dst, selMask, src0, src1, selMode: SELMODE, *args, isSetMask: bool = 
         raise ConstraintError(api, "selMode", "VSEL_CMPMASK_SPR selects between two tensors (src1 a LocalTensor)",
                               type(src1).__name__)
     else:
-        other = cast(np.asarray([src1], np.float64), src0.dtype)[0]
+        other = scalar_to(_args.scalar(api, "src1", src1, src0.dtype), src0.dtype)[0]
     if selMode is SELMODE.VSEL_CMPMASK_SPR:
         # Mode 0: the first E bits of selMask (E = 256 / sizeof(T), one repeat's worth) are loaded into the
         # compare-mask register and every repeat selects with those same bits (ascendc.md §3, Select).
@@ -207,8 +211,8 @@ def _compare_bits(api, ctx, src0, src1, cmpMode, mask, R, p, isSetMask):
     lanes, N = resolve_mask(api, ctx, mask, isSetMask, E, src0.dtype.itemsize)
     if N is not None:
         raise ConstraintError(api, "mask", "Compare's level-0 form runs in Normal mode (SetMaskNorm)", "counter")
-    if lanes is False:
-        lanes = np.zeros(E, bool)
+    if lanes is False:          # an all-zero mask in Normal mode: the instruction is a NOP
+        return None, [], E
     ops = [Operand("src0Local", src0, p.src0BlkStride, p.src0RepStride),
            Operand("src1Local", src1, p.src1BlkStride, p.src1RepStride)]
     vals, reads = [], []
@@ -236,6 +240,8 @@ def _compare_level0(dst, src0, src1, cmpMode, mask, repeatTime, repeatParams, is
         resolve_mask(api, ctx, mask, isSetMask, 256 // src0.dtype.itemsize, src0.dtype.itemsize)
         return ctx.place("PIPE_V", api, 0)
     bits, reads, E = _compare_bits(api, ctx, src0, src1, cmpMode, mask, R, repeatParams, isSetMask)
+    if bits is None:
+        return ctx.place("PIPE_V", api, 0)
     nbytes = R * E // 8
     if nbytes > dst.size:
         raise ConstraintError(api, "dstLocal", f"repeatTime * {E // 8} bytes of bits fit in dst (check instr "
@@ -251,6 +257,8 @@ def _compare_to_register(src0, src1, cmpMode, mask, repeatParams, isSetMask=True
     ctx = current()
     _check_cmp_operands(api, ctx, src0, src1, cmpMode)
     bits, reads, E = _compare_bits(api, ctx, src0, src1, cmpMode, mask, 1, repeatParams, isSetMask)
+    if bits is None:
+        return ctx.place("PIPE_V", api, 0)
     reg = np.zeros(16, np.uint8)
     reg[:E // 8] = np.packbits(bits.reshape(-1), bitorder="little")
     ctx.cmpmask = reg

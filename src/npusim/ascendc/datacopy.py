@@ -18,6 +18,8 @@ from .context import current
 from .rules import VECTOR_POSITIONS, check_not_freed
 from .dense import copy_dense
 from .tensor import GlobalTensor, LocalTensor
+from .args import as_int
+from .rules import UINT32_MAX
 
 
 _U8 = DTYPES["uint8"]
@@ -48,8 +50,7 @@ class DataCopyParams:
         api = "DataCopyParams"
         for name, v, hi in (("blockCount", blockCount, 4095), ("blockLen", blockLen, 65535),
                             ("srcStride", srcStride, 65535), ("dstStride", dstStride, 65535)):
-            if not 0 <= int(v) <= hi:
-                raise ConstraintError(api, name, f"0 <= {name} <= {hi}", v)
+            as_int(api, name, v, 0, hi, f"0 <= {name} <= {hi}")
         self.blockCount, self.blockLen = int(blockCount), int(blockLen)
         self.srcStride, self.dstStride = int(srcStride), int(dstStride)
 
@@ -87,9 +88,7 @@ def DataCopy(dst, src, arg) -> None:
         shape = (nb, blen)
         sst, dst_st = (p.blockLen + p.srcStride) * 32, (p.blockLen + p.dstStride) * 32
     else:
-        count = int(arg)
-        if count < 0:
-            raise ConstraintError(api, "count", "count >= 0", count)
+        count = as_int(api, "count", arg, 0, UINT32_MAX, "a DataCopyParams or a count, 0 <= count <= UINT32_MAX")
         item = dst.dtype.itemsize
         blen = count * item
         if blen % 32:

@@ -21,6 +21,8 @@ from . import context
 from .context import CoreContext, current
 from .soc import SocSpec, get_soc
 from .tensor import GM_ADDR
+from . import args as _args
+from .dtypes import half as _HALF
 
 _ALIGN = 512
 
@@ -52,12 +54,15 @@ def launch(kernel, block_num: int, *args, soc: str | SocSpec | None = None, trac
     ``check_cores=False`` stops the cross-core GM overlap check (msSanitizer memcheck's "multi-core
     overlap": two blocks touch the same GM bytes, one writing, with no cross-core synchronisation)."""
     spec = get_soc(soc)
-    block_num = int(block_num)
-    if not 1 <= block_num <= 65535:
-        raise ConstraintError("launch", "block_num", "1 <= numBlocks <= 65535", block_num)
+    if not callable(kernel):
+        raise ConstraintError("launch", "kernel", "a callable kernel function", type(kernel).__name__)
+    block_num = _args.as_int("launch", "block_num", block_num, 1, 65535, "1 <= numBlocks <= 65535")
     offsets, total = [], 0
-    for a in args:
+    for i, a in enumerate(args):
         if isinstance(a, np.ndarray):
+            if a.dtype.kind not in "biufV":
+                raise ConstraintError("launch", f"arg{i}", "a numpy array of numbers (its bytes become GM)",
+                                      str(a.dtype))
             offsets.append(total)
             total += -(-max(a.nbytes, 1) // _ALIGN) * _ALIGN
         else:
@@ -132,6 +137,7 @@ def core_context(soc: str | SocSpec | None = None, gm_bytes: int = 1 << 20, trac
     ``with asc.core_context("Ascend910B1") as ctx: ...``. Yields the CoreContext. Unlike ``launch`` the
     default is ``sync="manual"``: calls made one by one have no compiler to insert flags."""
     spec = get_soc(soc)
+    gm_bytes = _args.as_int("core_context", "gm_bytes", gm_bytes, 1, 1 << 32, "1 <= gm_bytes <= 4 GiB")
     ctx = CoreContext(spec, 0, 1, Memory("GM", gm_bytes), trace if trace is not None else Trace(),
                       core_name="aiv0", float_overflow=options().float_overflow, check_pipe_v=check_pipe_v,
                       sync=sync)
@@ -157,5 +163,5 @@ def GetSocSpec() -> SocSpec:
 def SetDeqScale(scale) -> None:
     """The scale AddDeqRelu and CastDeq multiply by (a half in the register)."""
     ctx = current()
-    ctx.deq_scale = float(np.float16(scale))
+    ctx.deq_scale = float(np.float16(_args.scalar("SetDeqScale", "scale", scale, _HALF)))
     ctx.place("PIPE_V", "SetDeqScale", 1)

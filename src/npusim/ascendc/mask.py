@@ -13,7 +13,7 @@ import numpy as np
 from ..core.errors import ConstraintError, UnsupportedError
 from . import cost
 from .context import FULL64, current
-from .dtypes import as_dtype
+from . import args as _args
 from .rules import UINT32_MAX, UINT64_MAX
 
 
@@ -73,17 +73,20 @@ def ResetMask() -> None:
 def SetVectorMask(dtype, *args, mode: MaskMode = MaskMode.NORMAL) -> None:
     """``SetVectorMask<T, mode>(maskHigh, maskLow)`` or ``SetVectorMask<T, mode>(len)``."""
     ctx = current()
-    d = as_dtype(dtype)
+    d = _args.dtype("SetVectorMask", "T", dtype)
+    if not isinstance(mode, MaskMode):
+        raise ConstraintError("SetVectorMask", "mode", "a MaskMode", mode)
     counter = mode is MaskMode.COUNTER or ctx.counter_mode
     if len(args) == 2:
-        high, low = int(args[0]), int(args[1])
+        high, low = (_args.as_int("SetVectorMask", "maskHigh", args[0], rule="a uint64_t"),
+                     _args.as_int("SetVectorMask", "maskLow", args[1], rule="a uint64_t"))
         for name, v in (("maskHigh", high), ("maskLow", low)):
             if not 0 <= v <= UINT64_MAX:
                 raise ConstraintError("SetVectorMask", name, "a uint64_t", v)
         if counter and low > UINT32_MAX:
             raise ConstraintError("SetVectorMask", "maskLow", "in counter mode the count is <= UINT32_MAX", low)
     elif len(args) == 1:
-        n = int(args[0])
+        n = _args.as_int("SetVectorMask", "len", args[0])
         if n < 0:
             raise ConstraintError("SetVectorMask", "len", "len >= 0", n)
         if counter:

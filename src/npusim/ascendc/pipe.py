@@ -15,6 +15,7 @@ from . import cost
 from .context import current
 from .dtypes import as_dtype
 from .tensor import LocalTensor, TPosition
+from . import args as _args
 
 _VECTOR_POSITIONS = (TPosition.VECIN, TPosition.VECOUT, TPosition.VECCALC)
 # position -> (producer pipe, consumer pipe)
@@ -22,8 +23,8 @@ _QUE_PIPES = {TPosition.VECIN: ("PIPE_MTE2", "PIPE_V"), TPosition.VECOUT: ("PIPE
               TPosition.VECCALC: ("PIPE_V", "PIPE_V")}
 
 
-def _round32(n: int) -> int:
-    return (int(n) + 31) // 32 * 32
+def _round32(n: int, api: str = "InitBuffer", param: str = "len") -> int:
+    return (_args.as_int(api, param, n, 1, 1 << 32, f"0 < {param} <= 4 GiB") + 31) // 32 * 32
 
 
 class _Buffer:
@@ -43,14 +44,14 @@ class TQueBind:
         dst = None
         if isinstance(depth, TPosition):                 # TQueBind(src, dst, depth)
             dst, depth = depth, (rest[0] if rest else 1)
-        position = TPosition(position)
+        position = _args.position("TQue", position)
+        if dst is not None:
+            dst = _args.position("TQue", dst)
         for name, pos in (("position", position), ("dst", dst)):
             if pos is not None and pos not in _VECTOR_POSITIONS:
                 raise ConstraintError("TQue", name, "supported positions are VECIN / VECCALC / VECOUT (the "
                                       "vector APIs' operand positions; npusim models the vector core)", pos.name)
-        if int(depth) < 1:
-            raise ConstraintError("TQue", "depth", "depth >= 1", depth)
-        self.position, self.depth = position, int(depth)
+        self.position, self.depth = position, _args.as_int("TQue", "depth", depth, 1, 1 << 16)
         # (producer, consumer): looked up once, used per call
         self._pipe_pair = _QUE_PIPES[position] if dst is None else (_QUE_PIPES[position][0], _QUE_PIPES[dst][1])
         self.buffers: list[_Buffer] = []
@@ -86,7 +87,7 @@ class TQueBind:
             ctx.timeline.wait(producer, b.free_token)          # WaitFlag<consumer_producer>
             ctx.timeline.place(producer, "AllocTensor", cost.FLAG_CYCLES, order="sync")
         b.state = "alloc"
-        d = as_dtype(dtype)
+        d = _args.dtype("AllocTensor", "T", dtype)
         t = b.handles.get(d.name)
         if t is None:
             t = b.handles[d.name] = LocalTensor(ctx, b.addr, d, b.nbytes // d.itemsize, self.position, b)
@@ -123,7 +124,7 @@ class TQueBind:
         tensor.buffer.state = "alloc"
         if dtype is None:
             return tensor
-        d = as_dtype(dtype)
+        d = _args.dtype("DeQue", "T", dtype)
         return tensor.copy() if d is tensor.dtype else tensor.ReinterpretCast(d)
 
     def FreeTensor(self, tensor: LocalTensor) -> None:
@@ -160,7 +161,7 @@ class TBuf:
     """Scratch UB with no queue semantics (``TBuf<TPosition::VECCALC>``)."""
 
     def __init__(self, position: TPosition = TPosition.VECCALC):
-        position = TPosition(position)
+        position = _args.position("TBuf", position)
         if position not in _VECTOR_POSITIONS:
             raise ConstraintError("TBuf", "position", "supported positions are VECIN / VECCALC / VECOUT (the "
                                   "vector APIs' operand positions; npusim models the vector core)", position.name)
@@ -169,19 +170,21 @@ class TBuf:
         self.nbytes = 0
 
     def Get(self, dtype, len: int | None = None) -> LocalTensor:  # noqa: A002 - vendor name
-        d = as_dtype(dtype)
+        d = _args.dtype("TBuf.Get", "T", dtype)
         if self.addr is None and not len:
             # The device hands out the buffer's (zero) length: an empty tensor, an error only once it is used
             # with a count (tanh.cpp takes one on a path that never touches it).
             return LocalTensor(current(), 0, d, 0, self.position)
         self._need("TBuf.Get")
-        n = self.nbytes // d.itemsize if len is None else int(len)
+        n = self.nbytes // d.itemsize if len is None else _args.as_int("TBuf.Get", "len", len)
         if n < 0 or n * d.itemsize > self.nbytes:
             raise ConstraintError("TBuf.Get", "len", f"len * sizeof(T) <= the buffer's {self.nbytes} bytes", n)
         return LocalTensor(current(), self.addr, d, n, self.position)
 
     def GetWithOffset(self, dtype, size: int, bufOffset: int) -> LocalTensor:
-        d = as_dtype(dtype)
+        d = _args.dtype("TBuf.GetWithOffset", "T", dtype)
+        size = _args.as_int("TBuf.GetWithOffset", "size", size)
+        bufOffset = _args.as_int("TBuf.GetWithOffset", "bufOffset", bufOffset)
         self._need("TBuf.GetWithOffset")
         if bufOffset % 32:
             raise ConstraintError("TBuf.GetWithOffset", "bufOffset", "a multiple of 32 bytes", bufOffset)
@@ -213,13 +216,13 @@ class TPipe:
             raise ConstraintError("InitBuffer", "que", "a TQue or a TBuf", type(que).__name__)
         if que.buffers:
             raise ConstraintError("InitBuffer", "que", "each queue is initialised once", que)
-        num = int(num)
+        num = _args.as_int("InitBuffer", "num", num)
         limit = ctx.soc.max_que_buffers
         if not 1 <= num <= limit:
             raise ConstraintError("InitBuffer", "num", f"1 <= num <= {limit} buffers per queue position on "
                                   f"{ctx.soc.name}", num)
-        if len is None or int(len) <= 0:
-            raise ConstraintError("InitBuffer", "len", "len > 0 bytes", len)
+        if not _args.is_int(len) or len <= 0:
+            raise ConstraintError("InitBuffer", "len", "len > 0 bytes (an integer)", len)
         nbytes = _round32(len)
         base = self._take(num * nbytes, "len")
         que.buffers = [_Buffer(base + i * nbytes, nbytes) for i in range(num)]

@@ -18,6 +18,7 @@ from .context import current
 from .reduce_repeat import write_spr
 from .repeat import Operand, _read, check_footprint, resolve_mask
 from .vector_binary import to
+from .args import as_int
 
 INT32_MAX = (1 << 31) - 1
 HALF_INDEX_MAX = 65535          # "当输入类型是half的时候，只支持获取最大不超过65535的索引值"
@@ -73,12 +74,8 @@ def _extreme_passes(R: int, E: int) -> list[int]:
 def level0(api: str, kind: str, dst, src, tmp, mask, repeatTime, srcRepStride, cal_index: bool = False) -> None:
     """kind: "sum", "max" or "min". The caller has checked positions, alignment and dtypes."""
     ctx = current()
-    R = int(repeatTime)
-    if not 0 <= R <= INT32_MAX:
-        raise ConstraintError(api, "repeatTime", "0 <= repeatTime <= INT32_MAX (int32_t)", repeatTime)
-    rep = int(srcRepStride)
-    if not 0 <= rep <= 65535:
-        raise ConstraintError(api, "srcRepStride", "0 <= srcRepStride <= 2^16 - 1", srcRepStride)
+    R = as_int(api, "repeatTime", repeatTime, 0, INT32_MAX, "0 <= repeatTime <= INT32_MAX (int32_t)")
+    rep = as_int(api, "srcRepStride", srcRepStride, 0, 65535, "0 <= srcRepStride <= 2^16 - 1")
     s = src.dtype.itemsize
     E, per_block = 256 // s, 32 // s
     if ctx.counter_mode:

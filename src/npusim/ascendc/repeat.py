@@ -22,6 +22,7 @@ from .auto_sync import place_auto
 from .context import FULL64, current
 from .mask import active_lanes, continuous_bits
 from .tensor import LocalTensor
+from .args import as_int
 from .rules import UINT32_MAX, UINT64_MAX, check_repeat, check_u8, check_u16
 
 
@@ -87,6 +88,8 @@ def _extent(op: Operand, R: int, last_cols: int, other_cols: int, lanes) -> int:
         return r * op.rep * 32 + (i // op.bpb) * op.blk * 32 + (i % op.bpb) * op.s + op.s
     if lanes is not None:
         idx = np.flatnonzero(lanes)
+        if idx.size == 0:
+            return 0
         e = (idx // op.bpb) * op.blk * 32 + (idx % op.bpb) * op.s + op.s
         return (R - 1) * op.rep * 32 + int(e.max())
     # blkStride 0 aliases the blocks: then the widest in-block offset, not the last lane, ends furthest.
@@ -147,7 +150,8 @@ def resolve_mask(api: str, ctx, mask, is_set_mask: bool, E: int, width_bytes: in
         if isinstance(mask, (list, tuple)):
             if len(mask) != 2:
                 raise ConstraintError(api, "mask", "uint64_t mask[2] = {low, high}", mask)
-            low, high = int(mask[0]), int(mask[1])
+            low, high = (as_int(api, "mask", mask[0], rule="uint64_t mask[2] of integers"),
+                         as_int(api, "mask", mask[1], rule="uint64_t mask[2] of integers"))
             for v in (low, high):
                 if not 0 <= v <= UINT64_MAX:
                     raise ConstraintError(api, "mask", "each word a uint64_t", mask)
@@ -161,7 +165,7 @@ def resolve_mask(api: str, ctx, mask, is_set_mask: bool, E: int, width_bytes: in
                 raise ConstraintError(api, "mask", "for 64-bit operands mask[1] == 0 and mask[0] <= UINT32_MAX",
                                       mask)
         else:
-            n = int(mask)
+            n = as_int(api, "mask", mask, rule="an integer mask (or uint64_t mask[2])")
             if ctx.counter_mode:
                 if not 0 <= n <= UINT32_MAX:
                     raise ConstraintError(api, "mask", "in counter mode 0 <= mask <= UINT32_MAX", n)
@@ -178,7 +182,13 @@ def resolve_mask(api: str, ctx, mask, is_set_mask: bool, E: int, width_bytes: in
         if ctx.soc.mask_zero_is_error:
             raise ConstraintError(api, "mask", f"a nonzero mask in Normal mode on {ctx.soc.name}", 0)
         return False, None
-    return active_lanes(ctx.mask_high, ctx.mask_low, E), None
+    lanes = active_lanes(ctx.mask_high, ctx.mask_low, E)
+    if lanes is not None and not lanes.any():      # set bits only above lane E: no lane is active
+        if ctx.soc.mask_zero_is_error:
+            raise ConstraintError(api, "mask", f"a mask enabling some of the {E} lanes on {ctx.soc.name}",
+                                  (ctx.mask_high, ctx.mask_low))
+        return False, None
+    return lanes, None
 
 
 def level0(api: str, kind: str, dsts, srcs, compute, E: int, mask, repeat_time, is_set_mask: bool,
@@ -209,11 +219,7 @@ def count_form(api: str, kind: str, dsts, srcs, compute, E: int, count, cost_dty
     ctx = current()
     for op in (*dsts, *srcs):
         op.blk = 1                                 # rep set below from the operand's width
-    N = int(count)
-    if N < 0:
-        raise ConstraintError(api, "count", "count >= 0", count)
-    if N > UINT32_MAX:
-        raise ConstraintError(api, "count", "count <= UINT32_MAX", count)
+    N = as_int(api, "count", count, 0, UINT32_MAX, "0 <= count <= UINT32_MAX")
     for op in (*dsts, *srcs):
         op.shape_for(E)
         op.rep = op.nblk
@@ -384,6 +390,8 @@ def call_key(ctx, api: str, tensors, args, is_set_mask: bool):
     for a in args:
         if type(a) is int:                             # the usual mask / repeatTime / count
             parts.append(a)
+        elif type(a) is bool:                          # True == 1 as a key: never cache a bool argument
+            return None
         elif isinstance(a, (BinaryRepeatParams, UnaryRepeatParams)):
             parts.append(a.key())
         elif isinstance(a, list):

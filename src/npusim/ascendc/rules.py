@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..core.errors import ConstraintError
+from .args import as_int
 from .dtypes import asc_name
 from .tensor import LocalTensor, TPosition
 
@@ -39,31 +40,19 @@ def check_pair(api: str, src, dst, pairs, soc) -> None:
 
 
 def check_repeat(api: str, repeat) -> int:
-    r = int(repeat)
-    if not 0 <= r <= MAX_REPEAT_TIMES:
-        raise ConstraintError(api, "repeatTime", f"0 <= repeatTime <= {MAX_REPEAT_TIMES}", repeat)
-    return r
+    return as_int(api, "repeatTime", repeat, 0, MAX_REPEAT_TIMES, f"0 <= repeatTime <= {MAX_REPEAT_TIMES}")
 
 
 def check_count(api: str, count) -> int:
-    n = int(count)
-    if n < 0:
-        raise ConstraintError(api, "count", "count >= 0", count)
-    return n
+    return as_int(api, "count", count, 0, UINT32_MAX, "0 <= count <= UINT32_MAX")
 
 
 def check_u8(api: str, name: str, v) -> int:
-    v = int(v)
-    if not 0 <= v <= 255:
-        raise ConstraintError(api, name, "a uint8_t in [0, 255]", v)
-    return v
+    return as_int(api, name, v, 0, 255, "a uint8_t in [0, 255]")
 
 
 def check_u16(api: str, name: str, v) -> int:
-    v = int(v)
-    if not 0 <= v <= 65535:
-        raise ConstraintError(api, name, "a uint16_t in [0, 65535]", v)
-    return v
+    return as_int(api, name, v, 0, 65535, "a uint16_t in [0, 65535]")
 
 
 def check_not_freed(api: str, name: str, t) -> None:

@@ -11,6 +11,7 @@ import enum
 from ..core.errors import ConstraintError
 from . import cost
 from .context import PIPES, current
+from .args import as_int
 
 
 class pipe_t(enum.Enum):
@@ -51,7 +52,7 @@ def _check(api: str, event, event_id) -> tuple[HardEvent, int]:
     ctx = current()
     if not isinstance(event, HardEvent):
         raise ConstraintError(api, "HardEvent", "a HardEvent the vector core supports", event)
-    eid = int(event_id)
+    eid = as_int(api, "eventID", event_id)
     if not 0 <= eid < ctx.soc.event_ids:
         raise ConstraintError(api, "eventID", f"0 <= id < {ctx.soc.event_ids} on {ctx.soc.name} (the top two "
                               "ids are reserved for the framework)", eid)

@@ -16,6 +16,7 @@ from ..core.view import TensorView
 from . import cost
 from .context import current
 from .dtypes import as_dtype, asc_name
+from . import args as _args
 
 
 def scalar_to(value, dtype) -> np.ndarray:
@@ -63,11 +64,13 @@ class GM_ADDR:
         self.cap = hi if cap is None else cap
 
     def cast(self, dtype) -> "GM_ADDR":
-        return GM_ADDR(self.memory, self.offset, self.lo, self.hi, as_dtype(dtype), self.name, self.cap)
+        return GM_ADDR(self.memory, self.offset, self.lo, self.hi, _args.dtype("GM_ADDR.cast", "T", dtype), self.name,
+                       self.cap)
 
     def __add__(self, n: int) -> "GM_ADDR":
         step = self.dtype.itemsize if self.dtype is not None else 1
-        return GM_ADDR(self.memory, self.offset + int(n) * step, self.lo, self.hi, self.dtype, self.name, self.cap)
+        n = _args.as_int("GM_ADDR +", "n", n, -(1 << 40), 1 << 40)
+        return GM_ADDR(self.memory, self.offset + n * step, self.lo, self.hi, self.dtype, self.name, self.cap)
 
     def __repr__(self) -> str:
         return f"GM_ADDR({self.name}+{self.offset - self.lo})"
@@ -75,7 +78,7 @@ class GM_ADDR:
 
 class GlobalTensor:
     def __init__(self, dtype):
-        self.dtype = as_dtype(dtype)
+        self.dtype = _args.dtype("GlobalTensor", "T", dtype)
         self.addr: GM_ADDR | None = None
         self.size = 0
 
@@ -86,6 +89,7 @@ class GlobalTensor:
         item = self.dtype.itemsize
         if bufferSize is None:
             bufferSize = (buffer.hi - buffer.offset) // item
+        bufferSize = _args.as_int("SetGlobalBuffer", "bufferSize", bufferSize)
         if bufferSize < 0:
             raise ConstraintError("SetGlobalBuffer", "bufferSize", ">= 0", bufferSize)
         # Only the start address must lie in the argument's allocation: on the device SetGlobalBuffer only sets
@@ -115,7 +119,7 @@ class GlobalTensor:
         address: an offset past ``GetSize()`` is allowed while the address stays inside the argument's GM
         allocation (its padding included); accesses are checked against that allocation."""
         self._need("GlobalTensor[]")
-        offset = int(offset)
+        offset = _args.as_int("GlobalTensor[]", "offset", offset)
         a = self.addr
         new = a.offset + offset * self.dtype.itemsize
         if offset < 0 or new > a.cap:
@@ -144,13 +148,14 @@ class GlobalTensor:
         return TensorView(a.memory, lo, (n,), None, self.dtype, api=api)
 
     def GetValue(self, offset: int):
-        v = self.view(int(offset), 1, "GlobalTensor.GetValue")
+        v = self.view(_args.as_int("GlobalTensor.GetValue", "offset", offset), 1, "GlobalTensor.GetValue")
         current().gm_accesses.append((v, False, "GetValue"))
         current().place("PIPE_S", "GetValue", cost.SCALAR_CYCLES, reads=[v.footprint])
         return v.read("GlobalTensor.GetValue")[0]
 
     def SetValue(self, offset: int, value) -> None:
-        v = self.view(int(offset), 1, "GlobalTensor.SetValue")
+        value = _args.scalar("GlobalTensor.SetValue", "value", value, self.dtype)
+        v = self.view(_args.as_int("GlobalTensor.SetValue", "offset", offset), 1, "GlobalTensor.SetValue")
         current().gm_accesses.append((v, True, "SetValue"))
         current().place("PIPE_S", "SetValue", cost.SCALAR_CYCLES, writes=[v.footprint])
         v.write(scalar_to(value, self.dtype))
@@ -196,7 +201,7 @@ class LocalTensor:
         return self.position
 
     def __getitem__(self, offset: int) -> "LocalTensor":
-        offset = int(offset)
+        offset = _args.as_int("LocalTensor[]", "offset", offset)
         if not 0 <= offset <= self.size:
             raise ConstraintError("LocalTensor[]", "offset", f"0 <= offset <= GetSize() = {self.size}", offset)
         return LocalTensor(self.ctx, self.addr + offset * self.dtype.itemsize, self.dtype, self.size - offset,
@@ -211,7 +216,7 @@ class LocalTensor:
         return t
 
     def ReinterpretCast(self, dtype) -> "LocalTensor":
-        d = as_dtype(dtype)
+        d = _args.dtype("ReinterpretCast", "T", dtype)
         return LocalTensor(self.ctx, self.addr, d, self.GetLength() // d.itemsize, self.position, self.buffer)
 
     def view(self, offset: int, n: int, api: str) -> TensorView:
@@ -221,12 +226,13 @@ class LocalTensor:
         return TensorView(self.ctx.ub, self.addr + offset * self.dtype.itemsize, (n,), None, self.dtype, api=api)
 
     def GetValue(self, index: int):
-        v = self.view(int(index), 1, "LocalTensor.GetValue")
+        v = self.view(_args.as_int("LocalTensor.GetValue", "index", index), 1, "LocalTensor.GetValue")
         self.ctx.place("PIPE_S", "GetValue", cost.SCALAR_CYCLES, reads=[v.footprint])
         return v.read("LocalTensor.GetValue")[0]
 
     def SetValue(self, index: int, value) -> None:
-        v = self.view(int(index), 1, "LocalTensor.SetValue")
+        value = _args.scalar("LocalTensor.SetValue", "value", value, self.dtype)
+        v = self.view(_args.as_int("LocalTensor.SetValue", "index", index), 1, "LocalTensor.SetValue")
         self.ctx.place("PIPE_S", "SetValue", cost.SCALAR_CYCLES, writes=[v.footprint])
         v.write(scalar_to(value, self.dtype))
 

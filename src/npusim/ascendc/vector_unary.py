@@ -19,6 +19,7 @@ from .context import current
 from .repeat import Operand, UnaryRepeatParams, cached_call, call_key, count_form, level0
 from .rules import check_dtypes, check_vector_tensor
 from .vector_binary import _wide, relu, to
+from . import args as _args
 
 _ALL_ARCH = (2201, 2002, 1001, 3002)
 _FLOATS = {a: (T.half, T.float) for a in _ALL_ARCH}
@@ -49,6 +50,7 @@ def _float_fn(op, f64: bool = False):
 
 def _arith_scalar(op):
     def make(ctx, d, scalar):
+        scalar = _args.scalar(_API_OF.get(op, "scalar op"), "scalarValue", scalar, d)
         if d.is_int:
             k = np.asarray(cast(np.asarray([scalar]), d))[0]
             return lambda a: op(a, k).astype(d.np, copy=False)
@@ -62,13 +64,14 @@ def _relu(ctx, d, _):
 
 
 def _leaky(ctx, d, alpha):
+    alpha = _args.scalar("LeakyRelu", "scalarValue", alpha, d)
     k = np.float32(cast(np.asarray([alpha], np.float64), d)[0])
     return lambda a: to(ctx, np.where(_wide(a) >= 0, _wide(a), _wide(a) * k), d)
 
 
 def _shift(left: bool):
     def make(ctx, d, n):
-        n = int(n)
+        n = _args.as_int("ShiftLeft" if left else "ShiftRight", "scalarValue", n)
         if not 0 <= n < d.bits:
             raise ConstraintError("ShiftLeft" if left else "ShiftRight", "scalarValue",
                                   f"0 <= shift < {d.bits} bits", n)
@@ -76,6 +79,9 @@ def _shift(left: bool):
             return lambda a: np.left_shift(a, d.np.type(n))
         return lambda a: np.right_shift(a, d.np.type(n))       # arithmetic for signed types
     return make
+
+
+_API_OF = {np.add: "Adds", np.multiply: "Muls", np.maximum: "Maxs", np.minimum: "Mins"}
 
 
 SPECS = {s.name: s for s in [
@@ -182,6 +188,7 @@ def _duplicate(dst, scalarValue, args, isSetMask) -> None:
     ctx = current()
     check_vector_tensor(api, "dstLocal", dst)
     check_dtypes(api, "dstLocal", dst, _DUP.get(ctx.soc.arch, ()), ctx.soc)
+    scalarValue = _args.scalar(api, "scalarValue", scalarValue, dst.dtype)
     v = cast(np.asarray([scalarValue], np.float64 if not dst.dtype.is_int else np.int64), dst.dtype)[0]
     d_op = Operand("dstLocal", dst)
     E = 256 // dst.dtype.itemsize

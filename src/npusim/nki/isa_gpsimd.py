@@ -11,6 +11,7 @@ import numpy as np
 
 from ..core.dtypes import cast
 from . import cost_two as _cost2
+from . import args as _args
 from . import rules as R
 from .alu import OPS
 from .isa import _op, store_result as _store
@@ -25,9 +26,14 @@ COMPARISONS = ("equal", "not_equal", "greater", "greater_equal", "less", "less_e
 
 def _pattern(api, pattern) -> list[tuple[int, int]]:
     try:
-        pat = [(int(s), int(n)) for s, n in pattern]
-    except (TypeError, ValueError):
+        pairs = [tuple(p) for p in pattern]
+    except TypeError:
         raise NkiValidationError(api, "pattern", "a list of [step, num] pairs", pattern) from None
+    if any(len(p) != 2 or not all(_args.is_int(x) for x in p) for p in pairs):
+        raise NkiValidationError(api, "pattern", "a list of [step, num] pairs of ints", pattern)
+    pat = [(int(s), int(n)) for s, n in pairs]
+    if any(not -2 ** 31 <= s < 2 ** 31 or n > 65535 for s, n in pat):
+        raise NkiValidationError(api, "pattern", "int32 steps and uint16 nums", pattern)
     if not 1 <= len(pat) <= MAX_PATTERN_DIMS:
         raise NkiValidationError(api, "pattern", f"1 to {MAX_PATTERN_DIMS} [step, num] pairs", pattern)
     if any(n < 1 for _, n in pat):
@@ -53,6 +59,8 @@ def _sbuf(api, param, t) -> None:
 def _int(api, param, v) -> int:
     if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
         raise NkiValidationError(api, param, "an integer (the affine expression is int32 math)", v)
+    if not -2 ** 31 <= int(v) < 2 ** 31:
+        raise NkiValidationError(api, param, "an int32 value (the affine expression is int32 math)", v)
     return int(v)
 
 

@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 
 import numpy as np
 
 from ..core.errors import ConstraintError
+from . import args as _args
 from . import spec as _spec
 from . import lnc as _lnc
 from .runtime import Run, activate
 from .tensor import MemoryRegion, NkiTensor, dtype_of
 
 _last: Run | None = None
+MAX_PROGRAMS = 1 << 16      # an SPMD grid's total programs (npusim's limit: each runs the kernel body once)
 
 
 def last_run() -> Run | None:
@@ -27,12 +30,13 @@ def last_run() -> Run | None:
 
 def _grid(g) -> tuple:
     g = g if isinstance(g, tuple) else (g,)
-    try:
-        g = tuple(int(n) for n in g)
-    except TypeError:
-        raise ConstraintError("nki.jit", "grid", "ints", g) from None
-    if not g or any(n < 1 for n in g):
+    if not g or not all(_args.is_int(n) for n in g):
+        raise ConstraintError("nki.jit", "grid", "ints (not bools or floats)", g)
+    g = tuple(int(n) for n in g)
+    if any(n < 1 for n in g):
         raise ConstraintError("nki.jit", "grid", "positive sizes", g)
+    if math.prod(g) > MAX_PROGRAMS:
+        raise ConstraintError("nki.jit", "grid", f"at most {MAX_PROGRAMS} programs (npusim runs each one)", g)
     return g
 
 

@@ -11,13 +11,14 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.errors import ConstraintError, UnsupportedError
+from . import args as _args
 from . import isa as _isa
 from .actfuncs import ACT
 from .alu import NOT_ALU, OPS, AluOp
 from . import runtime as _runtime
 from . import scope as _scope
 from .runtime import current
-from .tensor import DynSlice, MemoryRegion, NkiTensor
+from .tensor import DynSlice, MemoryRegion, NkiTensor, dtype_of as _dtype_of
 
 # ---- buffers ----
 sbuf = MemoryRegion.sbuf
@@ -108,13 +109,15 @@ def ndarray(shape, dtype, buffer=sbuf, name="", address=None) -> NkiTensor:
 
 def ds(start, size) -> DynSlice:
     """``nl.ds(start, size)``: the slice ``start:start+size``."""
-    return DynSlice(int(start), int(size))
+    return DynSlice(_args.as_int("nl.ds", "start", start, 0), _args.as_int("nl.ds", "size", size, 0))
 
 
 def _filled(shape, dtype, value, buffer, name, api):
-    t = current(api).allocate(shape, dtype, _region(buffer, api), name, api)
+    run = current(api)
+    value = _args.fill_value(api, "fill_value", value, _dtype_of(dtype, api))
+    t = run.allocate(shape, dtype, _region(buffer, api), name, api)
     if t.on_chip:
-        _isa.memset(t, value if t.tv.dtype.is_float else int(value))
+        _isa.memset(t, value)
     else:
         t.write(np.array(value).astype(t.tv.dtype.np))
     return t
@@ -132,11 +135,18 @@ def full(shape, fill_value, dtype, buffer=sbuf, name="") -> NkiTensor:
     return _filled(shape, dtype, fill_value, buffer, name, "nl.full")
 
 
+def _like(api, a):
+    if not isinstance(a, NkiTensor):
+        raise ConstraintError(api, "a", "an NKI tensor", type(a).__name__)
+
+
 def zeros_like(a, dtype=None, buffer=None, name="") -> NkiTensor:
+    _like("nl.zeros_like", a)
     return zeros(a.shape, dtype or a.dtype, buffer or a.buffer, name)
 
 
 def empty_like(a, dtype=None, buffer=None, name="") -> NkiTensor:
+    _like("nl.empty_like", a)
     return ndarray(a.shape, dtype or a.dtype, buffer or a.buffer, name)
 
 
@@ -175,12 +185,35 @@ def copy(x, dtype=None) -> NkiTensor:
 #: blind to PSUM, on trn1/trn2)
 ACTIVATION_LOWERED = ("relu", "square", "rsqrt")
 
+def _promote(a, b) -> str:
+    """The result dtype of an ``nl`` op on two tiles of dtypes ``a`` and ``b`` (npusim DTypes) without an
+    explicit ``dtype=`` (npusim's rule, docs/nki.md): float with int -> the float; two floats -> the wider,
+    float32 when they differ at the same width (bf16 + fp16, two fp8 kinds, tf32); two ints -> the wider,
+    a signed one twice as wide (at most int32) when signedness differs; bool counts as uint8."""
+    if a == b:
+        return a.name
+    if a.is_float != b.is_float:
+        return (a if a.is_float else b).name
+    if a.is_float:
+        if a.itemsize != b.itemsize:
+            return (a if a.itemsize > b.itemsize else b).name
+        return "float32"
+    # (no max()/min() here: nl.max / nl.min shadow the builtins in this module)
+    sa, sb = a.kind == "i", b.kind == "i"
+    width = a.itemsize if a.itemsize > b.itemsize else b.itemsize
+    if sa == sb:
+        return f"{'int' if sa else 'uint'}{8 * width}"
+    unsigned_width = b.itemsize if sa else a.itemsize
+    signed_width = width if width > 2 * unsigned_width else 2 * unsigned_width
+    return f"int{8 * (signed_width if signed_width < 4 else 4)}"
+
+
 def _result_dtype(x, y, dtype):
     if dtype is not None:
         return dtype
     dts = [t.tv.dtype for t in (x, y) if isinstance(t, NkiTensor)]
     if len(dts) == 2 and dts[0] != dts[1]:
-        return np.result_type(dts[0].np, dts[1].np)
+        return _promote(dts[0], dts[1])
     return dts[0] if dts[0].name == "tfloat32" else dts[0].np
 
 
@@ -198,6 +231,8 @@ def _vector_operand(x, y):
 
 
 def elementwise(op: AluOp, x, y=None, dtype=None, **kw) -> NkiTensor:
+    if not isinstance(op, AluOp):
+        raise ConstraintError("nl.elementwise", "op", "an ALU operator (nl.add, nl.multiply, ...)", op)
     api = f"nl.{op.name}"
     if not isinstance(x, NkiTensor) and not isinstance(y, NkiTensor):
         raise ConstraintError(api, "x", "at least one operand is an NKI tile", (type(x).__name__, type(y).__name__))
@@ -228,6 +263,8 @@ def elementwise(op: AluOp, x, y=None, dtype=None, **kw) -> NkiTensor:
 
 
 def negative(x, dtype=None) -> NkiTensor:
+    if not isinstance(x, NkiTensor) or not x.on_chip:
+        raise ConstraintError("nl.negative", "x", "a tile in SBUF or PSUM", type(x).__name__)
     out = ndarray(x.shape, dtype or x.dtype, sbuf)
     _isa.tensor_scalar(out, x, multiply, -1.0)
     return out
@@ -237,7 +274,7 @@ def negative(x, dtype=None) -> NkiTensor:
 
 def program_id(axis=0) -> int:
     run = current("nl.program_id")
-    if not 0 <= axis < len(run.grid):
+    if not _args.is_int(axis) or not 0 <= axis < len(run.grid):
         raise ConstraintError("nl.program_id", "axis", f"an axis of the launch grid {run.grid}", axis)
     return run.program[axis]
 
@@ -245,8 +282,8 @@ def program_id(axis=0) -> int:
 def num_programs(axes=0):
     run = current("nl.num_programs")
     if isinstance(axes, (tuple, list)):
-        return tuple(run.grid[a] for a in axes)
-    if not 0 <= axes < len(run.grid):
+        return tuple(num_programs(a) for a in axes)
+    if not _args.is_int(axes) or not 0 <= axes < len(run.grid):
         raise ConstraintError("nl.num_programs", "axes", f"an axis of the launch grid {run.grid}", axes)
     return run.grid[axes]
 
@@ -259,7 +296,13 @@ def program_ndim() -> int:
 def _scoped_range(api, args, strict=False):
     # Each iteration scopes the tiles allocated in it (scope.py: unrolled loops let them lapse, compiled
     # loops, strict=True, free them); outside a kernel: a plain range.
-    r = range(*args)
+    if not 1 <= len(args) <= 3:
+        raise ConstraintError(api, "args", "1 to 3 ints (stop, or start, stop[, step])", args)
+    ints = [_args.as_int(api, "args", a, -_args.MAX_LOOP, _args.MAX_LOOP,
+                         rule=f"ints of magnitude <= {_args.MAX_LOOP} (not bools or floats)") for a in args]
+    if len(ints) == 3 and ints[2] == 0:
+        raise ConstraintError(api, "step", "a nonzero step", 0)
+    r = range(*ints)
     run = _runtime._current
     return r if run is None else _scope.iterate(run, r, api, strict)
 

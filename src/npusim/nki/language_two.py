@@ -11,8 +11,9 @@ import numpy as np
 
 from ..core.errors import ConstraintError
 from . import alu as _alu
+from . import args as _args
 from . import isa as _isa
-from .actfuncs import ACT
+from .actfuncs import ACT, ActFunc
 from .runtime import current
 from .tensor import MemoryRegion, NkiTensor
 
@@ -74,6 +75,8 @@ def matmul(x, y, transpose_x=False) -> NkiTensor:
 # ---- activation functions: nl.exp(x) is one nisa.activation into a new SBUF tile ----
 
 def activation_call(act, x, dtype=None) -> NkiTensor:
+    if not isinstance(act, ActFunc):
+        raise ConstraintError("nl.activation_call", "act", "an activation function (nl.exp, nl.tanh, ...)", act)
     api = f"nl.{act.name}"
     _tile(api, "x", x)
     out = _alloc(x.shape, dtype or x.dtype, MemoryRegion.sbuf, api)
@@ -90,15 +93,7 @@ sqrt, erf, arctan, sign = ACT["sqrt"], ACT["erf"], ACT["arctan"], ACT["sign"]
 # ---- reductions over the last free axes (nisa.tensor_reduce) ----
 
 def _axes_of(api, x, axis) -> tuple:
-    nd = len(x.shape)
-    try:
-        axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-        axes = tuple(sorted(int(a) % nd for a in axes))
-    except (TypeError, ValueError):
-        raise ConstraintError(api, "axis", "an int or a tuple of ints", axis) from None
-    if not axes:
-        raise ConstraintError(api, "axis", "at least one axis", axis)
-    return axes
+    return _args.axis(api, axis, len(x.shape))
 
 
 def _reduce(api, op, x, axis, dtype, keepdims, negate=False) -> NkiTensor:
@@ -180,6 +175,9 @@ def rms_norm(x, w, axis, n, epsilon=1e-6, dtype=None, compute_dtype=None) -> Nki
     api = "nl.rms_norm"
     _tile(api, "x", x)
     _tile(api, "w", w)
+    _axes_of(api, x, axis)
+    n = _args.as_int(api, "n", n, 1, rule="n, the element count averaged over, is a positive int")
+    epsilon = _args.as_real(api, "epsilon", epsilon, finite=True)
     p = x.partitions
     sq = _alloc(x.shape, "float32", MemoryRegion.sbuf, api)
     ss = _alloc((p, 1), "float32", MemoryRegion.sbuf, api)
@@ -203,10 +201,7 @@ def broadcast_to(src, shape) -> NkiTensor:
     one tensor_scalar adding the column to zeros."""
     api = "nl.broadcast_to"
     _tile(api, "src", src)
-    try:
-        shape = tuple(int(d) for d in shape)
-    except (TypeError, ValueError):
-        raise ConstraintError(api, "shape", "a tuple of ints", shape) from None
+    shape = _args.shape(api, shape, on_chip=True)
     if tuple(src.shape) == shape:
         return src
     if len(shape) != 2 or len(src.shape) != 2:
@@ -248,7 +243,7 @@ def expand_dims(data, axis) -> NkiTensor:
     api = "nl.expand_dims"
     _tile(api, "data", data)
     nd = len(data.shape)
-    if not isinstance(axis, (int, np.integer)):
+    if not _args.is_int(axis):
         raise ConstraintError(api, "axis", "an int", axis)
     a = int(axis) + nd + 1 if int(axis) < 0 else int(axis)
     if not 1 <= a <= nd:

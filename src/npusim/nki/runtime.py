@@ -27,6 +27,7 @@ from ..core.errors import ConstraintError
 from ..core.memory import Memory
 from ..core.timeline import Timeline
 from ..core.view import TensorView
+from . import args as _args
 from . import spec as _spec
 from .dma import DmaEngines
 from . import scope as _scope
@@ -108,8 +109,8 @@ class Run:
     # ---- allocation ----
 
     def allocate(self, shape, dtype, buffer: MemoryRegion, name: str = "", api: str = "nl.ndarray") -> NkiTensor:
-        shape = _shape(shape, api)
         dt = dtype_of(dtype, api)
+        shape = _args.shape(api, shape, dt.itemsize, buffer.on_chip)
         if buffer.on_chip:
             return self._allocate_on_chip(shape, dt, buffer, name, api)
         if buffer is MemoryRegion.shared_hbm and self._shared_next < len(self.shared):

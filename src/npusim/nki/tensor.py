@@ -16,6 +16,7 @@ from ..core.errors import ConstraintError
 from ..core.options import options
 from ..core.view import TensorView
 from . import access as _access
+from . import args as _args
 
 
 class MemoryRegion(enum.Enum):
@@ -46,6 +47,12 @@ class DynSlice:
 
 def _index_error(param, rule, value):
     return ConstraintError("NkiTensor.__getitem__", param, rule, value)
+
+
+def _index_int(v) -> int:
+    """A slice bound or nl.ds field: an int (a float index is refused, never truncated)."""
+    return _args.as_int("NkiTensor.__getitem__", "key", v, rule="slice bounds and nl.ds fields are ints "
+                        "(not bools or floats)")
 
 
 class NkiTensor:
@@ -201,6 +208,8 @@ class NkiTensor:
         v = self.tv
         offset, shape, strides = v.offset, [], []
         for axis, (k, n, s) in enumerate(zip(key, v.shape, v.strides)):
+            if isinstance(k, (bool, np.bool_)):
+                raise _index_error("key", "indices are ints, slices or nl.ds(start, size) (not bools)", k)
             if isinstance(k, (int, np.integer)):
                 k = int(k)
                 if not -n <= k < n:
@@ -211,13 +220,13 @@ class NkiTensor:
                     strides.append(s)
                 continue
             if isinstance(k, DynSlice):
-                start, size, step = int(k.start), int(k.size), int(k.step)
+                start, size, step = (_index_int(k.start), _index_int(k.size), _index_int(k.step))
             elif isinstance(k, slice):
-                step = 1 if k.step is None else int(k.step)
+                step = 1 if k.step is None else _index_int(k.step)
                 if step <= 0:
                     raise _index_error("key", "slice steps are positive", k)
-                start = 0 if k.start is None else int(k.start)
-                stop = n if k.stop is None else int(k.stop)
+                start = 0 if k.start is None else _index_int(k.start)
+                stop = n if k.stop is None else _index_int(k.stop)
                 if start < 0:
                     start += n
                 if stop < 0:
@@ -244,8 +253,10 @@ class NkiTensor:
         """A view with a new shape over the same bytes (on-chip: the partition dim stays as it is)."""
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        shape = [int(d) for d in shape]
         api = "NkiTensor.reshape"
+        if not 1 <= len(shape) <= _args.MAX_DIMS:
+            raise ConstraintError(api, "shape", f"1 to {_args.MAX_DIMS} dims", shape)
+        shape = [_args.as_int(api, "shape", d, -1, rule="dims are ints >= 0 (one may be -1)") for d in shape]
         if shape.count(-1) > 1:
             raise ConstraintError(api, "shape", "at most one -1", tuple(shape))
         if -1 in shape:
