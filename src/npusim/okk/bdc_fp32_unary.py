@@ -11,7 +11,7 @@ import functools
 import numpy as np
 
 from ..core.options import options
-from . import cost, fp32, initmap, rules, spec
+from . import args, cost, fp32, initmap, rules, spec
 from .device import BDC, current
 from .fp32 import F32
 from .layout import LANE, LocalTensor
@@ -39,6 +39,9 @@ class _Call:
     def operands(self, align: int, strides: dict | None = None, **addrs) -> list[LocalTensor]:
         """Validate (once per distinct call signature; kernels repeat theirs) and build the operands."""
         api, s, dev = self.api, self.shape, self.dev
+        addrs = {name: args.local_addr(api, name, a) for name, a in addrs.items()}
+        if strides:
+            strides = {name: args.stride_arg(api, name.replace("_addr", "_stride"), v) for name, v in strides.items()}
         st = None if not strides else tuple(None if v is None else (v.n, v.c, v.h, v.w) for v in strides.values())
         key = (api, tuple(addrs.values()), s.n, s.c, s.h, s.w, st)
         hit = dev._calls.get(key)

@@ -39,7 +39,10 @@ class Device:
     # ---- operands (validated once per distinct address/shape/stride, then reused) ----
 
     def local_tensor(self, api, param, addr, shape, strides, dtype, esize):
+        from .args import local_addr, stride_arg
         from .layout import LocalTensor
+        addr = local_addr(api, param, addr)
+        strides = stride_arg(api, param.replace("_addr", "_stride"), strides)
         key = ("L", addr, shape.n, shape.c, shape.h, shape.w,
                None if strides is None else (strides.n, strides.c, strides.h, strides.w), dtype, esize)
         t = self._tensors.get(key)
@@ -49,7 +52,10 @@ class Device:
         return t
 
     def system_tensor(self, api, param, addr, shape, strides, dtype, esize):
+        from .args import stride_arg, system_addr
         from .layout import SystemTensor
+        addr = system_addr(api, param, addr)
+        strides = stride_arg(api, param.replace("_addr", "_stride"), strides)
         key = ("S", addr, shape.n, shape.c, shape.h, shape.w,
                None if strides is None else (strides.n, strides.c, strides.h, strides.w), dtype, esize)
         t = self._tensors.get(key)

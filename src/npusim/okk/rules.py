@@ -20,6 +20,8 @@ def shape_bdc(api: str, shape: dim4) -> None:
             raise ConstraintError(api, f"shape->{name}", "shape->n, shape->h and shape->w are in [1, 65535]", v)
     if not (isinstance(shape.c, (int, np.integer)) and 1 <= shape.c <= spec.MAX_C):
         raise ConstraintError(api, "shape->c", "shape->c is in [1, 4095]", shape.c)
+    from .args import work
+    work(api, int(shape.n) * int(shape.c) * int(shape.h) * int(shape.w))
 
 
 def shape_gdma(api: str, shape: dim4) -> None:
@@ -34,7 +36,8 @@ def shape_gdma(api: str, shape: dim4) -> None:
 
 
 def local_addr(api: str, param: str, addr) -> None:
-    if not (isinstance(addr, (int, np.integer)) and 0 <= addr < LOCAL_SPACE):
+    if not (isinstance(addr, (int, np.integer)) and not isinstance(addr, (bool, np.bool_))
+            and 0 <= addr < LOCAL_SPACE):
         raise ConstraintError(api, param, f"a local address in [0, {LOCAL_SPACE:#x}) "
                               f"(npu * {spec.LOCAL_MEM_SIZE:#x} + offset)", addr)
 
@@ -46,7 +49,8 @@ def aligned(api: str, param: str, addr: int, align: int, why: str | None = None)
 
 def same_npu(api: str, **addrs) -> None:
     """The operands start at the same NPU (addr >> 19 equal)."""
-    items = list(addrs.items())
+    from .args import local_addr
+    items = [(name, local_addr(api, name, a)) for name, a in addrs.items()]
     q0 = items[0][1] // spec.LOCAL_MEM_SIZE
     for name, a in items[1:]:
         if a // spec.LOCAL_MEM_SIZE != q0:
@@ -63,7 +67,7 @@ def work_distinct(api: str, work: int, dst: int, src: int) -> None:
 
 
 def num_series(api: str, n) -> None:
-    if not (isinstance(n, (int, np.integer)) and 1 <= n <= spec.MAX_NUM_SERIES):
+    if not (isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_)) and 1 <= n <= spec.MAX_NUM_SERIES):
         raise ConstraintError(api, "num_series", "num_series is in [1, 64]", n)
 
 
