@@ -283,6 +283,9 @@ def _box_bytes(shape, stride, esize=4, system=False) -> tuple[int, int] | None:
     return lo, hi
 
 
+NN_OUTPUTS = ("okk_bdc_conv2d", "okk_bdc_depthwise2d", "okk_bdc_avg_pool2d", "okk_bdc_max_pool2d", "okk_bdc_matmul")
+
+
 def _bits_of(api: str) -> int:
     m = re.search(r"_(\d+)bit_", api)
     return int(m.group(1)) if m else 32
@@ -299,7 +302,9 @@ def _writable_ranges(api, kinds, names, args):
             continue
         stride = by_name.get(name.replace("_addr", "_stride"))
         if kind == "L":
-            box = _box_bytes(shape, stride) if "bdc_fixed" not in api and "bdc_4N" not in api else None
+            # packed fixed-point tensors have ceil(n/4) or ceil(n/2) words of 4 bytes: the fp32 box of n
+            # is a superset; NN outputs have their own shapes: the generous slack
+            box = None if api in NN_OUTPUTS else _box_bytes(shape, stride)
             r = int(a) % LANE
             local.append((r, r + LOCAL_SLACK) if box is None else (r + box[0], r + box[1]))
         elif kind == "S":
