@@ -143,3 +143,11 @@ def test_two_runs_give_identical_values_and_traces():
             okk.okk_gdma_32bit_cpy_L2S(G + 4096, 4096, (1, 64, 1, 1), None, None)
             return (dev.read_system(G + 4096, 64, np.float32).tobytes(), fuzz_okk._events(dev))
     assert run() == run()
+
+
+def test_per_channel_operands_wait_for_the_shape_check():
+    """Found by the campaign: bias/scale built their per-channel operand from a c = 0 shape and crashed."""
+    with okk.Device():
+        for fn in (okk.okk_bdc_scale, okk.okk_bdc_bias):
+            _refused(lambda: fn(0, 4096, 8192, okk.dim4(1, 0, 3, 3)), "shape->c", "[1, 4095]")
+        _refused(lambda: okk.okk_bdc_scale_bias(0, 4096, 8192, 12288, okk.dim4(1, 0, 3, 3)), "shape->c")

@@ -32,6 +32,7 @@ LOCAL_WATCH = 0x8000            # bytes watched at the start of every NPU
 LOCAL_SLACK = 0x2000            # writable bytes past a destination whose box the fuzzer does not model
 SYS_WINDOW = 0x10000            # system operands live in [G + 0x1000, G + 0x1000 + SYS_WINDOW)
 SYS_WATCH = (G, G + SYS_WINDOW + 0x2000)
+L2_WATCH = 0x4000               # L2 SRAM operands live in its first 4 KiB
 
 HELPERS: dict[str, tuple[str, ...]] = {
     "okk_128_byte_aligned_stride_for_32bit": ("D4out", "i", "D4"),
@@ -89,15 +90,26 @@ def _int(rng, lo, hi, bad=0.05):
     return _bad(rng) if rng.random() < bad else int(rng.integers(lo, hi + 1))
 
 
+class _Places:
+    """Per trial: one start NPU for the local operands (the BDC rule) and distinct 2 KiB slots."""
+    def __init__(self, rng):
+        self.q = int(rng.choice([0, 0, 0, 1, 31, 62, 63]))
+        self.slots = list(rng.permutation(LOCAL_WATCH // 0x800 - 2))
+
+
+_places: list = []
+
+
 def _local(rng):
     r = rng.random()
-    if r < 0.06:
+    if r < 0.04:
         return _bad(rng)
-    if r < 0.1:
+    if r < 0.07:
         return int(rng.choice([0x7FFFF, LANE * 64, LANE * 64 - 4, -128, 2**32, 0x100000 + 64]))
-    q = int(rng.choice([0, 0, 0, 1, 31, 62, 63]))
-    off = int(rng.integers(0, LOCAL_WATCH // 0x800 - 2)) * 0x800
-    if rng.random() < 0.15:
+    p = _places[-1]
+    q = p.q if rng.random() < 0.9 else int(rng.choice([0, 1, 31, 62, 63]))
+    off = int(p.slots.pop() if p.slots else rng.integers(0, LOCAL_WATCH // 0x800 - 2)) * 0x800
+    if rng.random() < 0.1:
         off += int(rng.choice([4, 8, 64, 2, 1]))
     return q * LANE + off
 
@@ -107,7 +119,8 @@ def _system(rng):
     if r < 0.06:
         return _bad(rng)
     if r < 0.1:
-        return int(rng.choice([0, G - 4, G + spec.GLOBAL_MEM_SIZE - 4, 2**64, spec.L2_SRAM_START]))
+        return int(rng.choice([0, G - 4, G + spec.GLOBAL_MEM_SIZE - 4, 2**64, spec.L2_SRAM_START,
+                               spec.L2_SRAM_START + 0x800, spec.L2_SRAM_START + spec.L2_SRAM_SIZE - 64]))
     return G + 0x1000 + int(rng.integers(0, SYS_WINDOW // 0x400 - 2)) * 0x400 + int(rng.choice([0, 0, 0, 4, 1]))
 
 
@@ -165,9 +178,10 @@ def _union(rng, bits):
 def _struct(rng, name):
     """A Padding / dim2 / fp32_or_addr_t / x32_or_addr_t pointer argument."""
     r = rng.random()
-    if r < 0.2:
+    operand = name.startswith(("src", "select"))
+    if r < (0.03 if operand else 0.2):
         return None
-    if r < 0.27:
+    if r < (0.06 if operand else 0.27):
         return _bad(rng)
     if name in ("padding",):
         return okk.Padding(*(_field(rng, 0, 2) for _ in range(4)))
@@ -196,6 +210,9 @@ def _built(a):
     return a.build() if isinstance(a, Make) else a
 
 
+_OP_TYPES = [getattr(okk, n) for n in okk.__all__ if "_OP_" in n or "_MUL_" in n]
+
+
 def _int_param(rng, name):
     if name in ("num_series",):
         return _int(rng, 0, 70)
@@ -213,8 +230,10 @@ def _int_param(rng, name):
         return _int(rng, 1, 40)
     if "shift" in name or name in ("C",):
         return _int(rng, -40, 40)
-    if name.endswith("op_type") or name in ("op_type", "mul_type"):
-        return _int(rng, 0, 32)
+    if name == "op_type":
+        return _OP_TYPES[int(rng.integers(len(_OP_TYPES)))] if rng.random() < 0.85 else _int(rng, 0, 32)
+    if name == "mul_type":
+        return int(rng.choice([7, 6, 0, 5])) if rng.random() < 0.85 else _int(rng, 0, 8)
     if name.endswith("sign") or name.endswith("bit"):
         return _int(rng, 0, 2)
     return _int(rng, -3, 70)
@@ -292,8 +311,8 @@ def _bits_of(api: str) -> int:
 
 
 def _writable_ranges(api, kinds, names, args):
-    """(local writable per-lane byte ranges, system writable flat ranges)."""
-    local, system = [], []
+    """(local writable per-lane byte ranges, DDR writable flat ranges, L2 SRAM writable flat ranges)."""
+    local, system, l2 = [], [], []
     by_name = dict(zip(names, args))
     shape = next((a for k, n, a in zip(kinds, names, args) if k == "D4" and "stride" not in n), None)
     for kind, name, a in zip(kinds, names, args):
@@ -309,14 +328,13 @@ def _writable_ranges(api, kinds, names, args):
             local.append((r, r + LOCAL_SLACK) if box is None else (r + box[0], r + box[1]))
         elif kind == "S":
             box = _box_bytes(shape, stride, esize=_bits_of(api) // 8, system=True)
-            off = int(a) - G
-            system.append((off, off + SYS_WINDOW * 4) if box is None else (off + box[0], off + box[1]))
-    if api == "okk_gdma_32bit_matrix_L2S" and local == [] and system:
-        pass
-    return local, system
+            in_l2 = spec.L2_SRAM_START <= int(a) < spec.L2_SRAM_START + spec.L2_SRAM_SIZE
+            off = int(a) - (spec.L2_SRAM_START if in_l2 else G)
+            (l2 if in_l2 else system).append((off, off + SYS_WINDOW * 4) if box is None else (off + box[0], off + box[1]))
+    return local, system, l2
 
 
-def _regions(dev, local_ranges, system_ranges, everything=False):
+def _regions(dev, local_ranges, system_ranges, l2_ranges, everything=False):
     watches = []
     for lane in range(spec.NPU_NUM):
         base = lane * LANE
@@ -327,6 +345,7 @@ def _regions(dev, local_ranges, system_ranges, everything=False):
     lo, hi = SYS_WATCH[0] - G, SYS_WATCH[1] - G
     writ = ((lo, hi),) if everything else tuple(system_ranges)
     watches.append(Watch(dev.system, lo, hi, writ))
+    watches.append(Watch(dev.l2sram, 0, L2_WATCH, ((0, L2_WATCH),) if everything else tuple(l2_ranges)))
     return watches
 
 
@@ -337,6 +356,7 @@ def _seed_memory(dev, rng_seed: int) -> None:
     for lane in (0, 1, 2, 30, 31, 32, 61, 62, 63):
         dev.write_local(lane, 0, vals)
     dev.write_system(G, r.integers(0, 256, SYS_WATCH[1] - SYS_WATCH[0], dtype=np.uint8))
+    dev.write_system(spec.L2_SRAM_START, r.integers(0, 256, L2_WATCH, dtype=np.uint8))
 
 
 def _events(dev):
@@ -353,10 +373,11 @@ def draw(rng: np.random.Generator) -> Trial:
     except (TypeError, ValueError):
         names = []
     names = (names + [f"arg{i}" for i in range(len(kinds))])[:len(kinds)]
+    _places[:] = [_Places(rng)]
     args = [_arg(rng, k, n) for k, n in zip(kinds, names)]
     seed = int(rng.integers(2**31))
     prelude = rng.random() < 0.1               # sometimes inside a parallel region
-    local_ranges, system_ranges = _writable_ranges(name, kinds, names, args)
+    local_ranges, system_ranges, l2_ranges = _writable_ranges(name, kinds, names, args)
     host_pointer = name in ("okk_global_mem_addr", "okk_local_mem_addr", "okk_l2_sram_addr")
 
     def setup():
@@ -373,7 +394,7 @@ def draw(rng: np.random.Generator) -> Trial:
                 out[:4] = 7
 
     def regions(dev):
-        return _regions(dev, local_ranges, system_ranges, everything=host_pointer)
+        return _regions(dev, local_ranges, system_ranges, l2_ranges, everything=host_pointer)
 
     return Trial("okk", name, setup, call, regions, trace=lambda dev: _events(dev),
                  args=", ".join(_short(a) for a in args))
