@@ -39,9 +39,13 @@ _BY_BITS = {8: ["i8", "u8"], 16: ["i16", "u16", "F16Q8"], 32: ["i32", "u32", "F3
 
 
 def _row_bits(row) -> int | None:
-    """The element size a row's suffix names ($IW -> 16, $B -> 8), if any."""
-    sfx = row.suffix.split("2")[0] if row.suffix else ""
+    """The target's element size a row's suffix names ($IW -> 16, $B -> 8, convert $IB2UW -> 16)."""
+    sfx = row.suffix.split("2")[-1] if row.suffix else ""
     return {"B": 8, "W": 16, "L": 32}.get(sfx[-1:]) if sfx else None
+
+
+def _type_bits(etype: str) -> int:
+    return next(b for b, ts in _BY_BITS.items() if etype in ts)
 
 
 def _vec_spec(rng, like=None, bits=None):
@@ -53,10 +57,21 @@ def _vec_spec(rng, like=None, bits=None):
     return ("vec", etype, length, rng.random() < 0.05, int(rng.integers(2**31)), rng.random() < 0.3)
 
 
-def _arg_spec(rng, kind, target_spec):
+_SCALARS = {"kernel size": [2, 3, 5, 5, 7], "q": [8, 10, 12, 12, 12, 0, 15], "F16 q": [12, 8, 0, 15], "relu": [0, 1], "stride": [1, 2], "F32 q": [0, 8, 16, 31],
+             "units": [1, 2, 4, 8], "elements": [1, 2, 8, 16], "record": [0, 1, 2], "element": [0, 1, 7],
+             "index": [0, 1, 5, 31], "u": [1, 2, 4], "v": [1, 2, 4], "type": [0, 1, 2], "x": [0, 1, 8],
+             "y": [0, 1, 2], "width": [1, 8, 32], "height": [1, 2, 4], "input width": [4, 8, 12],
+             "input height": [4, 8, 12], "amount": [0, 1, 7, 8, 16, 255, 256]}
+
+
+def _arg_spec(rng, kind, target_spec, pname="", row_src_bits=None):
     if rng.random() < 0.05:
         return ("value", _bad(rng))
+    if kind == INT and pname in _SCALARS and rng.random() < 0.8:
+        return ("value", int(rng.choice(_SCALARS[pname])))
     if kind == VEC:
+        if row_src_bits and rng.random() < 0.8:          # convert: the source has its own element size
+            return _vec_spec(rng, bits=row_src_bits)[:2] + (target_spec[2],) + _vec_spec(rng)[3:]
         return ("target",) if rng.random() < 0.1 else _vec_spec(rng, like=target_spec)
     if kind == WORK:
         s = list(_vec_spec(rng, like=target_spec))
@@ -72,7 +87,8 @@ def _arg_spec(rng, kind, target_spec):
         return ("integer", None) if rng.random() < 0.9 else ("value", 3)
     if kind == PTR:
         if rng.random() < 0.7:
-            return ("pointer", int(rng.choice([0, 32, 64, 4096, DM - 64, DM - 2, DM])), int(rng.choice([0, 8, 64])))
+            return ("pointer", int(rng.choice([0, 32, 64, 1024, 4096, 8192, DM - 64, DM - 2, DM])),
+                    int(rng.choice([0, 8, 16, 64])))
         return ("value", _int(rng, 0, DM))
     return ("value", 0)
 
@@ -103,10 +119,16 @@ def _op_trial(rng) -> Trial:
     name = ROW_NAMES[int(rng.integers(len(ROW_NAMES)))]
     row = ROWS[name]
     target_spec = list(_vec_spec(rng, bits=_row_bits(row)))
-    target_spec[5] = rng.random() < (0.9 if row.group == "reduction" else 0.2)
+    target_spec[5] = rng.random() < (0.9 if row.group == "reduction" else 0.5)
     target_spec = tuple(target_spec)
     kinds = [k for _, k in row.params]
-    specs = [_arg_spec(rng, k, target_spec) for k in kinds]
+    src_bits = {"B": 8, "W": 16, "L": 32}.get(row.suffix.split("2")[0][-1:]) if "2" in (row.suffix or "") else None
+    specs = [_arg_spec(rng, k, target_spec, p, src_bits) for p, k in row.params]
+    if row.name == "filter_sub" and specs and specs[0][0] == "vec" and rng.random() < 0.6:
+        t = list(target_spec)                       # the target is two 512-bit registers longer
+        t[2] = specs[0][2] + 128 // {8: 1, 16: 2, 32: 4}[_type_bits(specs[0][1])]
+        t[1] = specs[0][1]
+        target_spec = tuple(t)
     if rng.random() < 0.03:
         specs = specs[:-1] if specs and rng.random() < 0.5 else specs + [("value", 1)]
     mode = "extended" if rng.random() < 0.7 else "gen2"
