@@ -16,8 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import ConstraintError
+from . import spec
 from .types import dim4
 
+LOCAL_SPACE = spec.NPU_NUM * spec.LOCAL_MEM_SIZE
 INT_MIN, INT_MAX = -2**31, 2**31 - 1
 U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
@@ -42,10 +44,13 @@ def c_bool(api: str, param: str, v) -> bool:
 
 
 def local_addr(api: str, param: str, v) -> int:
-    """A local tensor operand: an integer in the 64 NPUs' address space (rules.local_addr's words)."""
-    from .rules import local_addr as in_space
-    in_space(api, param, v)
-    return int(v)
+    """A local tensor operand: an integer in the 64 NPUs' address space."""
+    if type(v) is int and 0 <= v < LOCAL_SPACE:        # the common case, first and cheap
+        return v
+    if is_int(v) and 0 <= v < LOCAL_SPACE:
+        return int(v)
+    raise ConstraintError(api, param, f"a local address in [0, {LOCAL_SPACE:#x}) "
+                          f"(npu * {spec.LOCAL_MEM_SIZE:#x} + offset)", v)
 
 
 def u32(api: str, param: str, v) -> int:
@@ -53,21 +58,33 @@ def u32(api: str, param: str, v) -> int:
 
 
 def system_addr(api: str, param: str, v) -> int:
+    if type(v) is int and 0 <= v <= U64_MAX:
+        return v
     return c_int(api, param, v, 0, U64_MAX, "a system_addr_t: an integer in [0, 2^64)")
 
 
 def dim4_arg(api: str, param: str, d, null_ok: bool = False) -> dim4 | None:
-    """A ``const dim4 *``: a dim4 or a 4-tuple/list of C ints -> a fresh dim4 of Python ints."""
+    """A ``const dim4 *``: a dim4 or a 4-tuple/list of C ints -> a dim4 of Python ints (the caller's
+    record itself when it already is one: nothing here changes it)."""
     if d is None and null_ok:
         return None
-    if isinstance(d, dim4):
+    if type(d) is dim4:
+        n, c, h, w = d.n, d.c, d.h, d.w
+        if type(n) is int and type(c) is int and type(h) is int and type(w) is int and \
+                INT_MIN <= n <= INT_MAX and INT_MIN <= c <= INT_MAX and INT_MIN <= h <= INT_MAX and INT_MIN <= w <= INT_MAX:
+            return d                                   # the common case, first and cheap
+        fields = (n, c, h, w)
+    elif isinstance(d, dim4):
         fields = (d.n, d.c, d.h, d.w)
     elif isinstance(d, (tuple, list)) and len(d) == 4:
         fields = tuple(d)
     else:
         raise ConstraintError(api, param, "a dim4 (or a 4-tuple n, c, h, w)" + (" or None" if null_ok else ""), d)
-    return dim4(*(c_int(api, f"{param}->{f}", v, rule=f"{param}->{f} is a C int (an integer in "
-                        f"[-2^31, 2^31), not a bool, float or None)") for f, v in zip("nchw", fields)))
+    for f, v in zip("nchw", fields):
+        if not is_int(v) or not INT_MIN <= v <= INT_MAX:
+            raise ConstraintError(api, f"{param}->{f}", f"{param}->{f} is a C int (an integer in [-2^31, 2^31), "
+                                  "not a bool, float or None)", v)
+    return dim4(*(int(v) for v in fields))
 
 
 def stride_arg(api: str, param: str, d) -> dim4 | None:

@@ -39,9 +39,12 @@ class _Call:
     def operands(self, align: int, strides: dict | None = None, **addrs) -> list[LocalTensor]:
         """Validate (once per distinct call signature; kernels repeat theirs) and build the operands."""
         api, s, dev = self.api, self.shape, self.dev
-        addrs = {name: args.local_addr(api, name, a) for name, a in addrs.items()}
+        for name, a in addrs.items():
+            if type(a) is not int:                     # plain ints pass; the rest is normalised (or refused)
+                addrs[name] = args.local_addr(api, name, a)
         if strides:
-            strides = {name: args.stride_arg(api, name.replace("_addr", "_stride"), v) for name, v in strides.items()}
+            strides = {name: v if v is None else args.stride_arg(api, name.replace("_addr", "_stride"), v)
+                       for name, v in strides.items()}
         st = None if not strides else tuple(None if v is None else (v.n, v.c, v.h, v.w) for v in strides.values())
         key = (api, tuple(addrs.values()), s.n, s.c, s.h, s.w, st)
         hit = dev._calls.get(key)

@@ -17,7 +17,7 @@ from ..core.errors import ConstraintError
 from ..core.memory import Memory
 from ..core.timeline import Timeline
 from ..core.trace import Trace
-from . import spec
+from . import args, spec
 
 BDC, GDMA = "BDC", "GDMA"
 
@@ -39,10 +39,10 @@ class Device:
     # ---- operands (validated once per distinct address/shape/stride, then reused) ----
 
     def local_tensor(self, api, param, addr, shape, strides, dtype, esize):
-        from .args import local_addr, stride_arg
         from .layout import LocalTensor
-        addr = local_addr(api, param, addr)
-        strides = stride_arg(api, param.replace("_addr", "_stride"), strides)
+        addr = args.local_addr(api, param, addr)
+        if strides is not None:
+            strides = args.stride_arg(api, param.replace("_addr", "_stride"), strides)
         key = ("L", addr, shape.n, shape.c, shape.h, shape.w,
                None if strides is None else (strides.n, strides.c, strides.h, strides.w), dtype, esize)
         t = self._tensors.get(key)
@@ -52,10 +52,10 @@ class Device:
         return t
 
     def system_tensor(self, api, param, addr, shape, strides, dtype, esize):
-        from .args import stride_arg, system_addr
         from .layout import SystemTensor
-        addr = system_addr(api, param, addr)
-        strides = stride_arg(api, param.replace("_addr", "_stride"), strides)
+        addr = args.system_addr(api, param, addr)
+        if strides is not None:
+            strides = args.stride_arg(api, param.replace("_addr", "_stride"), strides)
         key = ("S", addr, shape.n, shape.c, shape.h, shape.w,
                None if strides is None else (strides.n, strides.c, strides.h, strides.w), dtype, esize)
         t = self._tensors.get(key)

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..core.errors import ConstraintError
 from ..core.options import options
-from . import spec
+from . import args, spec
 from .types import dim4
 
 LOCAL_SPACE = spec.NPU_NUM * spec.LOCAL_MEM_SIZE
@@ -20,8 +20,7 @@ def shape_bdc(api: str, shape: dim4) -> None:
             raise ConstraintError(api, f"shape->{name}", "shape->n, shape->h and shape->w are in [1, 65535]", v)
     if not (isinstance(shape.c, (int, np.integer)) and 1 <= shape.c <= spec.MAX_C):
         raise ConstraintError(api, "shape->c", "shape->c is in [1, 4095]", shape.c)
-    from .args import work
-    work(api, int(shape.n) * int(shape.c) * int(shape.h) * int(shape.w))
+    args.work(api, int(shape.n) * int(shape.c) * int(shape.h) * int(shape.w))
 
 
 def shape_gdma(api: str, shape: dim4) -> None:
@@ -36,10 +35,8 @@ def shape_gdma(api: str, shape: dim4) -> None:
 
 
 def local_addr(api: str, param: str, addr) -> None:
-    if not (isinstance(addr, (int, np.integer)) and not isinstance(addr, (bool, np.bool_))
-            and 0 <= addr < LOCAL_SPACE):
-        raise ConstraintError(api, param, f"a local address in [0, {LOCAL_SPACE:#x}) "
-                              f"(npu * {spec.LOCAL_MEM_SIZE:#x} + offset)", addr)
+    """An integer in [0, 64 x 0x80000) (args.local_addr)."""
+    args.local_addr(api, param, addr)
 
 
 def aligned(api: str, param: str, addr: int, align: int, why: str | None = None) -> None:
@@ -49,8 +46,7 @@ def aligned(api: str, param: str, addr: int, align: int, why: str | None = None)
 
 def same_npu(api: str, **addrs) -> None:
     """The operands start at the same NPU (addr >> 19 equal)."""
-    from .args import local_addr
-    items = [(name, local_addr(api, name, a)) for name, a in addrs.items()]
+    items = [(name, args.local_addr(api, name, a)) for name, a in addrs.items()]
     q0 = items[0][1] // spec.LOCAL_MEM_SIZE
     for name, a in items[1:]:
         if a // spec.LOCAL_MEM_SIZE != q0:
