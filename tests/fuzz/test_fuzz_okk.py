@@ -151,3 +151,24 @@ def test_per_channel_operands_wait_for_the_shape_check():
         for fn in (okk.okk_bdc_scale, okk.okk_bdc_bias):
             _refused(lambda: fn(0, 4096, 8192, okk.dim4(1, 0, 3, 3)), "shape->c", "[1, 4095]")
         _refused(lambda: okk.okk_bdc_scale_bias(0, 4096, 8192, 12288, okk.dim4(1, 0, 3, 3)), "shape->c")
+
+
+def test_bdc_dimensions_every_operand_strides_by_zero_are_computed_once():
+    """O(footprint): a legal 67-million-element neg whose n and h alias on every operand returns at once
+    with the values of the small computation; the cost still counts the whole shape."""
+    x = np.arange(1, 65, dtype=np.float32)
+    big, small = okk.dim4(16, 4095, 1024, 1), okk.dim4(1, 4095, 1, 1)
+    got = []
+    for shape in (big, small):
+        with okk.Device() as dev:
+            dev.write_local(0, 0, x)
+            t0 = time.perf_counter()
+            okk.okk_bdc_neg(4096, 0, shape, okk.dim4(0, 0, 0, 0), okk.dim4(0, 1, 0, 0))
+            assert time.perf_counter() - t0 < 2.0
+            got.append((dev.read_local(0, 4096, 4).view(np.float32).copy(), dev.events[-1].elements))
+    np.testing.assert_array_equal(got[0][0], got[1][0])
+    assert got[0][0][0] == -x[63]                      # lane 0's last channel (row 63) wins, as before
+    assert got[0][1] == 16 * 4095 * 1024 and got[1][1] == 4095
+    with okk.Device():                                 # without aliasing the BDC work limit refuses it
+        _refused(lambda: okk.okk_bdc_neg(4096, 0, big, okk.dim4(1, 0, 1, 0), okk.dim4(0, 1, 0, 0)), "shape",
+                 "at most 16777216")

@@ -23,7 +23,8 @@ LOCAL_SPACE = spec.NPU_NUM * spec.LOCAL_MEM_SIZE
 INT_MIN, INT_MAX = -2**31, 2**31 - 1
 U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
-WORK_LIMIT = 2**26        # elements one call may compute (after stride-0 fills collapse); docs/okk.md
+WORK_LIMIT = 2**26        # elements one GDMA call may move (after stride-0 dims collapse); docs/okk.md
+BDC_WORK_LIMIT = 2**24    # elements one BDC call may compute (after stride-0 dims collapse); docs/okk.md
 
 
 def is_int(v) -> bool:
@@ -102,4 +103,17 @@ def work(api: str, elements: int, limit: int = WORK_LIMIT) -> None:
     """Refuse, before computing, a call whose work exceeds the documented limit."""
     if elements > limit:
         raise ConstraintError(api, "shape", f"a call computes at most {limit} elements "
-                              "(after stride-0 fills collapse; npusim's work limit)", elements)
+                              "(after stride-0 dimensions collapse; npusim's work limit)", elements)
+
+
+def collapse(shape: dim4, strides) -> dim4:
+    """The shape with every n/h/w dimension whose stride is 0 in all the given strides (none NULL) cut
+    to 1: those elements alias one address each and receive the same value, so computing them once is
+    the same result and the call's work is O(footprint), not O(shape). C is kept (its channels live in
+    different NPUs)."""
+    if not strides or any(s is None for s in strides):
+        return shape
+    keep = [getattr(shape, f) if any(getattr(s, f) for s in strides) else 1 for f in "nhw"]
+    if keep == [shape.n, shape.h, shape.w]:
+        return shape
+    return dim4(keep[0], shape.c, keep[1], keep[2])

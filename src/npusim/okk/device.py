@@ -34,7 +34,7 @@ class Device:
         self.bdc_instructions = 0
         self.gdma_instructions = 0
         self._tensors: dict = {}     # operand cache: kernels loop over the same few buffers
-        self._calls: dict = {}       # validated BDC call signatures -> (operands, blocks, elements)
+        self._calls: dict = {}       # validated BDC call signatures -> (operands, blocks, elements, run shape)
 
     # ---- operands (validated once per distinct address/shape/stride, then reused) ----
 

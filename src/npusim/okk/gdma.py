@@ -41,16 +41,6 @@ def _arguments(api, kind, dst_addr, src_addr, dst_stride, src_stride):
         args.stride_arg(api, "src_stride", src_stride)
 
 
-def _collapse(shape: dim4, *strides) -> dim4:
-    """The shape with every n/h/w dimension whose stride is 0 in all the given (non-NULL) strides cut
-    to 1: those elements all alias one address and receive the same value, so the call's work is
-    O(footprint), not O(shape). C is kept (its channels live in different NPUs)."""
-    if any(s is None for s in strides):
-        return shape
-    keep = {f: getattr(shape, f) if any(getattr(s, f) for s in strides) else 1 for f in "nhw"}
-    return dim4(keep["n"], shape.c, keep["h"], keep["w"])
-
-
 def _copy(api: str, kind: str, esize: int, dst_addr, src_addr, shape, dst_stride, src_stride) -> None:
     dev = current()
     shape = as_dim4(api, "shape", shape)
@@ -59,7 +49,7 @@ def _copy(api: str, kind: str, esize: int, dst_addr, src_addr, shape, dst_stride
     rules.stride_w_one(api, "dst_stride", dst_stride)
     rules.stride_w_one(api, "src_stride", src_stride)
     full = shape
-    shape = _collapse(shape, dst_stride, src_stride)
+    shape = args.collapse(shape, [dst_stride, src_stride])
     args.work(api, shape.n * shape.c * shape.h * shape.w)
     dst_local, src_local = kind in ("S2L", "L2L"), kind in ("L2S", "L2L")
     src = _tensor(dev, api, "src_addr", src_local, src_addr, shape, src_stride, esize)
@@ -105,7 +95,7 @@ def _set_c(api: str, kind: str, esize: int, dst_addr, value, shape, dst_stride) 
         rules.local_addr(api, "dst_addr", dst_addr)
         dst_stride = aligned_stride(None, int(dst_addr) // LANE, shape, 4)
     full = shape
-    shape = _collapse(shape, dst_stride)
+    shape = args.collapse(shape, [dst_stride])
     args.work(api, shape.n * shape.c * shape.h * shape.w)
     dst = _tensor(dev, api, "dst_addr", local, dst_addr, shape, dst_stride, esize)
     dst.write(np.asarray(bits, _UINT[esize]))

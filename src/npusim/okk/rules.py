@@ -12,15 +12,17 @@ from .types import dim4
 LOCAL_SPACE = spec.NPU_NUM * spec.LOCAL_MEM_SIZE
 
 
-def shape_bdc(api: str, shape: dim4) -> None:
-    """n, h, w in [1, 65535]; c in [1, 4095] (every BDC seed function)."""
+def shape_bdc(api: str, shape: dim4, check_work: bool = True) -> None:
+    """n, h, w in [1, 65535]; c in [1, 4095] (every BDC seed function); then npusim's work limit
+    (the caller checks it itself, after collapsing stride-0 dimensions, when ``check_work`` is False)."""
     for name in ("n", "h", "w"):
         v = getattr(shape, name)
         if not (isinstance(v, (int, np.integer)) and 1 <= v <= spec.MAX_NHW):
             raise ConstraintError(api, f"shape->{name}", "shape->n, shape->h and shape->w are in [1, 65535]", v)
     if not (isinstance(shape.c, (int, np.integer)) and 1 <= shape.c <= spec.MAX_C):
         raise ConstraintError(api, "shape->c", "shape->c is in [1, 4095]", shape.c)
-    args.work(api, int(shape.n) * int(shape.c) * int(shape.h) * int(shape.w))
+    if check_work:
+        args.work(api, int(shape.n) * int(shape.c) * int(shape.h) * int(shape.w), args.BDC_WORK_LIMIT)
 
 
 def shape_gdma(api: str, shape: dim4) -> None:
