@@ -153,7 +153,7 @@ def _stride(rng):
     if r < 0.6:
         return _bad(rng)
     if r < 0.65:
-        return okk.dim4(0, 0, 0, 1)
+        return okk.dim4(0, 0, 0, 1) if r < 0.625 else okk.dim4(0, 0, 0, 0)
     fields = [_field(rng, 0, 300), _field(rng, 0, 64), _field(rng, 0, 16), 1 if rng.random() < 0.9 else _field(rng, 0, 3)]
     if rng.random() < 0.05:
         fields[int(rng.integers(4))] = float(rng.choice([1.5, 2.0, 0.5]))
