@@ -82,8 +82,7 @@ _BAD = [None, float("nan"), float("inf"), -float("inf"), True, False, 1.5, 2.0, 
 
 
 def _bad(rng):
-    v = _BAD[int(rng.integers(len(_BAD)))]
-    return v() if callable(v) and not isinstance(v, type) else v
+    return _BAD[int(rng.integers(len(_BAD)))]
 
 
 def _int(rng, lo, hi, bad=0.05):
