@@ -10,6 +10,7 @@ from npusim import okk
 from npusim.core.errors import ConstraintError, NpuSimError
 from npusim.fuzz import okk as fuzz_okk
 from npusim.fuzz.harness import DEFECTS, Tally, execute
+from npusim.okk import args as okk_args
 
 G = okk.okk_global_mem_start_addr()
 
@@ -171,4 +172,4 @@ def test_bdc_dimensions_every_operand_strides_by_zero_are_computed_once():
     assert got[0][1] == 16 * 4095 * 1024 and got[1][1] == 4095
     with okk.Device():                                 # without aliasing the BDC work limit refuses it
         _refused(lambda: okk.okk_bdc_neg(4096, 0, big, okk.dim4(1, 0, 1, 0), okk.dim4(0, 1, 0, 0)), "shape",
-                 "at most 16777216")
+                 f"at most {okk_args.BDC_WORK_LIMIT}")

@@ -24,7 +24,7 @@ INT_MIN, INT_MAX = -2**31, 2**31 - 1
 U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
 WORK_LIMIT = 2**26        # elements one GDMA call may move (after stride-0 dims collapse); docs/okk.md
-BDC_WORK_LIMIT = 2**24    # elements one BDC call may compute (after stride-0 dims collapse); docs/okk.md
+BDC_WORK_LIMIT = 2**22    # elements one BDC call may compute (after stride-0 dims collapse); docs/okk.md
 
 
 def is_int(v) -> bool:
