@@ -173,3 +173,10 @@ def test_bdc_dimensions_every_operand_strides_by_zero_are_computed_once():
     with okk.Device():                                 # without aliasing the BDC work limit refuses it
         _refused(lambda: okk.okk_bdc_neg(4096, 0, big, okk.dim4(1, 0, 1, 0), okk.dim4(0, 1, 0, 0)), "shape",
                  f"at most {okk_args.BDC_WORK_LIMIT}")
+
+
+def test_scale_refuses_a_nan_source_address():
+    """Found by the campaign: scale chose its instruction form from the raw source address first."""
+    with okk.Device():
+        _refused(lambda: okk.okk_bdc_scale(0, float("nan"), 8192, okk.dim4(2, 34, 2, 6)), "src_addr", "local address")
+        _refused(lambda: okk.okk_bdc_scale_bias(0, None, 8192, 12288, okk.dim4(2, 34, 2, 6)), "src_addr")
