@@ -15,6 +15,7 @@ import numpy as np
 
 from ..core.errors import ConstraintError
 from . import cost, fp32
+from .args import is_int
 from .bdc_fp32_unary import _Call
 from .fp32 import F32
 from .nan_payload import div_nan, keep_first_nan
@@ -52,7 +53,7 @@ def is_plain(strides: dict, addrs: dict) -> bool:
     """The C-model emits the cheap MD_* form only for the 128-byte aligned layout: every stride pointer
     NULL and every address divisible by 128 (part one's finding, checked on libbackend); anything else
     is a TENSOR_ARITH instruction."""
-    return all(s is None for s in strides.values()) and all(int(a) % 128 == 0 for a in addrs.values())
+    return all(s is None for s in strides.values()) and all(is_int(a) and a % 128 == 0 for a in addrs.values())
 
 
 _D = fp32.daz

@@ -280,20 +280,23 @@ def _mac(name, with_c):
         r = _rshift(api, rshift)
         if not (isinstance(lshift, (int, np.integer)) and 0 <= lshift <= 31):
             raise ConstraintError(api, "lshift", "lshift is in [0, 31]", lshift)
-        if not isinstance(is_origin_dst_signed, (bool, int, np.integer)):
+        if not isinstance(is_origin_dst_signed, (bool, int, np.integer, np.bool_)):
             raise ConstraintError(api, "is_origin_dst_signed", "a bool", is_origin_dst_signed)
         dev = current()
         s = as_dim4(api, "shape", shape)
         # the C-model reads the accumulator with op_type's destination sign; is_origin_dst_signed changes
         # nothing there (differential probes)
-        acc = Packed(dev, api, "dst_addr", dst_addr, s, dst_stride, 16, d[1]).read()
+        # the accumulator is read inside compute, i.e. after _call has validated shape and addresses
+        # (reading it first made a huge shape hang before its check)
+        def acc():
+            return Packed(dev, api, "dst_addr", dst_addr, s, dst_stride, 16, d[1]).read()
         ops = [("src0_addr" if not with_c else "src_addr", src_addr, a)]
         if not with_c:
             ops.append(("src1_addr", other, b))
-            comp = (lambda x, y: round_shift((acc << int(lshift)) + x * y, r))
+            comp = (lambda x, y: round_shift((acc() << int(lshift)) + x * y, r))
         else:
             k = _narrow_c(_int_c(api, other), b)
-            comp = (lambda x: round_shift((acc << int(lshift)) + x * np.int64(k), r))
+            comp = (lambda x: round_shift((acc() << int(lshift)) + x * np.int64(k), r))
         strides = {"dst_addr": dst_stride, ops[0][0]: src_stride}
         if not with_c:
             strides["src1_addr"] = other_stride

@@ -11,7 +11,7 @@ import functools
 import numpy as np
 
 from ..core.options import options
-from . import cost, fp32, initmap, rules, spec
+from . import args, cost, fp32, initmap, rules, spec
 from .device import BDC, current
 from .fp32 import F32
 from .layout import LANE, LocalTensor
@@ -39,26 +39,37 @@ class _Call:
     def operands(self, align: int, strides: dict | None = None, **addrs) -> list[LocalTensor]:
         """Validate (once per distinct call signature; kernels repeat theirs) and build the operands."""
         api, s, dev = self.api, self.shape, self.dev
+        for name, a in addrs.items():
+            if type(a) is not int:                     # plain ints pass; the rest is normalised (or refused)
+                addrs[name] = args.local_addr(api, name, a)
+        if strides:
+            strides = {name: v if v is None else args.stride_arg(api, name.replace("_addr", "_stride"), v)
+                       for name, v in strides.items()}
         st = None if not strides else tuple(None if v is None else (v.n, v.c, v.h, v.w) for v in strides.values())
         key = (api, tuple(addrs.values()), s.n, s.c, s.h, s.w, st)
         hit = dev._calls.get(key)
         if hit is not None:
-            ts, self.blocks, self.elements = hit
+            ts, self.blocks, self.elements, self.shape = hit
             return ts
-        rules.shape_bdc(api, s)
+        rules.shape_bdc(api, s, check_work=False)
         for name, a in addrs.items():
             rules.local_addr(api, name, a)
             rules.aligned(api, name, a, align, f"{name} is divisible by {align}" if align == 128 else
                           f"{name} is divisible by 4 (and preferred by 128)")
         rules.same_npu(api, **addrs)
         strides = strides or {}
-        ts = [dev.local_tensor(api, name, a, s, strides.get(name), F32, 4) for name, a in addrs.items()]
+        # elementwise: a dimension every operand strides by 0 is computed once (O(footprint)); the
+        # cost model still counts the whole shape
+        run = args.collapse(s, [strides.get(name) for name in addrs])
+        args.work(api, run.n * run.c * run.h * run.w, args.BDC_WORK_LIMIT)
+        ts = [dev.local_tensor(api, name, a, run, strides.get(name), F32, 4) for name, a in addrs.items()]
         q = next(iter(addrs.values())) // LANE
         self.blocks = cost.bdc_blocks(q, s.n, s.c, s.h, s.w)
         self.elements = s.n * s.c * s.h * s.w
+        self.shape = run
         if len(dev._calls) >= 4096:
             dev._calls.clear()
-        dev._calls[key] = (ts, self.blocks, self.elements)
+        dev._calls[key] = (ts, self.blocks, self.elements, run)
         return ts
 
     def emit(self, instr: str, factor: int, reads, writes) -> None:

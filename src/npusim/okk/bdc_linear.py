@@ -19,7 +19,7 @@ from .bdc_binary import elementwise, is_plain
 from .fp32 import F32
 from .nan_payload import keep_first_nan
 from .layout import LANE, LocalTensor, compact_stride
-from .rules import aligned, local_addr, same_npu
+from .rules import aligned, local_addr, same_npu, shape_bdc
 from .types import as_dim4, dim4
 
 _LIN = (cost.MD_LINEAR, cost.LINEAR)
@@ -32,6 +32,7 @@ def _per_channel(api, param, addr, dst_addr, shape):
     aligned(api, param, addr, 4, f"{param} is divisible by 4")
     same_npu(api, dst_addr=dst_addr, **{param: addr})
     s = as_dim4(api, "shape", shape)
+    shape_bdc(api, s)                        # before the per-channel operand is built and read
     q = int(addr) // LANE
     sh = dim4(1, s.c, 1, 1)
     return LocalTensor(current().local, api, param, addr, sh, compact_stride(None, q, sh), F32, 4)

@@ -17,7 +17,7 @@ from ..core.errors import ConstraintError
 from ..core.memory import Memory
 from ..core.timeline import Timeline
 from ..core.trace import Trace
-from . import spec
+from . import args, spec
 
 BDC, GDMA = "BDC", "GDMA"
 
@@ -34,12 +34,15 @@ class Device:
         self.bdc_instructions = 0
         self.gdma_instructions = 0
         self._tensors: dict = {}     # operand cache: kernels loop over the same few buffers
-        self._calls: dict = {}       # validated BDC call signatures -> (operands, blocks, elements)
+        self._calls: dict = {}       # validated BDC call signatures -> (operands, blocks, elements, run shape)
 
     # ---- operands (validated once per distinct address/shape/stride, then reused) ----
 
     def local_tensor(self, api, param, addr, shape, strides, dtype, esize):
         from .layout import LocalTensor
+        addr = args.local_addr(api, param, addr)
+        if strides is not None:
+            strides = args.stride_arg(api, param.replace("_addr", "_stride"), strides)
         key = ("L", addr, shape.n, shape.c, shape.h, shape.w,
                None if strides is None else (strides.n, strides.c, strides.h, strides.w), dtype, esize)
         t = self._tensors.get(key)
@@ -50,6 +53,9 @@ class Device:
 
     def system_tensor(self, api, param, addr, shape, strides, dtype, esize):
         from .layout import SystemTensor
+        addr = args.system_addr(api, param, addr)
+        if strides is not None:
+            strides = args.stride_arg(api, param.replace("_addr", "_stride"), strides)
         key = ("S", addr, shape.n, shape.c, shape.h, shape.w,
                None if strides is None else (strides.n, strides.c, strides.h, strides.w), dtype, esize)
         t = self._tensors.get(key)

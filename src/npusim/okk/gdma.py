@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import cost, rules
+from . import args, cost, rules
 from .device import GDMA, current
 from .layout import LANE, X, LocalTensor, SystemTensor, aligned_stride
 from .types import as_dim4, dim4, union_bits
 
 _UINT = {4: np.uint32, 2: np.uint16, 1: np.uint8}
+BATCH_LIMIT = 4096       # batches of an overlapping copy (moved one after another); docs/okk.md
 
 
 def _strides_of(t, shape: dim4) -> tuple:
@@ -30,12 +31,26 @@ def _tensor(dev, api, param, local: bool, addr, shape, stride, esize):
     return dev.system_tensor(api, param, addr, shape, stride, _UINT[esize], esize)
 
 
+def _arguments(api, kind, dst_addr, src_addr, dst_stride, src_stride):
+    """The call's addresses and strides as C values (okk/args.py), before anything is built."""
+    dst_local, src_local = kind in ("S2L", "L2L", "set_C_local"), kind in ("L2S", "L2L")
+    dst_addr = (args.local_addr if dst_local else args.system_addr)(api, "dst_addr", dst_addr)
+    if src_addr is not None:
+        src_addr = (args.local_addr if src_local else args.system_addr)(api, "src_addr", src_addr)
+    return dst_addr, src_addr, args.stride_arg(api, "dst_stride", dst_stride), \
+        args.stride_arg(api, "src_stride", src_stride)
+
+
 def _copy(api: str, kind: str, esize: int, dst_addr, src_addr, shape, dst_stride, src_stride) -> None:
     dev = current()
     shape = as_dim4(api, "shape", shape)
     rules.shape_gdma(api, shape)
+    dst_addr, src_addr, dst_stride, src_stride = _arguments(api, kind, dst_addr, src_addr, dst_stride, src_stride)
     rules.stride_w_one(api, "dst_stride", dst_stride)
     rules.stride_w_one(api, "src_stride", src_stride)
+    full = shape
+    shape = args.collapse(shape, [dst_stride, src_stride])
+    args.work(api, shape.n * shape.c * shape.h * shape.w)
     dst_local, src_local = kind in ("S2L", "L2L"), kind in ("L2S", "L2L")
     src = _tensor(dev, api, "src_addr", src_local, src_addr, shape, src_stride, esize)
     dst = _tensor(dev, api, "dst_addr", dst_local, dst_addr, shape, dst_stride, esize)
@@ -43,6 +58,7 @@ def _copy(api: str, kind: str, esize: int, dst_addr, src_addr, shape, dst_stride
         _copy_batches(dev, api, esize, dst_local, src_local, dst_addr, src_addr, shape, dst, src)
     else:   # both sides check and mark the init map on whole byte boxes (layout, initmap)
         dst.write(src.read())
+    shape = full            # the cost model counts every element the hardware moves
     nbytes = shape.n * shape.c * shape.h * shape.w * esize
     run = cost.gdma_run_bytes(esize, shape.tuple(), _strides_of(dst, shape), _strides_of(src, shape),
                               dst_local, src_local)
@@ -54,6 +70,10 @@ def _copy(api: str, kind: str, esize: int, dst_addr, src_addr, shape, dst_stride
 def _copy_batches(dev, api, esize, dst_local, src_local, dst_addr, src_addr, shape, dst, src) -> None:
     """Source and destination overlap: the C-model moves one n after the other, so batch n reads what
     batch n-1 wrote (found against libbackend with an L2L whose channels wrap onto its source)."""
+    if shape.n > BATCH_LIMIT:
+        from ..core.errors import ConstraintError
+        raise ConstraintError(api, "shape->n", f"an overlapping copy moves at most {BATCH_LIMIT} batches "
+                              "(one after another; npusim's work limit)", shape.n)
     dst_st, src_st = dim4(*_strides_of(dst, shape)), dim4(*_strides_of(src, shape))
     one = dim4(1, shape.c, shape.h, shape.w)
     for n in range(shape.n):
@@ -66,6 +86,7 @@ def _set_c(api: str, kind: str, esize: int, dst_addr, value, shape, dst_stride) 
     dev = current()
     shape = as_dim4(api, "shape", shape)
     rules.shape_gdma(api, shape)
+    dst_addr, _, dst_stride, _ = _arguments(api, kind, dst_addr, None, dst_stride, None)
     bits = union_bits(value, esize * 8)
     local = kind == "set_C_local"
     if local and dst_stride is None:
@@ -73,8 +94,12 @@ def _set_c(api: str, kind: str, esize: int, dst_addr, value, shape, dst_stride) 
         # C-model's set_C_local, not the 16/8-bit helpers (found against libbackend).
         rules.local_addr(api, "dst_addr", dst_addr)
         dst_stride = aligned_stride(None, int(dst_addr) // LANE, shape, 4)
+    full = shape
+    shape = args.collapse(shape, [dst_stride])
+    args.work(api, shape.n * shape.c * shape.h * shape.w)
     dst = _tensor(dev, api, "dst_addr", local, dst_addr, shape, dst_stride, esize)
     dst.write(np.asarray(bits, _UINT[esize]))
+    shape = full
     nbytes = shape.n * shape.c * shape.h * shape.w * esize
     st = _strides_of(dst, shape)
     run = cost.gdma_run_bytes(esize, shape.tuple(), st, st, local, local, fill=True)
@@ -127,15 +152,17 @@ okk_gdma_8bit_set_C_local = _make_set(8, "local")
 def _matrix(api: str, kind: str, local_addr, sys_addr, rows, cols, cols_per_channel, row_stride) -> None:
     from ..core.errors import ConstraintError
     dev = current()
-    for name, v in (("rows", rows), ("cols", cols), ("cols_per_channel", cols_per_channel)):
-        if not (isinstance(v, (int, np.integer)) and v >= 1):
-            raise ConstraintError(api, name, f"{name} is positive", v)
+    rows, cols, cols_per_channel = (args.c_int(api, name, v, 1, rule=f"{name} is a positive C int")
+                                    for name, v in (("rows", rows), ("cols", cols),
+                                                    ("cols_per_channel", cols_per_channel)))
     if cols > 65535:
         raise ConstraintError(api, "cols", "cols is at most 65535 (C-model assertion)", cols)
-    if not isinstance(row_stride, (int, np.integer)):
-        raise ConstraintError(api, "row_stride", "an int (elements)", row_stride)
+    row_stride = args.c_int(api, "row_stride", row_stride)
+    args.work(api, rows * cols)
     lparam = "dst_addr" if kind == "S2L" else "src_addr"
     sparam = "src_addr" if kind == "S2L" else "dst_addr"
+    local_addr = args.local_addr(api, lparam, local_addr)
+    sys_addr = args.system_addr(api, sparam, sys_addr)
     rules.local_addr(api, lparam, local_addr)
     cpc = cols_per_channel
     nch = -(-cols // cpc)

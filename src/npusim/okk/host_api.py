@@ -13,7 +13,7 @@ import numpy as np
 
 from ..core.errors import ConstraintError, UnsupportedError
 from ..core.host_window import host_window
-from . import spec
+from . import args, spec
 from .device import current
 
 LOCAL_ADDR_MASK = 0x7FFFFFF          # okk_local_mem_addr masks the address like the C-model
@@ -28,21 +28,23 @@ def _view(api: str, mem, offset: int, limit: int) -> np.ndarray:
 
 def okk_global_mem_addr(addr: int) -> np.ndarray:
     mem = current().system
-    return _view("okk_global_mem_addr", mem, int(addr) - mem.base, mem.size)
+    addr = args.system_addr("okk_global_mem_addr", "addr", addr)
+    return _view("okk_global_mem_addr", mem, addr - mem.base, mem.size)
 
 
 def okk_local_mem_addr(idx: int, addr: int) -> np.ndarray:
     api = "okk_local_mem_addr"
-    if not 0 <= int(idx) < spec.NPU_NUM:
-        raise ConstraintError(api, "idx", f"an NPU index in [0, {spec.NPU_NUM})", idx)
+    idx = args.c_int(api, "idx", idx, 0, spec.NPU_NUM - 1, f"an NPU index in [0, {spec.NPU_NUM})")
+    addr = args.u32(api, "addr", addr)
     mem = current().local
-    start = int(idx) * spec.LOCAL_MEM_SIZE + (int(addr) & LOCAL_ADDR_MASK)
-    return _view(api, mem, start, (int(idx) + 1) * spec.LOCAL_MEM_SIZE)
+    start = idx * spec.LOCAL_MEM_SIZE + (addr & LOCAL_ADDR_MASK)
+    return _view(api, mem, start, (idx + 1) * spec.LOCAL_MEM_SIZE)
 
 
 def okk_l2_sram_addr(addr: int) -> np.ndarray:
     mem = current().l2sram
-    return _view("okk_l2_sram_addr", mem, int(addr) - mem.base, mem.size)
+    addr = args.system_addr("okk_l2_sram_addr", "addr", addr)
+    return _view("okk_l2_sram_addr", mem, addr - mem.base, mem.size)
 
 
 def okk_dtcm_addr(addr: int):
@@ -52,6 +54,8 @@ def okk_dtcm_addr(addr: int):
 
 def okk_get_id_node(node: dict | None = None) -> dict:
     """The command-id node as a dict: bd / gdma instruction counts and cycle_count (total_cycles)."""
+    if node is not None and not isinstance(node, dict):
+        raise ConstraintError("okk_get_id_node", "node", "a dict to fill, or None", node)
     dev = current()
     out = {"bd": dev.bdc_instructions, "gdma": dev.gdma_instructions, "cycle_count": dev.total_cycles}
     if node is not None:
@@ -89,6 +93,8 @@ def okk_dump_registered_kernel_funcs() -> list[str]:
 
 def OKKERNEL_FUNC_REGISTER(func):
     """Decorator form of the macro: registers ``func`` under its own name."""
+    if not callable(func) or not isinstance(getattr(func, "__name__", None), str):
+        raise ConstraintError("OKKERNEL_FUNC_REGISTER", "func", "a named function", func)
     okk_register_kernel_func(func.__name__, func)
     return func
 

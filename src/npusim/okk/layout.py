@@ -13,7 +13,7 @@ import numpy as np
 from ..core.errors import ConstraintError
 from ..core.options import options
 from ..core.view import TensorView
-from . import initmap, spec
+from . import args, initmap, spec
 from .types import dim4
 
 X = spec.NPU_NUM
@@ -68,8 +68,10 @@ class LocalTensor:
 
     def __init__(self, mem, api: str, param: str, addr: int, shape: dim4, strides: dim4 | None,
                  dtype, esize: int):
+        addr = args.local_addr(api, param, addr)
+        strides = args.stride_arg(api, param.replace("_addr", "_stride"), strides)
         n, c, h, w = shape.n, shape.c, shape.h, shape.w
-        q, r = divmod(int(addr), LANE)
+        q, r = divmod(addr, LANE)
         if strides is None:
             strides = aligned_stride(None, q, shape, esize)
         st = (strides.n, strides.c, strides.h, strides.w)
@@ -142,11 +144,11 @@ class SystemTensor:
 
     def __init__(self, dev, api: str, param: str, addr: int, shape: dim4, strides: dim4 | None,
                  dtype, esize: int):
+        addr = args.system_addr(api, param, addr)
+        strides = args.stride_arg(api, param.replace("_addr", "_stride"), strides)
         if strides is None:
             strides = continuous_stride(None, shape)
-        mem, off = dev.system_memory(int(addr), api=api, param=param) if _is_int(addr) else (None, 0)
-        if mem is None:
-            raise ConstraintError(api, param, "a system address", addr)
+        mem, off = dev.system_memory(addr, api=api, param=param)
         sh = shape.tuple()
         st = (strides.n, strides.c, strides.h, strides.w)
         lo, hi = _span(sh, st)
@@ -180,6 +182,3 @@ class SystemTensor:
         if options().track_init:
             initmap.mark_tensor(self)
 
-
-def _is_int(v) -> bool:
-    return isinstance(v, (int, np.integer))

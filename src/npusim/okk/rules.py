@@ -8,20 +8,23 @@ import numpy as np
 
 from ..core.errors import ConstraintError
 from ..core.options import options
-from . import spec
+from . import args, spec
 from .types import dim4
 
 LOCAL_SPACE = spec.NPU_NUM * spec.LOCAL_MEM_SIZE
 
 
-def shape_bdc(api: str, shape: dim4) -> None:
-    """n, h, w in [1, 65535]; c in [1, 4095] (every BDC seed function)."""
+def shape_bdc(api: str, shape: dim4, check_work: bool = True) -> None:
+    """n, h, w in [1, 65535]; c in [1, 4095] (every BDC seed function); then npusim's work limit
+    (the caller checks it itself, after collapsing stride-0 dimensions, when ``check_work`` is False)."""
     for name in ("n", "h", "w"):
         v = getattr(shape, name)
         if not (isinstance(v, (int, np.integer)) and 1 <= v <= spec.MAX_NHW):
             raise ConstraintError(api, f"shape->{name}", "shape->n, shape->h and shape->w are in [1, 65535]", v)
     if not (isinstance(shape.c, (int, np.integer)) and 1 <= shape.c <= spec.MAX_C):
         raise ConstraintError(api, "shape->c", "shape->c is in [1, 4095]", shape.c)
+    if check_work:
+        args.work(api, int(shape.n) * int(shape.c) * int(shape.h) * int(shape.w), args.BDC_WORK_LIMIT)
 
 
 def shape_gdma(api: str, shape: dim4) -> None:
@@ -36,9 +39,8 @@ def shape_gdma(api: str, shape: dim4) -> None:
 
 
 def local_addr(api: str, param: str, addr) -> None:
-    if not (isinstance(addr, (int, np.integer)) and 0 <= addr < LOCAL_SPACE):
-        raise ConstraintError(api, param, f"a local address in [0, {LOCAL_SPACE:#x}) "
-                              f"(npu * {spec.LOCAL_MEM_SIZE:#x} + offset)", addr)
+    """An integer in [0, 64 x 0x80000) (args.local_addr)."""
+    args.local_addr(api, param, addr)
 
 
 def aligned(api: str, param: str, addr: int, align: int, why: str | None = None) -> None:
@@ -48,7 +50,7 @@ def aligned(api: str, param: str, addr: int, align: int, why: str | None = None)
 
 def same_npu(api: str, **addrs) -> None:
     """The operands start at the same NPU (addr >> 19 equal)."""
-    items = list(addrs.items())
+    items = [(name, args.local_addr(api, name, a)) for name, a in addrs.items()]
     q0 = items[0][1] // spec.LOCAL_MEM_SIZE
     for name, a in items[1:]:
         if a // spec.LOCAL_MEM_SIZE != q0:
@@ -65,7 +67,7 @@ def work_distinct(api: str, work: int, dst: int, src: int) -> None:
 
 
 def num_series(api: str, n) -> None:
-    if not (isinstance(n, (int, np.integer)) and 1 <= n <= spec.MAX_NUM_SERIES):
+    if not (isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_)) and 1 <= n <= spec.MAX_NUM_SERIES):
         raise ConstraintError(api, "num_series", "num_series is in [1, 64]", n)
 
 

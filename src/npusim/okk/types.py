@@ -115,9 +115,7 @@ def union_bits(value, width: int) -> int:
 
 
 def as_dim4(api: str, param: str, d) -> dim4:
-    """Accept a dim4 (or a 4-tuple, for convenience); the C API takes ``const dim4 *``."""
-    if isinstance(d, dim4):
-        return d
-    if isinstance(d, (tuple, list)) and len(d) == 4:
-        return dim4(*d)
-    raise ConstraintError(api, param, "a dim4 (pointer to n, c, h, w)", d)
+    """Accept a dim4 (or a 4-tuple, for convenience); the C API takes ``const dim4 *``. Fields must be
+    C ints (okk/args.py); the result is a fresh dim4 of Python ints."""
+    from .args import dim4_arg
+    return dim4_arg(api, param, d)

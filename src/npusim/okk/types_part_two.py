@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import ConstraintError
+from .args import c_bool, local_addr
 from .types import union_bits
 
 
@@ -17,7 +18,7 @@ class _OrAddr:
     kind = ""
 
     def __init__(self, is_addr: bool = False, value=None, *, addr=None, val=None):
-        self.is_addr = bool(is_addr)
+        self.is_addr = c_bool(self.kind, "is_addr", is_addr)
         if value is not None:
             if self.is_addr:
                 addr = value
@@ -26,11 +27,12 @@ class _OrAddr:
         if self.is_addr:
             if addr is None:
                 raise ConstraintError(self.kind, "context.addr", "an address when is_addr is true", addr)
-            self.addr, self.val = int(addr), None
+            self.addr, self.val = local_addr(self.kind, "context.addr", addr), None
         else:
             if val is None:
                 raise ConstraintError(self.kind, "context.val", "a value when is_addr is false", val)
             self.addr, self.val = None, val
+            self.bits       # checks the value now, not at use
 
     def __repr__(self) -> str:
         return f"{self.kind}(is_addr={self.is_addr}, {'addr=%#x' % self.addr if self.is_addr else 'val=%r' % (self.val,)})"
@@ -44,7 +46,11 @@ class fp32_or_addr_t(_OrAddr):
 
     @property
     def bits(self) -> int:
-        return int(np.array([self.val], np.float32).view(np.uint32)[0])
+        v = self.val
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise ConstraintError(self.kind, "context.val", "a float", v)
+        with np.errstate(all="ignore"):
+            return int(np.array([v], np.float32).view(np.uint32)[0])
 
 
 class x32_or_addr_t(_OrAddr):

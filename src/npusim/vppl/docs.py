@@ -51,7 +51,7 @@ and print the command line (tests/vppl/test_cli_externs.py runs both).
 
 | item | model | source |
 |---|---|---|
-| vectors | declared element type i8/u8/i16/u16/i32/u32 (or F16Qq/F32Qq fixed point stored as int16/int32) and any declared length; each vector variable is its own core `Memory` | seed 003 examples; reference A7.1 |
+| vectors | declared element type i8/u8/i16/u16/i32/u32 (or F16Qq/F32Qq fixed point stored as int16/int32) and any declared length up to 2^20 elements (see Argument rules); each vector variable is its own core `Memory` | seed 003 examples; reference A7.1 |
 | element sizes | B = 8, W = 16, L = 32 bits; `$XX` = U (unsigned) / I (signed) + size | seed 003 ("要素サイズを示す語B, W, L") |
 | suffix vs declaration | an operator reinterprets the vector's bits as its suffix's element type: the signedness may differ (the seed: signed data may be added with `$UW`), the size may not (error) | seed 003, add$XX remark |
 | `integer` | 32-bit two's complement; assignments keep the low 32 bits; `/` truncates toward zero; declared without a value it is unassigned: reading it warns and gives poison (4), or raises under strict | reference A7.19; DESIGN (never silently zero) |
@@ -213,6 +213,8 @@ def render() -> str:
     out.append(TAIL)
     from .docs_part_two import render as part_two
     out.append(part_two())
+    from .docs_args import SECTION as args_section          # issue 17: argument rules and limits
+    out.append(args_section)
     return "".join(out)
 
 

@@ -137,6 +137,13 @@ def runner(row: OpRow):
 
 def execute(row: OpRow, target: Vector, args, source: str | None = None) -> Vector:
     """Run ``row`` on ``target`` (the interpreter's entry; Python calls the method directly)."""
+    if not isinstance(row, OpRow):
+        raise ConstraintError("execute", "row", "a dot operator's row (vppl.TABLE[name])", type(row).__name__)
+    if not isinstance(target, Vector):
+        raise ConstraintError(row.name, "target", "the target of a dot operator is a vector variable",
+                              type(target).__name__)
+    if not isinstance(args, (list, tuple)):
+        raise ConstraintError(row.name, "arguments", "a list of arguments", type(args).__name__)
     run = row.__dict__.get("run")
     if run is None:
         run = row.run = runner(row)

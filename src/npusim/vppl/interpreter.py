@@ -10,13 +10,25 @@ import warnings
 from lark import Token
 
 from ..core.errors import ConstraintError, NpuSimError
-from . import cost
+from . import args, cost
 from .execute import runner
 from .machine import Machine, using
 from .parser import VpplSemanticError, caret, parse
 from .semantics import BASES, TABLE
 from .types import ALLOC_TYPES, elem_type, wrap_int32
 from .vector import Integer, Vector, alloc_vector
+
+
+def _div(x: int, y: int) -> int:
+    if y == 0:
+        raise ConstraintError("/", "divisor", "integer division by a nonzero value", 0)
+    q = abs(x) // abs(y)
+    return wrap_int32(q if (x >= 0) == (y >= 0) else -q)       # truncates toward zero
+
+
+_PUSH, _CALL, _NEG = "push", "call", "neg"
+_BINOP = {"+": lambda a, b: wrap_int32(a + b), "-": lambda a, b: wrap_int32(a - b),
+          "*": lambda a, b: wrap_int32(a * b), "/": _div}
 
 
 class VpplLintWarning(UserWarning):
@@ -70,8 +82,10 @@ class Program:
             raise AssertionError(t)
         kind = t.data
         if kind == "number":
-            v = int(str(t.children[0]), 0)
+            v = self._number(t.children[0])
             return lambda env: v
+        if kind in ("neg", "binop"):
+            return self._postfix(t)
         if kind == "var":
             tok = t.children[0]
             name = str(tok)
@@ -82,27 +96,46 @@ class Program:
                 except KeyError:
                     raise ConstraintError("name", _n, "a variable is declared before use", _n) from None
             return get
-        if kind == "neg":
-            f = self._scalar(t.children[0])
-            return lambda env: wrap_int32(-f(env))
-        if kind == "binop":
-            a, op, b = t.children
-            fa, fb, op = self._scalar(a), self._scalar(b), str(op)
-            if op == "+":
-                return lambda env: wrap_int32(fa(env) + fb(env))
-            if op == "-":
-                return lambda env: wrap_int32(fa(env) - fb(env))
-            if op == "*":
-                return lambda env: wrap_int32(fa(env) * fb(env))
-
-            def div(env):
-                x, y = fa(env), fb(env)
-                if y == 0:
-                    raise ConstraintError("/", "divisor", "integer division by a nonzero value", 0)
-                q = abs(x) // abs(y)
-                return wrap_int32(q if (x >= 0) == (y >= 0) else -q)       # truncates toward zero
-            return div
         raise AssertionError(kind)
+
+    def _number(self, tok) -> int:
+        try:
+            return args.literal(str(tok))
+        except ConstraintError as e:
+            self._err(tok, e.api, e.param, e.rule, e.value)
+
+    def _postfix(self, t):
+        """An arithmetic expression compiled into postfix code and run by a loop with an explicit stack:
+        no Python recursion, so 500 unary minus signs or a 10,000-term sum are plain expressions."""
+        code, todo = [], [(t, False)]
+        while todo:                                  # iterative post-order walk of the tree
+            node, children_done = todo.pop()
+            kind = node.data
+            if kind == "number":
+                code.append((_PUSH, self._number(node.children[0])))
+            elif kind == "var":
+                code.append((_CALL, self._scalar(node)))
+            elif children_done:
+                code.append((_NEG, None) if kind == "neg" else (_BINOP[str(node.children[1])], None))
+            else:
+                todo.append((node, True))
+                operands = [node.children[0]] if kind == "neg" else [node.children[0], node.children[2]]
+                todo.extend((c, False) for c in reversed(operands))
+
+        def run(env):
+            stack = []
+            for op, arg in code:
+                if op is _PUSH:
+                    stack.append(arg)
+                elif op is _CALL:
+                    stack.append(arg(env))
+                elif op is _NEG:
+                    stack.append(wrap_int32(-stack.pop()))
+                else:
+                    b = stack.pop()
+                    stack.append(op(stack.pop(), b))
+            return stack[0]
+        return run
 
     def _scalar(self, t):
         f = self._expr(t)
@@ -142,8 +175,11 @@ class Program:
             try:
                 et = elem_type(str(type_tok))
             except ValueError as e:
-                self._err(type_tok, "declaration", "type", str(e), str(type_tok))
-            length = int(str(len_tok), 0)
+                self._err(type_tok, "declaration", "type", getattr(e, "rule", str(e)), str(type_tok))
+            try:
+                length = args.vector_length("vector declaration", args.literal(str(len_tok)))
+            except ConstraintError as e:
+                self._err(len_tok, e.api, e.param, e.rule, e.value)
             if init is None:
                 def make(env):
                     return Vector(et, length, None, name=name)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import ConstraintError
+from .args import literal
 from .pointer import Pointer
 from .pointers import ByName, PointerVariable
 from .vector import Integer, Vector
@@ -55,7 +56,7 @@ def _bind_array(name: str, kind: str, vtype, a: np.ndarray):
         if a.size == 1 and a.dtype.kind in "iu":
             return Integer(int(a.reshape(-1)[0]), name)
         raise ConstraintError("External", name, "an integer is bound to a one-element integer array", a.shape)
-    tname, length = str(vtype.children[0]), int(str(vtype.children[1]), 0)
+    tname, length = str(vtype.children[0]), literal(str(vtype.children[1]))
     if a.size != length:
         raise ConstraintError("External", name, f"the array has the vector's {length} elements", a.size)
     return Vector(tname, length, a.reshape(-1), name=name)
@@ -88,7 +89,7 @@ def _bind(name: str, vtype, value):
         if isinstance(value, int) and not isinstance(value, bool):
             return Integer(value, name)
     else:
-        tname, length = str(vtype.children[0]), int(str(vtype.children[1]), 0)
+        tname, length = str(vtype.children[0]), literal(str(vtype.children[1]))
         if isinstance(value, Vector) and value.length == length and value.etype.name.lower() == tname.lower():
             return value
     raise ConstraintError("External", name, f"the host binds a value of the declared type "

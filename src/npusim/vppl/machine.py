@@ -18,7 +18,6 @@ from . import spec
 from .readings import DEFAULT, Readings
 
 MODES = ("gen2", "extended")
-_machine_ids = itertools.count()
 
 
 class ImageBuffer:
@@ -62,8 +61,19 @@ class Machine:
 
     def __init__(self, mode: str = "gen2", reg_bits: int = spec.REG_BITS, freq_hz: float = spec.FREQ_HZ,
                  dm_bytes: int = spec.DM_BYTES, readings: Readings = DEFAULT, name: str | None = None):
-        if mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+        if not isinstance(mode, str) or mode not in MODES:
+            raise ConstraintError("Machine", "mode", f"one of {', '.join(MODES)}", mode)
+        from .args import integer, name as name_arg
+        reg_bits = integer("Machine", "reg_bits", reg_bits, 8, 1 << 16, "a register width in bits, a multiple of 8 in [8, 65536]")
+        if reg_bits % 8:
+            raise ConstraintError("Machine", "reg_bits", "a register width in bits, a multiple of 8", reg_bits)
+        dm_bytes = integer("Machine", "dm_bytes", dm_bytes, 1, 1 << 31, "a data memory size in [1, 2^31] bytes")
+        if isinstance(freq_hz, (bool, np.bool_)) or not isinstance(freq_hz, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(freq_hz) or freq_hz <= 0:
+            raise ConstraintError("Machine", "freq_hz", "a positive finite clock in Hz", freq_hz)
+        if not isinstance(readings, Readings):
+            raise ConstraintError("Machine", "readings", "a vppl.Readings", readings)
+        name = name_arg("Machine", name)
         self.mode = mode
         self.readings = readings
         self.reg_bits = int(reg_bits)
@@ -72,11 +82,17 @@ class Machine:
         self.dm = Memory("DM", dm_bytes)            # data memory for pointer variables
         self.dm_blocks = Allocator("DM", dm_bytes, align=spec.DM_ALIGN)
         self.images: dict[str, ImageBuffer] = {}
-        # each machine is its own core in a trace (runs on separate machines do not share a row)
-        self.name = name or f"gen2-core{next(_machine_ids)}"
+        # the default core label is the same for every run (determinism: two runs, identical traces);
+        # give machines that share one trace their own names
+        self.name = name or "gen2-core0"
+        self._vector_names = itertools.count()      # v0, v1, ... per machine (per run), not per process
         self.timeline = Timeline({"simd": freq_hz, "scalar": freq_hz}, core=self.name)
         self.simd_engine = self.timeline.engines["simd"]
         self.scalar_engine = self.timeline.engines["scalar"]
+
+    def vector_name(self) -> str:
+        """The next default vector name of this machine: v0, v1, ... (per run, so traces repeat)."""
+        return f"v{next(self._vector_names)}"
 
     @property
     def extended(self) -> bool:

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.errors import ConstraintError
 from ..core.view import TensorView
+from . import args
 from .machine import ImageBuffer, machine
 from .pointer import Pointer
 from .vector import Integer
@@ -36,7 +37,7 @@ class PointerVariable(Integer):
 
     def __init__(self, address: int = 0, step: int = 0, name: str | None = None, space=None):
         super().__init__(address, name or "pointer")
-        self.step = int(step)
+        self.step = args.integer("PointerVariable", "step", step, 0)
         self.space = space
 
     @property
@@ -116,13 +117,16 @@ def dm_alloc(nbytes: int, name: str | None = None, align: int = ALIGN, step: int
     """A fresh DM block of ``nbytes`` (32-byte aligned by default) from the machine's DM allocator (the
     one ``Machine.dm_store`` uses, so blocks never overlap)."""
     m = m or machine()
-    block = m.dm_blocks.alloc(max(int(nbytes), 1), name or "", api="dm_alloc", align=align)
+    nbytes = args.integer("dm_alloc", "nbytes", nbytes, 0)
+    align = args.integer("dm_alloc", "align", align, 1, 1 << 20, "an alignment in [1, 2^20] bytes")
+    name = args.name("dm_alloc", name)
+    block = m.dm_blocks.alloc(max(nbytes, 1), name or "", api="dm_alloc", align=align)
     return PointerVariable(block.offset, step, name)
 
 
 def dm_put(values, name: str | None = None, align: int = ALIGN, step: int = 0, m=None) -> PointerVariable:
     """Allocate a DM block, write ``values`` (their dtype) into it, return a pointer to it."""
-    v = np.ascontiguousarray(values)
+    v = _host_array("dm_put", values)
     p = dm_alloc(v.nbytes, name, align, step, m)
     (m or machine()).dm.write_bytes(p.value, v)
     return p
@@ -131,13 +135,37 @@ def dm_put(values, name: str | None = None, align: int = ALIGN, step: int = 0, m
 def dm_write(p, values) -> None:
     """Write ``values`` at a pointer or address (host side, unchecked alignment)."""
     mem, addr, _ = deref("dm_write", "pointer", p)
-    mem.write_bytes(addr, np.ascontiguousarray(values))
+    v = _host_array("dm_write", values)
+    check_access("dm_write", "pointer", mem, addr, v.nbytes, 1)
+    mem.write_bytes(addr, v)
 
 
 def dm_read(p, dtype, count: int, shape=None) -> np.ndarray:
     """``count`` elements of ``dtype`` at a pointer or address (host side): a copy."""
     mem, addr, _ = deref("dm_read", "pointer", p)
-    dt = np.dtype(dtype)
-    check_access("dm_read", "pointer", mem, addr, int(count) * dt.itemsize, 1)
-    out = mem.data[addr:addr + int(count) * dt.itemsize].view(dt).copy()
-    return out.reshape(shape) if shape is not None else out
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise ConstraintError("dm_read", "dtype", "a numpy dtype", dtype) from None
+    if dt.kind not in "iufb" or dt.itemsize == 0:
+        raise ConstraintError("dm_read", "dtype", "a numeric dtype", str(dt))
+    count = args.integer("dm_read", "count", count, 0)
+    check_access("dm_read", "pointer", mem, addr, count * dt.itemsize, 1)
+    out = mem.data[addr:addr + count * dt.itemsize].view(dt).copy()
+    if shape is None:
+        return out
+    try:
+        return out.reshape(shape)
+    except (TypeError, ValueError):
+        raise ConstraintError("dm_read", "shape", f"a shape of {count} elements", shape) from None
+
+
+def _host_array(api: str, values) -> np.ndarray:
+    """Host data for DM: a numeric array (its dtype's raw bytes)."""
+    try:
+        v = np.ascontiguousarray(values)
+    except (TypeError, ValueError, OverflowError):
+        raise ConstraintError(api, "values", "a numeric array", type(values).__name__) from None
+    if v.dtype.kind not in "iufb":
+        raise ConstraintError(api, "values", "a numeric array", str(v.dtype))
+    return v

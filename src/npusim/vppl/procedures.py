@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from lark import Token
 
 from ..core.errors import ConstraintError
+from .args import literal
 from .parser import VpplSemanticError
 from .pointer import Pointer
 from .pointers import PointerVariable
@@ -85,7 +86,7 @@ def _first_token(tree, default):
 
 
 def _same_vector_type(v: Vector, vtype) -> bool:
-    tname, length = str(vtype.children[0]), int(str(vtype.children[1]), 0)
+    tname, length = str(vtype.children[0]), literal(str(vtype.children[1]))
     return v.etype.name == elem_type(tname).name and v.length == length
 
 
@@ -145,7 +146,7 @@ def _c_proc_decl(self, t):
                 try:
                     elem_type(str(vtype.children[0]))
                 except ValueError as e:
-                    self._err(vtype.children[0], name, str(ptok), str(e), str(vtype.children[0]))
+                    self._err(vtype.children[0], name, str(ptok), getattr(e, "rule", str(e)), str(vtype.children[0]))
             params.append(Param(str(ptok), ptok, byname, vtype))
         else:
             body.append(c)

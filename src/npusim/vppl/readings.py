@@ -31,8 +31,9 @@ class Readings:
     def __post_init__(self):
         for f in fields(self):
             v = getattr(self, f.name)
-            if v not in f.metadata["choices"]:
-                raise ValueError(f"Readings.{f.name} must be one of {f.metadata['choices']}, not {v!r}")
+            if not isinstance(v, str) or v not in f.metadata["choices"]:
+                from ..core.errors import ConstraintError
+                raise ConstraintError("Readings", f.name, f"one of {', '.join(f.metadata['choices'])}", v)
 
 
 DEFAULT = Readings()

@@ -22,8 +22,9 @@ class ReadingsPartTwo:
     def __post_init__(self):
         for f in fields(self):
             v = getattr(self, f.name)
-            if v not in f.metadata["choices"]:
-                raise ValueError(f"ReadingsPartTwo.{f.name} must be one of {f.metadata['choices']}, not {v!r}")
+            if not isinstance(v, str) or v not in f.metadata["choices"]:
+                from ..core.errors import ConstraintError
+                raise ConstraintError("ReadingsPartTwo", f.name, f"one of {', '.join(f.metadata['choices'])}", v)
 
 
 DEFAULT = ReadingsPartTwo()

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.errors import ConstraintError
+
 SIZE_BITS = {"B": 8, "W": 16, "L": 32}
 BITS_SIZE = {v: k for k, v in SIZE_BITS.items()}
 
@@ -49,8 +51,11 @@ def elem_type(name) -> ElemType:
         for k, v in VECTOR_TYPES.items():
             if v == d:
                 return ElemType(k, v)
-        raise ValueError(f"VPPL vectors hold i8/u8/i16/u16/i32/u32 elements, not {d}")
-    s = str(name)
+        raise ConstraintError("vector declaration", "type", "VPPL vectors hold i8/u8/i16/u16/i32/u32 elements", str(d))
+    if not isinstance(name, str):
+        raise ConstraintError("vector declaration", "type", "an element type name (i8, u8, i16, u16, i32, u32, "
+                              "F16Qq, F32Qq)", name)
+    s = name
     if s in VECTOR_TYPES:
         return ElemType(s, VECTOR_TYPES[s])
     if s in ALLOC_TYPES:
@@ -59,9 +64,10 @@ def elem_type(name) -> ElemType:
     if m:
         bits, q = int(m.group(1)), int(m.group(2))
         if q >= bits:
-            raise ValueError(f"{s}: q must be below {bits}")
+            raise ConstraintError("vector declaration", "type", f"{s}: q must be below {bits}", s)
         return ElemType(f"F{bits}Q{q}", np.dtype(np.int16 if bits == 16 else np.int32), q)
-    raise ValueError(f"unknown VPPL element type {s!r} (i8, u8, i16, u16, i32, u32, F16Qq, F32Qq)")
+    raise ConstraintError("vector declaration", "type", f"unknown VPPL element type {s!r} "
+                          "(i8, u8, i16, u16, i32, u32, F16Qq, F32Qq)", s)
 
 
 def suffix_dtype(signed: bool, bits: int) -> np.dtype:

@@ -10,7 +10,6 @@ An ``Integer`` is a 32-bit scalar variable, mutable so that operators can write 
 """
 from __future__ import annotations
 
-import itertools
 import warnings
 
 import numpy as np
@@ -19,9 +18,17 @@ from ..core.errors import ConstraintError, UninitializedReadError, Uninitialized
 from ..core.memory import Memory
 from ..core.options import options
 from ..core.view import TensorView
+from . import args
 from .types import ElemType, elem_type, wrap_int32
 
-_names = itertools.count()
+
+
+def _int_value(api: str, v) -> int:
+    """An integer variable's value: an int, numpy integer or Integer (a VPPL integer is 32-bit; the low
+    32 bits are kept), never a bool, float or None."""
+    if isinstance(v, Integer):
+        return v.value
+    return args.integer(api, "value", v)
 
 
 POISON_INT = 4      # what a never-assigned integer reads as (the core's integer poison)
@@ -34,9 +41,9 @@ class Integer:
     __slots__ = ("name", "_v", "valid")
 
     def __init__(self, value: int | None = 0, name: str | None = None):
-        self.name = name or "integer"
+        self.name = args.name("Integer", name, "integer")
         self.valid = value is not None
-        self._v = wrap_int32(value) if value is not None else POISON_INT
+        self._v = wrap_int32(_int_value("Integer", value)) if value is not None else POISON_INT
 
     @property
     def value(self) -> int:
@@ -48,7 +55,7 @@ class Integer:
         self.valid = True
 
     def set(self, v) -> "Integer":
-        self.value = v
+        self.value = _int_value("Integer.set", v)
         return self
 
     def read(self, api: str) -> int:
@@ -81,10 +88,9 @@ class Vector:
 
     def __init__(self, etype, length: int, init=0, *, name: str | None = None, allocated: bool = False):
         et: ElemType = elem_type(etype)
-        length = int(length)
-        if length <= 0:
-            raise ConstraintError("vector declaration", "length", "a vector has at least one element", length)
-        self.name = name or f"v{next(_names)}"
+        length = args.vector_length("vector declaration", length)
+        from .machine import machine
+        self.name = args.name("vector declaration", name) or machine().vector_name()
         self.etype = et
         self.length = length
         self.memory = Memory(f"vector {self.name}", length * et.np.itemsize)
@@ -101,11 +107,17 @@ class Vector:
 
     def assign(self, init) -> "Vector":
         """Set from a scalar (every element; the low bits of the element size) or a same-length list."""
+        if isinstance(init, (bool, np.bool_)) or init is None or isinstance(init, (float, complex, np.inexact, str, bytes)):
+            raise ConstraintError("vector declaration", "init", "an integer, an integer variable, or one "
+                                  "integer per element", init)
         if isinstance(init, (int, np.integer, Integer)):
             from .ops_common import low_bits
             self.a[...] = low_bits(int(init), self.etype.np)      # the element size's low bits
         else:
-            vals = np.asarray(init.a if isinstance(init, Vector) else init)
+            try:
+                vals = np.asarray(init.a if isinstance(init, Vector) else init)
+            except (TypeError, ValueError, OverflowError):
+                raise ConstraintError("vList", "values", "vector elements are integers", type(init).__name__) from None
             if vals.ndim != 1 or vals.shape[0] != self.length:
                 raise ConstraintError("vList", "values", f"a vList initialiser gives all {self.length} elements "
                                       f"of {self.name}", int(vals.size))
@@ -185,6 +197,8 @@ class Vector:
 
 def vList(values, etype="i16", name: str | None = None) -> Vector:
     """``vList[55, 99, ...]``: a vector of exactly these elements."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise ConstraintError("vList", "values", "a sequence of integers", type(values).__name__)
     vals = list(values)
     return Vector(etype, len(vals), vals, name=name)
 
@@ -194,6 +208,6 @@ def alloc_vector(name: str, type_name: str = "__I16V", length: int = 16) -> Vect
     (reductions require one). ``length`` is read as the element count (reference A7.19); contents
     start undefined."""
     from .types import ALLOC_TYPES
-    if type_name not in ALLOC_TYPES:
+    if not isinstance(type_name, str) or type_name not in ALLOC_TYPES:
         raise ConstraintError("alloc_vector", "type", f"one of {', '.join(ALLOC_TYPES)}", type_name)
     return Vector(ALLOC_TYPES[type_name], length, None, name=name, allocated=True)
