@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from npusim.okk.oracle import differential
+from npusim.tune import executors
 from npusim.okk.oracle.cmodel import Result
 from npusim.okk.oracle.programs import Builder
 
@@ -42,6 +43,9 @@ EXPECTED = {
 @pytest.fixture
 def fake(monkeypatch):
     monkeypatch.setattr(differential, "run_both", fake_run_both)
+    # process workers see the fake only when forked; a threaded process (an xdist worker) would get a
+    # forkserver pool (executors._start_method), whose workers import the real run_both
+    monkeypatch.setattr(executors, "_os_threads", lambda: 1)
 
 
 def _run(executor):
@@ -86,3 +90,13 @@ def test_part_two_batches_pickle_and_build_the_seeded_batch():
     got = again(1)
     assert got.steps == want.steps and got.labels == want.labels
     assert sum(1 for s in got.steps if s[0] == "call") - 2 == 2
+
+
+def test_pool_start_method_follows_the_thread_count(monkeypatch):
+    """fork only while this process is single-threaded (a fork with another thread holding a lock can hang
+    the child: Sophgo's C-model keeps worker threads); otherwise a forkserver that preloads kernel files."""
+    monkeypatch.setattr(executors, "_os_threads", lambda: 1)
+    assert executors._start_method()["mp_context"].get_start_method() == "fork"
+    monkeypatch.setattr(executors, "_os_threads", lambda: 3)
+    method = executors._start_method()
+    assert method["mp_context"].get_start_method() == "forkserver" and method["initializer"] is executors._preload

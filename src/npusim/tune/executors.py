@@ -15,6 +15,7 @@ functions, plain data); Dask pickles with cloudpickle, so lambdas and closures w
 from __future__ import annotations
 
 import concurrent.futures as cf
+import multiprocessing
 import os
 from typing import Callable, Iterable, Iterator
 
@@ -39,6 +40,32 @@ def describe(executor) -> str:
     return type(executor).__name__
 
 
+def _os_threads() -> int:
+    """Threads of this process as the OS counts them (C libraries' threads too, e.g. Sophgo's C-model)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 0          # unknown: treat as threaded
+
+
+def _start_method() -> dict:
+    """fork while this process has one thread (cheap; workers inherit everything). With other threads
+    running (a Dask client, the C-model's workers, NKI's LNC2 programs) a forked child can inherit a held
+    lock and hang, so the pool starts from a forkserver instead and each worker first imports the kernel
+    files this process loaded (their functions pickle by those module names)."""
+    if _os_threads() == 1:
+        return {"mp_context": multiprocessing.get_context("fork")}
+    from .kernel_file import _LOADED
+    return {"mp_context": multiprocessing.get_context("forkserver"), "initializer": _preload,
+            "initargs": (sorted(_LOADED),)}
+
+
+def _preload(paths) -> None:
+    from .kernel_file import load_module
+    for path in paths:
+        load_module(path)
+
+
 def map_unordered(fn: Callable, items: Iterable, executor=None) -> Iterator:
     """Yield ``fn(item)`` for every item, in completion order (the caller sorts)."""
     items = list(items)
@@ -51,7 +78,7 @@ def map_unordered(fn: Callable, items: Iterable, executor=None) -> Iterator:
         if workers < 1:
             raise ConstraintError("npusim.sweep", "executor", "a process count is at least 1 "
                                   "(\"inline\" runs in this process)", executor)
-        with cf.ProcessPoolExecutor(max_workers=min(workers, max(len(items), 1))) as pool:
+        with cf.ProcessPoolExecutor(max_workers=min(workers, max(len(items), 1)), **_start_method()) as pool:
             yield from _futures(pool, fn, items)
         return
     if isinstance(executor, cf.Executor):
