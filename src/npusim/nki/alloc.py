@@ -9,7 +9,13 @@ either way: the live tensors must fit, or the error lists them.
 """
 from __future__ import annotations
 
+import bisect
+
 from ..core.allocator import Allocator, Block
+
+
+def _end(b: Block) -> int:
+    return b.offset + b.size
 
 
 class NextFitAllocator(Allocator):
@@ -23,15 +29,19 @@ class NextFitAllocator(Allocator):
         if size > 0:
             at = -(-self.cursor // align) * align
             end = self.start + self.capacity
-            index = 0
-            for index, b in enumerate(self.blocks):       # blocks are sorted by offset
-                if b.offset + b.size <= at:
+            blocks = self.blocks
+            # blocks are sorted by offset and never overlap, so their ends are sorted too: skip those
+            # ending at or before the cursor by bisection (the scan would pass them one by one)
+            index = bisect.bisect_right(blocks, at, key=_end)
+            for index in range(index, len(blocks)):
+                b = blocks[index]
+                if b.offset + b.size <= at:         # inside the alignment gap after the previous one
                     continue
                 if at + size <= b.offset:
                     break
                 at = -(-(b.offset + b.size) // align) * align
             else:
-                index = len(self.blocks)
+                index = len(blocks)
             if at + size <= end:
                 block = Block(at, size, name)
                 self.blocks.insert(index, block)

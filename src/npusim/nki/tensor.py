@@ -7,6 +7,7 @@ integer indexing drops a dim, and contiguous ones reshape freely (reference nki.
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,9 +67,7 @@ class NkiTensor:
         self.scope = None       # (on the allocation) the loop-iteration Scope it belongs to (scope.py)
         self.in_psum = buffer is PSUM
         self.on_chip = self.in_psum or buffer is SBUF
-        n = 1
-        for d in view.shape[1:]:
-            n *= d
+        n = math.prod(view.shape[1:])
         self.free_size = n      # elements per partition (the N of the cost formulas)
         self.partitions = view.shape[0] if view.shape else 1
         self.nbytes = self.partitions * n * view.dtype.itemsize if view.shape else view.dtype.itemsize
