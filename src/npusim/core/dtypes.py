@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 from dataclasses import dataclass
 
 import ml_dtypes
@@ -37,15 +38,17 @@ class DType:
     min: float = 0.0             # integer minimum (0 for unsigned); -max for floats
     has_inf: bool = True
 
-    @property
+    # cached: read several times per instruction (a cached_property is a plain attribute after the first
+    # read; it is no field, so equality, hashing and repr do not change)
+    @functools.cached_property
     def itemsize(self) -> int:
         return self.np.itemsize
 
-    @property
+    @functools.cached_property
     def is_float(self) -> bool:
         return self.kind == "f"
 
-    @property
+    @functools.cached_property
     def is_int(self) -> bool:
         return self.kind in "iu"
 

@@ -113,6 +113,24 @@ class TensorView:
         self._ibox = None        # the init bytes as a merged byte box, built on first use
         self._written_gen = None  # memory.generation at which every byte was known written
 
+    @classmethod
+    def derived(cls, base: "TensorView", offset: int, shape: tuple, strides: tuple,
+                api: str | None = None) -> "TensorView":
+        """``TensorView(base.memory, offset, shape, strides, base.dtype, api=api)`` for a front end's view
+        of an existing view whose geometry is already tuples of Python ints (slicing, per instruction):
+        no conversions, the same bounds check."""
+        self = cls.__new__(cls)
+        self.memory = base.memory
+        self.offset = offset
+        self.shape = shape
+        self.strides = strides
+        self.dtype = base.dtype
+        if shape and min(shape) < 0:
+            raise ConstraintError(api or "TensorView", "shape", "sizes are >= 0", shape)
+        self.footprint = self._footprint(api)
+        self._array = self._iv = self._ibox = self._written_gen = None
+        return self
+
     # ---- bounds ----
 
     def _footprint(self, api) -> Footprint:

@@ -10,6 +10,7 @@ either way: the live tensors must fit, or the error lists them.
 from __future__ import annotations
 
 import bisect
+import weakref
 
 from ..core.allocator import Allocator, Block
 
@@ -50,3 +51,38 @@ class NextFitAllocator(Allocator):
         block = super().alloc(size, name, api, align)      # wrap around: first fit (or the capacity error)
         self.cursor = block.offset + block.size
         return block
+
+
+class TileRelease:
+    """Frees a tile's block when the tile is garbage (or when called, once): what
+    ``weakref.finalize(tile, allocator.free, block)`` did, at a fraction of its cost (one is made per
+    allocation). Like finalize, a pending release is kept alive by a registry (``_PENDING``), so it fires
+    even when the tile dies in a reference cycle."""
+    __slots__ = ("ref", "allocator", "block", "__weakref__")
+
+    def __init__(self, tile, allocator: Allocator, block: Block):
+        self.allocator, self.block = allocator, block
+        self.ref = weakref.ref(tile, _PENDING_CALLBACK)
+        _PENDING[self.ref] = self
+
+    @property
+    def alive(self) -> bool:
+        return self.ref in _PENDING
+
+    def __call__(self) -> None:
+        """Free the block now (once; later calls and the tile's death do nothing)."""
+        if _PENDING.pop(self.ref, None) is not None:
+            self.allocator.free(self.block)
+
+
+#: weakref of a live tile -> its pending release (the weakref's hash is taken while the tile is alive)
+_PENDING: dict = {}
+
+
+def _tile_died(ref) -> None:
+    release = _PENDING.pop(ref, None)
+    if release is not None:
+        release.allocator.free(release.block)
+
+
+_PENDING_CALLBACK = _tile_died

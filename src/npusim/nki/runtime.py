@@ -22,7 +22,7 @@ import weakref
 
 import numpy as np
 
-from .alloc import NextFitAllocator as Allocator
+from .alloc import NextFitAllocator as Allocator, TileRelease
 from ..core.errors import ConstraintError
 from ..core.memory import Memory
 from ..core.timeline import Timeline
@@ -161,7 +161,7 @@ class Run:
         view = TensorView(mem, offset, shape, strides, dt, api=api)
         t = NkiTensor(view, buffer, name, None, self)
         t.stale = True          # a new tensor is never-written: its init bytes are cleared when first needed
-        fin = weakref.finalize(t, alloc.free, block)   # freed when the kernel drops its last reference
+        fin = TileRelease(t, alloc, block)      # freed when the kernel drops its last reference
         if self.scopes:                                # ... or lapses when its loop iteration ends (scope.py)
             t.scope = self.scopes[-1]
             t.scope.tiles.append((weakref.ref(t), fin))
@@ -277,10 +277,10 @@ def _shape(shape, api) -> tuple:
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     try:
-        shape = tuple(int(d) for d in shape)
+        shape = tuple(map(int, shape))
     except TypeError:
         raise ConstraintError(api, "shape", "a tuple of ints", shape) from None
-    if not shape or any(d <= 0 for d in shape):
+    if not shape or min(shape) <= 0:
         raise ConstraintError(api, "shape", "every dim is a positive int", shape)
     return shape
 
