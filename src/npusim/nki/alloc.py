@@ -19,6 +19,10 @@ def _end(b: Block) -> int:
     return b.offset + b.size
 
 
+def _offset(b: Block) -> int:
+    return b.offset
+
+
 class NextFitAllocator(Allocator):
     def __init__(self, name: str, capacity: int, align: int = 1, start: int = 0):
         super().__init__(name, capacity, align, start)
@@ -51,6 +55,16 @@ class NextFitAllocator(Allocator):
         block = super().alloc(size, name, api, align)      # wrap around: first fit (or the capacity error)
         self.cursor = block.offset + block.size
         return block
+
+    def free(self, block: Block) -> None:
+        """``blocks.remove(block)`` without comparing every block before it: offsets are unique and
+        sorted, so only the block at ``block.offset`` can be equal to it."""
+        blocks = self.blocks
+        i = bisect.bisect_left(blocks, block.offset, key=_offset)
+        if i < len(blocks) and blocks[i] == block:
+            del blocks[i]
+        else:
+            blocks.remove(block)            # not there: list.remove's own ValueError
 
 
 class TileRelease:
