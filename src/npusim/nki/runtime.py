@@ -223,8 +223,14 @@ class Run:
                                               [x.tv.footprint for x in writes], engine, t)
 
     def dma_queue(self) -> str:
+        """The DMA queue free first (the first of equals, as min() picks)."""
         engines = self.timeline.engines
-        return min(self._dma_names, key=lambda e: engines[e].free_ns)
+        best = None
+        for name in self._dma_names:
+            e = engines[name]
+            if best is None or e.free_ns < best.free_ns:
+                best = e
+        return best.name
 
     @property
     def trace(self):
