@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import functools
 from dataclasses import dataclass
 
 import ml_dtypes
@@ -38,17 +37,15 @@ class DType:
     min: float = 0.0             # integer minimum (0 for unsigned); -max for floats
     has_inf: bool = True
 
-    # cached: read several times per instruction (a cached_property is a plain attribute after the first
-    # read; it is no field, so equality, hashing and repr do not change)
-    @functools.cached_property
+    @property
     def itemsize(self) -> int:
         return self.np.itemsize
 
-    @functools.cached_property
+    @property
     def is_float(self) -> bool:
         return self.kind == "f"
 
-    @functools.cached_property
+    @property
     def is_int(self) -> bool:
         return self.kind in "iu"
 
