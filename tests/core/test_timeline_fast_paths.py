@@ -96,3 +96,34 @@ def test_first_use_of_an_engine_after_pruning_waits_for_forgotten_writes():
         tl.place("vector", "op", 100, reads=[fps[0]], writes=[fps[1]])
     ev = tl.place("scalar", "use", 10, reads=[fps[1]])
     assert ev.start_ns == tl.engines["vector"].free_ns == 1700.0    # not 0: the forgotten write is archived
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(step, min_size=1, max_size=300), st.integers(0, 23), st.integers(0, 23),
+       st.floats(0, 2e6, allow_nan=False))
+def test_seeded_newest_first_scan_equals_a_full_scan(steps, r, w, not_before):
+    """The scan runs newest first and stops on the prefix max of ends (_MemoryLog.ends_max); seeded with
+    ``not_before_ns`` it equals max(not_before_ns, the unseeded answer), and the unseeded answer equals a
+    scan of every remembered access (and horizon) in list order."""
+    fps = _views()
+    tl = Timeline(ENGINES)
+    for engine in ENGINES:          # every engine in use: no archive (test_timeline_first_use.py covers it)
+        tl.place(engine, "warm-up", 1)
+    for engine, rr, ww, cycles, other in steps:
+        tl.place(engine, "op", cycles, reads=[] if other else [fps[rr]], writes=[fps[ww]])
+    for engine in ENGINES:
+        plain = tl.dependencies_end([fps[r]], [fps[w]], engine)
+        assert tl.dependencies_end([fps[r]], [fps[w]], engine, not_before) == max(not_before, plain)
+        full = 0.0
+        for fp, is_write in ((fps[r], False), (fps[w], True)):
+            log = tl._logs.get(fp.memory.id)
+            if log is None:
+                continue
+            assert log.ends_max == [max(a.end_ns for a in log.accesses[:i + 1]) for i in range(len(log.accesses))]
+            full = max(full, log.horizon)
+            if log.engine == engine:
+                continue
+            for a in log.accesses:
+                if a.engine != engine and (is_write or a.write) and fp.overlaps(a.fp):
+                    full = max(full, a.end_ns)
+        assert plain == full

@@ -28,7 +28,11 @@ class Allocator:
 
     @property
     def peak_end(self) -> int:
-        return max((b.offset + b.size for b in self.blocks), default=self.start)
+        # blocks are sorted by offset and never overlap: the last one ends highest
+        if not self.blocks:
+            return self.start
+        b = self.blocks[-1]
+        return b.offset + b.size
 
     def alloc(self, size: int, name: str = "", api: str = "alloc", align: int | None = None) -> Block:
         align = align or self.align

@@ -105,10 +105,15 @@ def _end_ns(a: _Access) -> float:
 
 class _MemoryLog:
     """The remembered accesses of one memory, and what the scans need to know about them."""
-    __slots__ = ("accesses", "horizon", "prune_at", "engine", "archive", "archive_for", "archive_horizon")
+    __slots__ = ("accesses", "ends_max", "horizon", "prune_at", "engine", "archive", "archive_for",
+                 "archive_horizon")
 
     def __init__(self, prune_at: int):
         self.accesses: list[_Access] = []
+        # ends_max[i]: the latest end of accesses[0..i]. Scans run newest first and stop once every older
+        # access ends by the time found so far (none of them could raise it): a scan's result is a max,
+        # so the order does not change it, and most scans stop after a few entries.
+        self.ends_max: list[float] = []
         self.horizon = 0.0          # end of the latest forgotten access
         self.prune_at = prune_at    # list length that triggers the next pruning
         # The one engine every remembered access ran on, or None (mixed or empty). An instruction on that
@@ -157,9 +162,8 @@ class Timeline:
         if None in writes:
             writes = [f for f in writes if f is not None]
         if order == "data":
-            dep = self._dependencies_end(reads, writes, engine)
-            if dep > start:
-                start = dep
+            # seeded with the start so far: accesses ending before it cannot move it (the scans stop early)
+            start = self._dependencies_end(reads, writes, engine, start)
         elif order == "sync":
             if opts.check_races:
                 self._check_races(reads, writes, eng, name)
@@ -177,10 +181,8 @@ class Timeline:
         of tiled loops, without the argument normalisation of ``place``."""
         eng = self.engines[engine]
         start = eng.free_ns
-        t = self._conflicts_end(read, False, engine, 0.0)
-        t = self._conflicts_end(write, True, engine, t)
-        if t > start:
-            start = t
+        start = self._conflicts_end(read, False, engine, start)
+        start = self._conflicts_end(write, True, engine, start)
         source = caller_source() if options().record_source else ""
         return self._record(eng, engine, name, cycles, start, (read,), (write,), False, nbytes, elements, args,
                             source)
@@ -207,14 +209,14 @@ class Timeline:
                     t.add_event(ev, eng.freq_hz)
         return ev
 
-    def dependencies_end(self, reads, writes, engine: str) -> float:
+    def dependencies_end(self, reads, writes, engine: str, not_before_ns: float = 0.0) -> float:
         """When the earlier accesses that data order would wait for (conflicting, on other engines) end:
-        the earliest an instruction with these footprints could start on ``engine`` (ns)."""
+        the earliest an instruction with these footprints could start on ``engine`` (ns); at least
+        ``not_before_ns`` (a caller that takes the max with a time it knows passes it: faster scans)."""
         return self._dependencies_end([f for f in reads if f is not None],
-                                      [f for f in writes if f is not None], engine)
+                                      [f for f in writes if f is not None], engine, not_before_ns)
 
-    def _dependencies_end(self, reads, writes, engine: str) -> float:
-        t = 0.0
+    def _dependencies_end(self, reads, writes, engine: str, t: float = 0.0) -> float:
         for fp in reads:
             t = self._conflicts_end(fp, False, engine, t)
         for fp in writes:
@@ -234,7 +236,13 @@ class Timeline:
         if log.engine == engine:
             return t
         lo, hi, lane_lo, lane_hi = fp.lo, fp.hi, fp.lane_lo, fp.lane_hi
-        for acc in log.accesses:
+        accesses, ends_max = log.accesses, log.ends_max
+        i = len(accesses)
+        while i:
+            i -= 1
+            if ends_max[i] <= t:        # accesses[0..i] all end by t: none can raise it
+                break
+            acc = accesses[i]
             if acc.end_ns > t and (is_write or acc.write) and acc.engine != engine:
                 o = acc.fp      # the box test of Footprint.overlaps, inlined (same memory by key)
                 if lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi:
@@ -325,10 +333,14 @@ class Timeline:
             if log is None:
                 log = logs[mid] = _MemoryLog(self.PRUNE_AT)
             lst = log.accesses
+            ends_max = log.ends_max
             if not lst:
                 log.engine = engine
-            elif log.engine != engine:
-                log.engine = None
+                ends_max.append(end)
+            else:
+                if log.engine != engine:
+                    log.engine = None
+                ends_max.append(end if end > ends_max[-1] else ends_max[-1])
             lst.append(_Access(fp, is_write, end, engine, seq, ev, sync))
             if len(lst) > log.prune_at:
                 self._prune(log)
@@ -351,6 +363,12 @@ class Timeline:
             log.horizon = max(log.horizon, keep[cut - 1].end_ns)
             keep = keep[cut:]
         log.accesses = keep
+        ends_max, m = [], float("-inf")
+        for a in keep:
+            if a.end_ns > m:
+                m = a.end_ns
+            ends_max.append(m)
+        log.ends_max = ends_max
         engines = {a.engine for a in keep}
         log.engine = engines.pop() if len(engines) == 1 else None
         # Prune again only after PRUNE_AT more accesses: those that must be kept (still able to delay an

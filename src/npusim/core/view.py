@@ -48,9 +48,13 @@ _INIT_PATTERN = {1: (np.uint8, 0x01), 2: (np.uint16, 0x0101), 4: (np.uint32, 0x0
                  8: (np.uint64, 0x0101010101010101)}
 
 
-@dataclass(frozen=True, slots=True, eq=False)    # identity equality: `None in footprints` stays a C loop
+# Identity equality: `None in footprints` stays a C loop. Not frozen (though never changed after it is
+# made): a frozen dataclass sets each field through object.__setattr__, and a footprint is made for every
+# view, several per instruction.
+@dataclass(slots=True, eq=False)
 class Footprint:
-    """The box of bytes a view may touch: lanes [lane_lo, lane_hi) x in-lane bytes [lo, hi)."""
+    """The box of bytes a view may touch: lanes [lane_lo, lane_hi) x in-lane bytes [lo, hi). Immutable
+    by convention."""
     memory: Memory
     lane_lo: int
     lane_hi: int
@@ -89,26 +93,43 @@ class TensorView:
                  api: str | None = None):
         self.memory = memory
         self.offset = int(offset)
-        self.shape = tuple(int(n) for n in shape)
-        self.dtype = _dt.dtype(dtype)
-        item = self.dtype.itemsize
+        self.shape = shape = tuple(map(int, shape))     # (map: a views-per-instruction hot path)
+        self.dtype = dtype if type(dtype) is _dt.DType else _dt.dtype(dtype)
         if strides is None:
-            strides, acc = [], item
-            for n in reversed(self.shape):
+            strides, acc = [], self.dtype.itemsize
+            for n in reversed(shape):
                 strides.append(acc)
                 acc *= max(n, 1)
             strides = strides[::-1]
-        self.strides = tuple(int(s) for s in strides)
-        if len(self.strides) != len(self.shape):
+        self.strides = tuple(map(int, strides))
+        if len(self.strides) != len(shape):
             raise ConstraintError(api or "TensorView", "strides", "one stride per dimension",
-                                  (self.shape, self.strides))
-        if any(n < 0 for n in self.shape):
-            raise ConstraintError(api or "TensorView", "shape", "sizes are >= 0", self.shape)
+                                  (shape, self.strides))
+        if shape and min(shape) < 0:
+            raise ConstraintError(api or "TensorView", "shape", "sizes are >= 0", shape)
         self.footprint = self._footprint(api)
         self._array = None
         self._iv = None          # the per-element init-map view, built on first use
         self._ibox = None        # the init bytes as a merged byte box, built on first use
         self._written_gen = None  # memory.generation at which every byte was known written
+
+    @classmethod
+    def derived(cls, base: "TensorView", offset: int, shape: tuple, strides: tuple,
+                api: str | None = None) -> "TensorView":
+        """``TensorView(base.memory, offset, shape, strides, base.dtype, api=api)`` for a front end's view
+        of an existing view whose geometry is already tuples of Python ints (slicing, per instruction):
+        no conversions, the same bounds check."""
+        self = cls.__new__(cls)
+        self.memory = base.memory
+        self.offset = offset
+        self.shape = shape
+        self.strides = strides
+        self.dtype = base.dtype
+        if shape and min(shape) < 0:
+            raise ConstraintError(api or "TensorView", "shape", "sizes are >= 0", shape)
+        self.footprint = self._footprint(api)
+        self._array = self._iv = self._ibox = self._written_gen = None
+        return self
 
     # ---- bounds ----
 

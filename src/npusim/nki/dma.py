@@ -41,9 +41,13 @@ class DmaEngines:
     def reserve(self, groups, s: float, d: float) -> None:
         for g in groups:
             starts, ends = self.starts[g], self.ends[g]
-            i = bisect.bisect_left(starts, s)
-            starts.insert(i, s)
-            ends.insert(i, s + d)
+            if not starts or s > starts[-1]:     # the common case: after every interval (bisect's answer)
+                starts.append(s)
+                ends.append(s + d)
+            else:
+                i = bisect.bisect_left(starts, s)
+                starts.insert(i, s)
+                ends.insert(i, s + d)
             if len(starts) > self.KEEP:
                 cut = len(starts) // 2
                 self.floor[g] = max(self.floor[g], ends[cut - 1])

@@ -105,10 +105,27 @@ def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, rev
     prev = np.broadcast_to(np.asarray(init, np.float32).reshape(-1), (p,)).astype(np.float32)
     f0, f1 = a0.fn, a1.fn
     with np.errstate(all="ignore"):
-        for i in range(x0.shape[1]):
-            t = f0(prev, x0[:, i]) if reverse0 else f0(x0[:, i], prev)
-            prev = f1(x1[:, i], t) if reverse1 else f1(t, x1[:, i])
-            out[:, i] = prev
+        if isinstance(f0, np.ufunc) and isinstance(f1, np.ufunc):
+            # the same steps on contiguous columns (transposed copies), results written in place
+            x0t, x1t = np.ascontiguousarray(x0.T), np.ascontiguousarray(x1.T)
+            outt = np.empty_like(x0t)
+            t = np.empty(p, np.float32)
+            for i in range(x0t.shape[0]):
+                if reverse0:
+                    f0(prev, x0t[i], out=t)
+                else:
+                    f0(x0t[i], prev, out=t)
+                prev = outt[i]
+                if reverse1:
+                    f1(x1t[i], t, out=prev)
+                else:
+                    f1(t, x1t[i], out=prev)
+            out = outt.T
+        else:
+            for i in range(x0.shape[1]):
+                t = f0(prev, x0[:, i]) if reverse0 else f0(x0[:, i], prev)
+                prev = f1(x1[:, i], t) if reverse1 else f1(t, x1[:, i])
+                out[:, i] = prev
     _store(dst, out.reshape(dst.shape))
     cycles = _cost2.two_pass(data0.free_size, data0, data1, dst)
     return run.issue(api, "vector", cycles, reads=reads, writes=[dst], elements=dst.size,

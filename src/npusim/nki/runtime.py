@@ -22,7 +22,7 @@ import weakref
 
 import numpy as np
 
-from .alloc import NextFitAllocator as Allocator
+from .alloc import NextFitAllocator as Allocator, TileRelease
 from ..core.errors import ConstraintError
 from ..core.memory import Memory
 from ..core.timeline import Timeline
@@ -137,14 +137,19 @@ class Run:
         return NkiTensor(view, buffer, name, None, self)
 
     def _allocate_on_chip(self, shape, dt, buffer, name, api) -> NkiTensor:
-        label = "SBUF" if buffer is MemoryRegion.sbuf else "PSUM"
         if len(shape) < 2:
             raise ConstraintError(api, "shape", "SBUF and PSUM tensors must have at least 2 dimensions "
                                   "(partition-dim and free-dim)", shape)
-        mem = self.sbuf if buffer is MemoryRegion.sbuf else self.psum
+        in_sbuf = buffer is MemoryRegion.sbuf
+        mem = self.sbuf if in_sbuf else self.psum
         free_bytes = math.prod(shape[1:]) * dt.itemsize
         alloc = self.alloc[buffer]
-        block = self._alloc_block(alloc, buffer, free_bytes, name or f"{label.lower()}[{shape}]", api)
+        block_name = name
+        if not name:        # the default block name, formatted once per (buffer, shape)
+            block_name = _DEFAULT_NAMES.get((in_sbuf, shape))
+            if block_name is None:
+                block_name = _DEFAULT_NAMES[(in_sbuf, shape)] = f"{'sbuf' if in_sbuf else 'psum'}[{shape}]"
+        block = self._alloc_block(alloc, buffer, free_bytes, block_name, api)
         self.peak[buffer] = max(self.peak[buffer], alloc.peak_end)
         offset = block.offset
         if shape[0] > mem.lanes:
@@ -152,13 +157,14 @@ class Run:
             # touches it ("<op> <operand> partition dimension 256 exceeds maximum 128", rules.py). Its
             # rows live in a memory of their own (no SBUF/PSUM has them); capacity counts its bytes per
             # partition like any tile's.
+            label = "SBUF" if in_sbuf else "PSUM"
             mem = Memory(f"{label} (over-wide {shape[0]}-partition tile)", free_bytes, shape[0])
             offset = 0
         strides = [mem.lane_bytes] + _c_strides(shape[1:], dt.itemsize)
         view = TensorView(mem, offset, shape, strides, dt, api=api)
         t = NkiTensor(view, buffer, name, None, self)
         t.stale = True          # a new tensor is never-written: its init bytes are cleared when first needed
-        fin = weakref.finalize(t, alloc.free, block)   # freed when the kernel drops its last reference
+        fin = TileRelease(t, alloc, block)      # freed when the kernel drops its last reference
         if self.scopes:                                # ... or lapses when its loop iteration ends (scope.py)
             t.scope = self.scopes[-1]
             t.scope.tiles.append((weakref.ref(t), fin))
@@ -216,13 +222,18 @@ class Run:
     def ready_ns(self, engine: str, reads=(), writes=()) -> float:
         """When an instruction on ``engine`` could start: its queue is free and its data is ready."""
         t = self.timeline.engines[engine].free_ns
-        deps = self.timeline.dependencies_end([x.tv.footprint for x in reads],
-                                              [x.tv.footprint for x in writes], engine)
-        return max(t, deps)
+        return self.timeline.dependencies_end([x.tv.footprint for x in reads],
+                                              [x.tv.footprint for x in writes], engine, t)
 
     def dma_queue(self) -> str:
+        """The DMA queue free first (the first of equals, as min() picks)."""
         engines = self.timeline.engines
-        return min(self._dma_names, key=lambda e: engines[e].free_ns)
+        best = None
+        for name in self._dma_names:
+            e = engines[name]
+            if best is None or e.free_ns < best.free_ns:
+                best = e
+        return best.name
 
     @property
     def trace(self):
@@ -231,6 +242,9 @@ class Run:
     def allocations(self) -> str:
         return "\n".join(f"{k.value}:\n{a.describe()}" for k, a in self.alloc.items())
 
+
+#: (in SBUF?, shape) -> the default name of an unnamed on-chip allocation ("sbuf[(128, 64)]")
+_DEFAULT_NAMES: dict = {}
 
 #: chip name -> idle (SBUF, PSUM) pairs. Fresh memories cost ~27 MB of np.zeros and their page faults on
 #: first touch in every launch; a launch takes an idle pair and gives it back when it ends.
@@ -272,10 +286,10 @@ def _shape(shape, api) -> tuple:
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     try:
-        shape = tuple(int(d) for d in shape)
+        shape = tuple(map(int, shape))
     except TypeError:
         raise ConstraintError(api, "shape", "a tuple of ints", shape) from None
-    if not shape or any(d <= 0 for d in shape):
+    if not shape or min(shape) <= 0:
         raise ConstraintError(api, "shape", "every dim is a positive int", shape)
     return shape
 

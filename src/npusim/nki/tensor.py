@@ -7,6 +7,7 @@ integer indexing drops a dim, and contiguous ones reshape freely (reference nki.
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,9 +76,7 @@ class NkiTensor:
         self.ind = None         # made by .ap(): access.STATIC, or an access.Indirect resolved by the DMA
         self.in_psum = buffer is PSUM
         self.on_chip = self.in_psum or buffer is SBUF
-        n = 1
-        for d in view.shape[1:]:
-            n *= d
+        n = math.prod(view.shape[1:])
         self.free_size = n      # elements per partition (the N of the cost formulas)
         self.partitions = view.shape[0] if view.shape else 1
         self.nbytes = self.partitions * n * view.dtype.itemsize if view.shape else view.dtype.itemsize
@@ -198,28 +197,46 @@ class NkiTensor:
     def __getitem__(self, key) -> "NkiTensor":
         if not isinstance(key, tuple):
             key = (key,)
-        if any(k is Ellipsis for k in key):
-            i = next(i for i, k in enumerate(key) if k is Ellipsis)
-            fill = len(self.shape) - (len(key) - 1)
-            key = key[:i] + (slice(None),) * fill + key[i + 1:]
-        if len(key) > len(self.shape):
-            raise _index_error("key", f"at most {len(self.shape)} indices for a {len(self.shape)}-d tensor", key)
-        key = key + (slice(None),) * (len(self.shape) - len(key))
         v = self.tv
+        vshape = v.shape
+        nd = len(vshape)
+        for k in key:
+            if k is Ellipsis:
+                i = next(i for i, k in enumerate(key) if k is Ellipsis)
+                key = key[:i] + (slice(None),) * (nd - (len(key) - 1)) + key[i + 1:]
+                break
+        if len(key) > nd:
+            raise _index_error("key", f"at most {nd} indices for a {nd}-d tensor", key)
+        if len(key) < nd:
+            key = key + (slice(None),) * (nd - len(key))
+        on_chip = self.on_chip
         offset, shape, strides = v.offset, [], []
-        for axis, (k, n, s) in enumerate(zip(key, v.shape, v.strides)):
-            if isinstance(k, (bool, np.bool_)):
+        axis = 0
+        for k, n, s in zip(key, vshape, v.strides):
+            if type(k) is slice and k.step is None:     # the common case first (same arithmetic as below)
+                start = 0 if k.start is None else _index_int(k.start)
+                stop = n if k.stop is None else _index_int(k.stop)
+                if start < 0:
+                    start += n
+                if stop < 0:
+                    stop += n
+                size = max(0, stop - start)
+                if stop > n:
+                    raise _index_error("key", f"slice {start}:{stop} lies inside dim {axis} of size {n}", key)
+                step = 1
+            elif isinstance(k, (bool, np.bool_)):
                 raise _index_error("key", "indices are ints, slices or nl.ds(start, size) (not bools)", k)
-            if isinstance(k, (int, np.integer)):
+            elif isinstance(k, (int, np.integer)):
                 k = int(k)
                 if not -n <= k < n:
                     raise _index_error("key", f"index {k} lies inside dim {axis} of size {n}", key)
                 offset += (k % n) * s
-                if axis == 0 and self.on_chip:       # the partition dim stays, with size 1
+                if axis == 0 and on_chip:       # the partition dim stays, with size 1
                     shape.append(1)
                     strides.append(s)
+                axis += 1
                 continue
-            if isinstance(k, DynSlice):
+            elif isinstance(k, DynSlice):
                 start, size, step = (_index_int(k.start), _index_int(k.size), _index_int(k.step))
             elif isinstance(k, slice):
                 step = 1 if k.step is None else _index_int(k.step)
@@ -239,15 +256,16 @@ class NkiTensor:
             if start < 0 or size < 0 or (size and start + (size - 1) * step >= n):
                 raise _index_error("key", f"range start {start}, size {size} lies inside dim {axis} of size {n}",
                                    key)
-            if axis == 0 and self.on_chip and step != 1:
+            if axis == 0 and on_chip and step != 1:
                 raise _index_error("key", "partitions of an SBUF/PSUM view are contiguous (no step on dim 0)", k)
             offset += start * s
             shape.append(size)
             strides.append(s * step)
-        if self.on_chip and len(shape) < 2:     # on-chip tensors stay at least 2-D
+            axis += 1
+        if on_chip and len(shape) < 2:     # on-chip tensors stay at least 2-D
             shape.append(1)
             strides.append(v.dtype.itemsize)
-        return self._derive(TensorView(v.memory, offset, shape, strides, v.dtype, api="NkiTensor.__getitem__"))
+        return self._derive(TensorView.derived(v, offset, tuple(shape), tuple(strides), "NkiTensor.__getitem__"))
 
     def reshape(self, *shape) -> "NkiTensor":
         """A view with a new shape over the same bytes (on-chip: the partition dim stays as it is)."""

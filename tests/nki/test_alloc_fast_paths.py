@@ -1,0 +1,86 @@
+"""The on-chip allocator's short paths (alloc.py) behave as the plain code they replace: next-fit by
+bisection places blocks where a scan from the first block would, free by bisection removes what
+list.remove would (and fails the same way), and TileRelease acts as weakref.finalize."""
+import gc
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from npusim.core.allocator import Block
+from npusim.nki.alloc import NextFitAllocator, TileRelease
+
+
+def _next_fit_by_scan(blocks, cursor, size, align, start, capacity):
+    """The scan the bisection replaced: (offset, index) or None when it wraps around."""
+    at = -(-cursor // align) * align
+    index = 0
+    for index, b in enumerate(blocks):
+        if b.offset + b.size <= at:
+            continue
+        if at + size <= b.offset:
+            break
+        at = -(-(b.offset + b.size) // align) * align
+    else:
+        index = len(blocks)
+    return (at, index) if at + size <= start + capacity else None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(1, 300), st.integers(0, 1000)), min_size=1, max_size=80),
+       st.sampled_from([1, 4, 64]))
+def test_next_fit_and_free_match_the_scans(ops, align):
+    a = NextFitAllocator("t", 4096, align=align)
+    live = []
+    for is_alloc, size, pick in ops:
+        if is_alloc or not live:
+            expect = _next_fit_by_scan(list(a.blocks), a.cursor, size, align, a.start, a.capacity)
+            try:
+                b = a.alloc(size, f"b{len(live)}")
+            except Exception:
+                assert expect is None
+                continue
+            if expect is not None:
+                assert (b.offset, a.blocks.index(b)) == expect
+            live.append(b)
+        else:
+            b = live.pop(pick % len(live))
+            after = list(a.blocks)
+            after.remove(b)
+            a.free(b)
+            assert a.blocks == after
+        assert a.peak_end == max((b.offset + b.size for b in a.blocks), default=a.start)
+
+
+def test_free_of_a_block_not_there_fails_as_list_remove():
+    a = NextFitAllocator("t", 1024)
+    b = a.alloc(16, "x")
+    a.free(b)
+    with pytest.raises(ValueError):
+        a.free(b)
+    with pytest.raises(ValueError):
+        a.free(Block(0, 8, "y"))
+
+
+class _Tile:
+    pass
+
+
+def test_tile_release_acts_as_finalize():
+    a = NextFitAllocator("t", 1024)
+    t = _Tile()
+    rel = TileRelease(t, a, a.alloc(16, "x"))
+    assert rel.alive and len(a.blocks) == 1
+    rel()
+    assert not rel.alive and a.blocks == []
+    rel()                                   # a second call does nothing
+    t2 = _Tile()
+    rel2 = TileRelease(t2, a, a.alloc(16, "y"))
+    del t2                                  # death frees the block
+    assert not rel2.alive and a.blocks == []
+    t3 = _Tile()
+    t3.me = t3                              # a reference cycle: freed when the collector runs
+    rel3 = TileRelease(t3, a, a.alloc(16, "z"))
+    del t3
+    assert rel3.alive
+    gc.collect()
+    assert not rel3.alive and a.blocks == []
