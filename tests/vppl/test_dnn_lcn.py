@@ -1,12 +1,13 @@
 """DNN_localContrastNormalizationLayer against a float64 reference of the same definition (Jarrett et
-al. 2009 with a uniform 5x5xC window): within the documented bound 2^-13 + (0.5 + 2|y|) / d, where d is
-the divisor max(sigma, mean sigma) in LSBs; limits."""
+al. 2009 with a uniform 5x5xC window): within the documented bound 2^-13 + (0.5 + 2|y| + 1/d) / d, where d is
+the divisor max(sigma, mean sigma) in LSBs (the 1/d: the rounded mean's half LSB seen through the floored d;
+hypothesis found c=4, h=20, w=7, contrast=0.01, seed=4 at 1.01x the bound without it); limits."""
 import os
 import sys
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from npusim import ConstraintError, vppl
 from npusim.vppl import dm_read
@@ -47,7 +48,7 @@ def test_lcn_within_bound(c):
     x = f16(base)
     y, t, a1, a2 = run_lcn(x)
     ref, d = lcn_ref(x * LSB)
-    bound = 0.5 * LSB + (0.5 + 2 * np.abs(ref)) / (d[None] / LSB)
+    bound = 0.5 * LSB + (0.5 + 2 * np.abs(ref) + LSB / d[None]) / (d[None] / LSB)
     err = np.abs(y * LSB - ref)
     assert (err <= bound).all(), float((err / bound).max())
     assert np.abs(ref).max() > 1                               # normalisation really happened
@@ -91,6 +92,7 @@ def test_channels_q_and_accumulation_vectors():
 
 
 @settings(max_examples=25, deadline=None)
+@example(4, 20, 7, 0.01, 4)          # found by hypothesis: 1.01x the bound before the 1/d term
 @given(st.integers(1, 4), st.integers(5, 20), st.integers(5, 20), st.floats(0.01, 2.0), st.integers(0, 10 ** 6))
 def test_property_within_bound(c, h, w, contrast, seed):
     vppl.reset()
@@ -98,5 +100,5 @@ def test_property_within_bound(c, h, w, contrast, seed):
     x = f16(rng.uniform(-contrast, contrast, (c, h, w)))
     y, *_ = run_lcn(x)
     ref, d = lcn_ref(x * LSB)
-    bound = 0.5 * LSB + (0.5 + 2 * np.abs(ref)) / (d[None] / LSB)
+    bound = 0.5 * LSB + (0.5 + 2 * np.abs(ref) + LSB / d[None]) / (d[None] / LSB)
     assert (np.abs(y * LSB - ref) <= bound).all()

@@ -21,7 +21,7 @@ BOUND = {
     "DNN_convolutionLayer": "last channel: <= 1/2 LSB of F16Q12; partial results exact F32Q24 (unless saturated)",
     "DNN_convolutionLayerNPN": "as DNN_convolutionLayer",
     "DNN_convolutionLayerNP1": "<= 1/2 LSB of F16Q12",
-    "DNN_localContrastNormalizationLayer": "<= 2^-13 + (1/2 + 2|y|) / d, d = max(sigma, mean sigma) in LSBs (unless saturated: |y| >= 8 is possible, up to sqrt(25 C))",
+    "DNN_localContrastNormalizationLayer": "<= 2^-13 + (1/2 + 2|y| + 1/d) / d, d = max(sigma, mean sigma) in LSBs (the 1/d: the rounded mean's half LSB, seen through the floored d) (unless saturated: |y| >= 8 is possible, up to sqrt(25 C))",
     "DNN_relu": "exact",
     "DNN_softmaxN": "<= 1 LSB of F32Q16",
     "DNN_softmax": "<= 1 LSB of F32Q16",
