@@ -149,3 +149,32 @@ def test_any_seed_draws_a_trial_without_defect(seed):
         warnings.simplefilter("ignore")
         out = execute(trial, 10.0, twice=True)
     assert out.kind not in DEFECTS, (trial.api, trial.args, out.detail)
+
+
+def test_every_legacy_function_is_fuzzed():
+    import npusim.nki.legacy.isa as lisa
+    import npusim.nki.legacy.language as lnl
+    for kind, mod in (("lisa", lisa), ("lnl", lnl)):
+        drawn = {name for k, name in fuzz_nki.APIS if k == kind}
+        for name in dir(mod):
+            obj = getattr(mod, name)
+            if name.startswith("_") or inspect.isclass(obj) or inspect.ismodule(obj) or not callable(obj):
+                continue
+            assert name in drawn or name in fuzz_nki.NOT_API or name in fuzz_nki.LEGACY_NOT_API, name
+
+
+def test_legacy_calls_refuse_what_is_not_a_tile(run):
+    import npusim.nki.legacy.isa as lisa
+    import npusim.nki.legacy.language as lnl
+    with pytest.raises(ConstraintError) as e:
+        lisa.tensor_copy(2 ** 40)
+    assert e.value.param == "src"
+    with pytest.raises(ConstraintError) as e:
+        lisa.nc_matmul(False, nl.ndarray((128, 8), nl.float32, buffer=nl.sbuf))
+    assert e.value.param == "stationary"
+    for call, param in ((lambda: lnl.ones("x", nl.float32), "shape"), (lambda: lnl.arange(5, 1, 0), "step"),
+                        (lambda: lnl.zeros_like(1.0), "a"), (lambda: lnl.mean(1.0, axis=1), "x"),
+                        (lambda: lnl.store((), 1.0), "dst")):
+        with pytest.raises(ConstraintError) as e:
+            call()
+        assert e.value.param == param
