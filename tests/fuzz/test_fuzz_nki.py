@@ -178,3 +178,11 @@ def test_legacy_calls_refuse_what_is_not_a_tile(run):
         with pytest.raises(ConstraintError) as e:
             call()
         assert e.value.param == param
+
+
+def test_legacy_divide_by_an_array_is_refused(run):
+    import npusim.nki.legacy.language as lnl
+    x = nl.ndarray((128, 4), nl.float32, buffer=nl.sbuf)
+    with pytest.raises(ConstraintError) as e:
+        lnl.divide(x, np.zeros((128, 4), np.float32))
+    assert e.value.param == "y"

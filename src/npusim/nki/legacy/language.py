@@ -241,6 +241,8 @@ def divide(x, y, dtype=None, mask=None, **kwargs):
         else:
             out = _nl.elementwise(OPS["multiply"], x, r, dtype or x.dtype)
     elif isinstance(x, NkiTensor):
+        if isinstance(y, (bool, np.bool_)) or not isinstance(y, (int, float, np.integer, np.floating)):
+            raise ConstraintError(api, "y", "an NKI tensor or a number", y)
         out = _nl.elementwise(OPS["multiply"], x, float(np.float32(1) / np.float32(y)), dtype)
     else:
         raise ConstraintError(api, "x", "at least one operand is a tile", (type(x).__name__, type(y).__name__))
