@@ -186,3 +186,14 @@ def test_legacy_divide_by_an_array_is_refused(run):
     with pytest.raises(ConstraintError) as e:
         lnl.divide(x, np.zeros((128, 4), np.float32))
     assert e.value.param == "y"
+
+
+def test_where_scalar_into_an_integer_tile_is_checked(run):
+    cond = nl.ndarray((1, 2), nl.int32, buffer=nl.sbuf)
+    cond.write(np.array([[1, 0]], np.int32))
+    for bad in (float("nan"), 1.5, 2 ** 40):
+        with pytest.raises(ConstraintError) as e:
+            nl.where(cond, bad, cond)
+        assert e.value.param == "x"
+    out = nl.where(cond, 7, cond)
+    np.testing.assert_array_equal(out.numpy(), [[7, 0]])
