@@ -156,3 +156,49 @@ def test_any_seed_draws_a_trial_without_defect(seed):
         warnings.simplefilter("ignore")
         out = execute(trial, 10.0, twice=True)
     assert out.kind not in DEFECTS, (trial.api, trial.args, out.detail)
+
+
+def test_newer_apis_are_drawn_with_their_real_arity():
+    """Fixed-signature functions are drawn with a positional count their signature accepts (a wrong count
+    is Python's TypeError naming the function, as a C++ compile error would be); *args APIs refuse a
+    wrong count with a ConstraintError naming the API and the documented form."""
+    import inspect as _inspect
+    rng = np.random.default_rng(3)
+    for api in fuzz_asc.GENERIC:
+        if api in fuzz_asc.HOST:
+            continue
+        sig = _inspect.signature(getattr(asc, api))
+        specs = [("half", 256)] * 4 + [("uint8_t", 32)]
+        for _ in range(20):
+            args, _outs = fuzz_asc._generic(rng, api, specs, fuzz_asc.Ref("ub", 0), "half", 256, 128)
+            sig.bind(*args)                       # raises TypeError on a wrong arity
+
+
+def test_wrong_arity_gives_a_clear_error(core):
+    a, b = core.t(asc.half, 256, 0), core.t(asc.half, 256, 1024)
+    with pytest.raises(TypeError, match="BlockReduceMin"):
+        asc.BlockReduceMin(a, b, 1, 128, 1, 1, 8, 0, 0)
+    with pytest.raises(ConstraintError) as e:
+        asc.Tanh(a, b, 1, 2, 3, 4)
+    assert e.value.param == "arguments" and "Tanh(dstTensor, srcTensor" in str(e.value)
+    with pytest.raises(ConstraintError) as e:
+        asc.SoftMax(a)
+    assert e.value.param == "arguments"
+
+
+@pytest.mark.parametrize("call,param", [
+    (lambda: asc.GetSoftMaxMaxTmpSize(None, 2), "srcShape"),
+    (lambda: asc.GetSoftMaxMaxTmpSize((8, 16), 0), "dataTypeSize"),
+    (lambda: asc.GetLayerNormMinTmpSize((8, 16), 2), "srcShape"),
+    (lambda: asc.GetSoftMaxMinTmpSize((8, 16), float("nan")), "dataTypeSize"),
+    (lambda: asc.TILING_DATA_FIELD_DEF("nope", "a"), "dtype"),
+    (lambda: asc.TILING_DATA_FIELD_DEF_ARR(asc.uint32_t, None, "a"), "count"),
+    (lambda: asc.BEGIN_TILING_DATA_DEF("T", 3), "fields"),
+    (lambda: asc.BEGIN_TILING_DATA_DEF(None), "class_name"),
+    (lambda: asc.GetSelectWithBytesMaskMinTmpSize(None, 1, False), "n_src"),
+    (lambda: asc.printf("%d", "x"), "args"),
+    (lambda: asc.load_cpp("/nonexistent/kernel.cpp"), "path"),
+    (lambda: asc.load_cpp(None), "path"),
+])
+def test_host_helpers_refuse_malformed_arguments(call, param):
+    _rejects(call, param)

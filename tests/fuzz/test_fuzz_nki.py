@@ -149,3 +149,51 @@ def test_any_seed_draws_a_trial_without_defect(seed):
         warnings.simplefilter("ignore")
         out = execute(trial, 10.0, twice=True)
     assert out.kind not in DEFECTS, (trial.api, trial.args, out.detail)
+
+
+def test_every_legacy_function_is_fuzzed():
+    import npusim.nki.legacy.isa as lisa
+    import npusim.nki.legacy.language as lnl
+    for kind, mod in (("lisa", lisa), ("lnl", lnl)):
+        drawn = {name for k, name in fuzz_nki.APIS if k == kind}
+        for name in dir(mod):
+            obj = getattr(mod, name)
+            if name.startswith("_") or inspect.isclass(obj) or inspect.ismodule(obj) or not callable(obj):
+                continue
+            assert name in drawn or name in fuzz_nki.NOT_API or name in fuzz_nki.LEGACY_NOT_API, name
+
+
+def test_legacy_calls_refuse_what_is_not_a_tile(run):
+    import npusim.nki.legacy.isa as lisa
+    import npusim.nki.legacy.language as lnl
+    with pytest.raises(ConstraintError) as e:
+        lisa.tensor_copy(2 ** 40)
+    assert e.value.param == "src"
+    with pytest.raises(ConstraintError) as e:
+        lisa.nc_matmul(False, nl.ndarray((128, 8), nl.float32, buffer=nl.sbuf))
+    assert e.value.param == "stationary"
+    for call, param in ((lambda: lnl.ones("x", nl.float32), "shape"), (lambda: lnl.arange(5, 1, 0), "step"),
+                        (lambda: lnl.zeros_like(1.0), "a"), (lambda: lnl.mean(1.0, axis=1), "x"),
+                        (lambda: lnl.store((), 1.0), "dst")):
+        with pytest.raises(ConstraintError) as e:
+            call()
+        assert e.value.param == param
+
+
+def test_legacy_divide_by_an_array_is_refused(run):
+    import npusim.nki.legacy.language as lnl
+    x = nl.ndarray((128, 4), nl.float32, buffer=nl.sbuf)
+    with pytest.raises(ConstraintError) as e:
+        lnl.divide(x, np.zeros((128, 4), np.float32))
+    assert e.value.param == "y"
+
+
+def test_where_scalar_into_an_integer_tile_is_checked(run):
+    cond = nl.ndarray((1, 2), nl.int32, buffer=nl.sbuf)
+    cond.write(np.array([[1, 0]], np.int32))
+    for bad in (float("nan"), 1.5, 2 ** 40):
+        with pytest.raises(ConstraintError) as e:
+            nl.where(cond, bad, cond)
+        assert e.value.param == "x"
+    out = nl.where(cond, 7, cond)
+    np.testing.assert_array_equal(out.numpy(), [[7, 0]])

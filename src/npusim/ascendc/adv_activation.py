@@ -58,6 +58,10 @@ def _run(api, dst, src, args, T_, min_tmp, body, overlap_ok=False):
         from ..core.errors import ConstraintError
         raise ConstraintError(api, "dstTensor", "dst and src have the same T", (dst.dtype, src.dtype))
     tmp, rest = split_args(args)
+    if len(rest) > 1:
+        from ..core.errors import ConstraintError
+        raise ConstraintError(api, "arguments", f"{api}(dstTensor, srcTensor[, sharedTmpBuffer][, calCount])",
+                              len(args) + 2)
     n = count_of(api, rest[0] if rest else None, src, dst)
     if not overlap_ok:
         no_overlap(api, dst, src, "dstTensor")
@@ -171,7 +175,8 @@ def _exp(dst, src, *args, T=None, taylorExpandLevel=None, isReuseSource=False, i
     advanced = taylorExpandLevel is not None or (args and isinstance(args[0], type(src)))
     if not advanced:
         return _basic_exp(dst, src, *args, isSetMask=isSetMask)
-    level = 10 if taylorExpandLevel is None else int(taylorExpandLevel)
+    from .args import as_int
+    level = 10 if taylorExpandLevel is None else as_int("Exp", "taylorExpandLevel", taylorExpandLevel, 0, 255)
     if level == 0:
         tmp, rest = split_args(args)
         return _basic_exp(dst, src, rest[0] if rest else src.size)

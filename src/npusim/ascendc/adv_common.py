@@ -41,7 +41,8 @@ def check_template_t(api: str, T_, t) -> None:
 
 def count_of(api: str, n, *tensors) -> int:
     """calCount (default: the first tensor's size) within every tensor."""
-    n = tensors[0].size if n is None else int(n)
+    from .args import as_int
+    n = tensors[0].size if n is None else as_int(api, "calCount", n)
     if n < 0:
         raise ConstraintError(api, "calCount", "calCount >= 0", n)
     for t in tensors:

@@ -28,6 +28,7 @@ import numpy as np
 from ..core.errors import ConstraintError, UnsupportedError
 from . import cost
 from . import dtypes as T
+from . import args as A
 from .adv_common import check_template_t, check_tensors, read, split_args, tmp_footprint, ub_view
 from .context import current
 from .dtypes import asc_name
@@ -62,17 +63,22 @@ LayerNormTiling = BEGIN_TILING_DATA_DEF("LayerNormTiling", *(TILING_DATA_FIELD_D
 
 
 def GetSoftMaxMinTmpSize(srcShape, dataTypeSize: int, isReuseSource: bool = False) -> int:
-    k = int(srcShape[-1])
-    return (32 // int(dataTypeSize) + k + 64) * 4
+    k = A.shape("GetSoftMaxMinTmpSize", "srcShape", srcShape)[-1]
+    return (32 // A.type_size("GetSoftMaxMinTmpSize", "dataTypeSize", dataTypeSize) + k + 64) * 4
 
 
 def GetSoftMaxMaxTmpSize(srcShape, dataTypeSize: int, isReuseSource: bool = False) -> int:
+    srcShape = A.shape("GetSoftMaxMaxTmpSize", "srcShape", srcShape)
+    dataTypeSize = A.type_size("GetSoftMaxMaxTmpSize", "dataTypeSize", dataTypeSize)
     m = int(np.prod(srcShape[:-1])) if len(srcShape) > 1 else 1
     k = int(srcShape[-1])
     return (m * (32 // int(dataTypeSize) + k) + 64) * 4     # [A] room for every row at once
 
 
 def SoftMaxTilingFunc(srcShape, dataTypeSize: int, localWorkSpaceSize: int = 0) -> SoftMaxTiling:
+    srcShape = A.shape("SoftMaxTilingFunc", "srcShape", srcShape)
+    A.type_size("SoftMaxTilingFunc", "dataTypeSize", dataTypeSize)
+    A.as_int("SoftMaxTilingFunc", "localWorkSpaceSize", localWorkSpaceSize, 0, 2 ** 32 - 1)
     m = int(np.prod(srcShape[:-1])) if len(srcShape) > 1 else 1
     return SoftMaxTiling(srcM=m, srcK=int(srcShape[-1]), srcSize=m * int(srcShape[-1]))
 
@@ -82,13 +88,15 @@ def _align32(n: int) -> int:
 
 
 def GetLayerNormMinTmpSize(srcShape, typeSize: int, isReuseSource: bool = False) -> int:
-    b, s, h = (int(v) for v in srcShape[:3])
+    b, s, h = A.shape("GetLayerNormMinTmpSize", "srcShape", srcShape, 3)[:3]
+    typeSize = A.type_size("GetLayerNormMinTmpSize", "typeSize", typeSize)
     k = 2 if (isReuseSource and typeSize == 4) else 3
     return k * _align32(h * 4) + 2 * _align32(b * s * 4)
 
 
 def GetLayerNormMaxTmpSize(srcShape, typeSize: int, isReuseSource: bool = False) -> int:
-    b, s, h = (int(v) for v in srcShape[:3])
+    b, s, h = A.shape("GetLayerNormMaxTmpSize", "srcShape", srcShape, 3)[:3]
+    typeSize = A.type_size("GetLayerNormMaxTmpSize", "typeSize", typeSize)
     k = 2 if (isReuseSource and typeSize == 4) else 3
     return k * _align32(b * s * h * 4) + 2 * _align32(b * s * 4)
 
@@ -280,7 +288,11 @@ def AdjustSoftMaxRes(softMaxRes, maxTensor, frm, to, softmaxShapeInfo: SoftMaxSh
         raise UnsupportedError(api, f"{api} on {ctx.soc.name}", "A2/A3 and Atlas inference AI Core only")
     check_tensors(api, ctx, (_half(), _float()), softMaxRes=softMaxRes)
     check_tensors(api, ctx, (_half(), _float()), maxTensor=maxTensor)
-    m, k = int(softmaxShapeInfo.srcM), int(softmaxShapeInfo.srcK)
+    if not hasattr(softmaxShapeInfo, "srcM") or not hasattr(softmaxShapeInfo, "srcK"):
+        raise ConstraintError(api, "softmaxShapeInfo", "a SoftMaxShapeInfo", softmaxShapeInfo)
+    m = A.as_int(api, "softmaxShapeInfo.srcM", softmaxShapeInfo.srcM, 0, 2 ** 32 - 1)
+    k = A.as_int(api, "softmaxShapeInfo.srcK", softmaxShapeInfo.srcK, 0, 2 ** 32 - 1)
+    frm = A.as_int(api, "from", frm)
     per = 32 // maxTensor.dtype.itemsize
     if m * per > maxTensor.size or m * k > softMaxRes.size:
         raise ConstraintError(api, "softmaxShapeInfo", "[srcM, srcK] fits the tensors", (m, k))

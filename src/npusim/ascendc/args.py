@@ -69,3 +69,19 @@ def dtype(api: str, param: str, v):
         return as_dtype(v)
     except (KeyError, TypeError, ValueError):
         raise ConstraintError(api, param, "an Ascend C type (asc.half, asc.float, asc.int16_t ...)", v) from None
+
+
+def shape(api: str, param: str, v, min_dims: int = 1, hi: int = 2 ** 31 - 1) -> tuple[int, ...]:
+    """A host-side shape (``std::vector<int64_t>`` / ``ge::Shape``): a sequence of at least ``min_dims``
+    integers in [0, hi]."""
+    if not isinstance(v, (tuple, list, np.ndarray)) or len(v) < min_dims:
+        raise ConstraintError(api, param, f"a shape of at least {min_dims} integer dimension(s)", v)
+    return tuple(as_int(api, param, d, 0, hi) for d in v)
+
+
+def type_size(api: str, param: str, v) -> int:
+    """sizeof(T) of a data type: 1, 2, 4 or 8."""
+    v = as_int(api, param, v)
+    if v not in (1, 2, 4, 8):
+        raise ConstraintError(api, param, "sizeof(T): 1, 2, 4 or 8", v)
+    return v

@@ -14,6 +14,7 @@ import numpy as np
 from ..core.errors import ConstraintError, UnsupportedError
 from . import cost
 from . import dtypes as T
+from . import args as A
 from .adv_common import check_tensors, no_overlap, ub_view
 from .context import current
 from .template import template
@@ -31,8 +32,8 @@ def Broadcast(dstLocal, srcLocal, dstShape, srcShape, sharedTmpBuffer=None, *, T
     check_tensors(api, ctx, (_T.int8_t, _T.uint8_t, _T.half, _T.float), dstLocal=dstLocal, srcLocal=srcLocal)
     if dstLocal.dtype is not srcLocal.dtype:
         raise ConstraintError(api, "srcLocal", "src has dst's T", srcLocal.dtype)
-    dshape, sshape = [int(v) for v in dstShape], [int(v) for v in srcShape]
-    dim = len(dshape) if dim is None else int(dim)
+    dshape, sshape = list(A.shape(api, "dstShape", dstShape)), list(A.shape(api, "srcShape", srcShape))
+    dim = len(dshape) if dim is None else A.as_int(api, "dim", dim)
     if dim not in (1, 2) or len(dshape) != dim or len(sshape) != dim:
         raise ConstraintError(api, "dim", "1 or 2, the length of dstShape and srcShape", (dim, dshape, sshape))
     if axis is None:

@@ -40,7 +40,8 @@ def CompareScalar(dst, src0, src1Scalar, cmpMode, *args, isSetMask: bool = True)
     if not isinstance(cmpMode, CMPMODE):
         raise ConstraintError(api, "cmpMode", "a CMPMODE", cmpMode)
     _check_int32_eq(api, src0, cmpMode)
-    scalar = scalar_to(src1Scalar, src0.dtype)[0]
+    from .args import scalar as _scalar_arg
+    scalar = scalar_to(_scalar_arg(api, "src1Scalar", src1Scalar, src0.dtype), src0.dtype)[0]
     s = src0.dtype.itemsize
     E = 256 // s
     if len(args) == 1:

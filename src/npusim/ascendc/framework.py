@@ -106,7 +106,13 @@ def ascendc_assert(cond, msg: str = "") -> None:
 
 def printf(fmt: str, *args) -> None:
     """``AscendC::printf``: C-style formatting to stdout."""
-    print(fmt % args if args else fmt, end="")
+    if not isinstance(fmt, str):
+        raise ConstraintError("printf", "fmt", "a format string", fmt)
+    try:
+        text = fmt % args if args else fmt
+    except (TypeError, ValueError) as e:
+        raise ConstraintError("printf", "args", f"arguments matching the format ({e})", args) from None
+    print(text, end="")
 
 
 event_t = int                      # ``event_t`` (an event id); EVENT_ID0 .. EVENT_ID7 as in kernel_event.h

@@ -270,7 +270,8 @@ def GetReduceRepeatMaxMinSpr(dtype):
     A2/A3 only; a PIPE_S read (auto-sync orders it after the vector instruction)."""
     api = "GetReduceRepeatMaxMinSpr"
     ctx = current()
-    d = T.as_dtype(dtype)
+    from .args import dtype as _dtype_arg
+    d = _dtype_arg(api, "T", dtype)
     if ctx.soc.arch != 2201:
         raise UnsupportedError(api, f"{api}(value, index) on {ctx.soc.name}", "A2/A3 only")
     if d is not T.half and d is not T.float:

@@ -43,7 +43,10 @@ class SelectWithBytesMaskShapeInfo:
 
 def GetSelectWithBytesMaskMinTmpSize(n_src: int, mask_type_size: int, axes_differ: bool,
                                      isReuseMask: bool = True) -> int:
-    cal = min(int(n_src), 4096)
+    from .args import as_int
+    n_src = as_int("GetSelectWithBytesMaskMinTmpSize", "n_src", n_src, 0, 2 ** 32 - 1)
+    mask_type_size = as_int("GetSelectWithBytesMaskMinTmpSize", "mask_type_size", mask_type_size, 1, 8)
+    cal = min(n_src, 4096)
     need = max(1024, -(-cal // 32) * 32 * 2 + 512)
     if axes_differ and not isReuseMask:
         need += -(-int(n_src) * int(mask_type_size) // 32) * 32

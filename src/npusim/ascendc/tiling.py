@@ -25,12 +25,21 @@ from .dtypes import as_dtype, asc_name
 from .tensor import GM_ADDR
 
 
+def _field_name(api: str, name) -> str:
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ConstraintError(api, "name", "a C identifier", name)
+    return name
+
+
 def TILING_DATA_FIELD_DEF(dtype, name: str):
-    return (name, as_dtype(dtype), None)
+    from .args import dtype as _dtype_arg
+    return (_field_name("TILING_DATA_FIELD_DEF", name), _dtype_arg("TILING_DATA_FIELD_DEF", "dtype", dtype), None)
 
 
 def TILING_DATA_FIELD_DEF_ARR(dtype, count: int, name: str):
-    return (name, as_dtype(dtype), int(count))
+    from .args import as_int, dtype as _dtype_arg
+    api = "TILING_DATA_FIELD_DEF_ARR"
+    return (_field_name(api, name), _dtype_arg(api, "dtype", dtype), as_int(api, "count", count, 1, 2 ** 20))
 
 
 def TILING_DATA_FIELD_DEF_STRUCT(struct_cls, name: str):
@@ -38,7 +47,7 @@ def TILING_DATA_FIELD_DEF_STRUCT(struct_cls, name: str):
     if not hasattr(struct_cls, "LAYOUT"):
         raise ConstraintError("TILING_DATA_FIELD_DEF_STRUCT", "struct", "a class made by BEGIN_TILING_DATA_DEF",
                               struct_cls)
-    return (name, struct_cls, "struct")
+    return (_field_name("TILING_DATA_FIELD_DEF_STRUCT", name), struct_cls, "struct")
 
 
 def END_TILING_DATA_DEF(cls=None):
@@ -67,6 +76,11 @@ def _layout(fields):
 
 def BEGIN_TILING_DATA_DEF(class_name: str, *fields):
     """A dataclass for the tiling struct ``class_name`` with the given TILING_DATA_FIELD_DEF(_ARR) fields."""
+    if not isinstance(class_name, str) or not class_name.isidentifier():
+        raise ConstraintError("BEGIN_TILING_DATA_DEF", "class_name", "a C identifier", class_name)
+    for f in fields:
+        if not (isinstance(f, tuple) and len(f) == 3 and isinstance(f[0], str)):
+            raise ConstraintError("BEGIN_TILING_DATA_DEF", "fields", "TILING_DATA_FIELD_DEF(_ARR/_STRUCT) results", f)
     layout, size, align = _layout(fields)
     names = [f[0] for f in fields]
     if len(set(names)) != len(names):

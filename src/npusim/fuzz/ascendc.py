@@ -9,6 +9,9 @@ every API must check that its whole write footprint lies inside its destination.
 """
 from __future__ import annotations
 
+import contextlib
+import io
+
 import numpy as np
 
 from .. import ascendc as asc
@@ -42,9 +45,48 @@ def _exports() -> list[str]:
                   and not inspect.isclass(getattr(asc, n)) and not inspect.ismodule(getattr(asc, n)))
 
 
+def _tmp_size_args():
+    return [(8, 16), 2, False]
+
+
+# Host-side helpers and macros (tiling structs, printf, asserts, tmp-size queries, load_cpp): argument
+# lists drawn whole, valid ones and malformed ones.
+HOST = {
+    "ASSERT": [(True,), (True, "ok"), (1,), (None,)],
+    "ascendc_assert": [(True,), (True, "ok"), (0.0, "x")],
+    "printf": [("",), ("%d", 3), ("%s %s", "a", "b"), ("%d",), ("%d", "x"), (None,), (3,)],
+    "BEGIN_TILING_DATA_DEF": [("T", ("a", asc.uint32_t, None)), ("T",), (None,), ("T", "nope"), ("T", 3),
+                              ("T", ("a", asc.uint32_t, None), ("a", asc.uint32_t, None))],
+    "END_TILING_DATA_DEF": [(), (None,), (3,)],
+    "TILING_DATA_FIELD_DEF": [(asc.uint32_t, "a"), ("uint32_t", "b"), (None, "a"), ("nope", "a"), (asc.half, None)],
+    "TILING_DATA_FIELD_DEF_ARR": [(asc.uint32_t, 4, "a"), (asc.uint32_t, -1, "a"), (asc.uint32_t, None, "a"),
+                                  (asc.uint32_t, 1.5, "a"), (asc.uint32_t, 2 ** 40, "a"), (None, 2, "a")],
+    "TILING_DATA_FIELD_DEF_STRUCT": [(None, "a"), (3, "a"), (asc.SoftMaxTiling, "s")],
+    "GET_TILING_DATA": [(None,), (b"\0" * 8,), (3,), (b"\0" * 8, None)],
+    "REGISTER_TILING_DATA_CLASS": [("Op", None), (None, None), ("Op", 3)],
+    "GetLayerNormMaxTmpSize": [((8, 16), 2), ((8, 16), 4, True), (None, 2), ((8, 16), None), ((0, 16), 2),
+                               ((8, 16), 3), ((2 ** 40, 16), 2), ((1.5, 2), 2)],
+    "GetLayerNormMinTmpSize": [((8, 16), 2), (None, 2), ((8, 16), -1), ((8, 16, 4), 4)],
+    "GetSoftMaxMaxTmpSize": [((8, 16), 2), (None, 2), ((8, 16), 0), ((8,), 4), ((2 ** 40, 16), 2)],
+    "GetSoftMaxMinTmpSize": [((8, 16), 2), ((8, 16), 4, True), ((8, 16), float("nan"))],
+    "SoftMaxTilingFunc": [((8, 16), 2), ((8, 16), 4, 1024), (None, 2), ((8, 16), 2, -1), ((0, 16), 4),
+                          ((8, 16), 2, 2 ** 40)],
+    "GetSelectWithBytesMaskMinTmpSize": [(256, 1, False), (256, 2, True, False), (-1, 1, False),
+                                         (None, 1, False), (256, 3, False), (2 ** 40, 1, True)],
+    "GetReduceRepeatMaxMinSpr": [(asc.half,), (asc.float,), (None,), ("nope",), (asc.int8_t,)],
+    "KERNEL_TASK_TYPE_DEFAULT": [("KERNEL_TYPE_AIV_ONLY",), ("KERNEL_TYPE_AIC_ONLY",), (None,), (3,)],
+    "InitSocState": [()],
+    "GetTPipePtr": [()],
+    "SetPadValue": [(0,), (1.5,), (None,), (float("nan"),), ("x",)],
+    "load_cpp": [("/nonexistent/kernel.cpp",), (None,), (3,), ("/nonexistent.cpp", {"N": 1}),
+                 ("/nonexistent.cpp", "bad")],
+}
+HOST = {k: v for k, v in HOST.items() if hasattr(asc, k)}
+
+
 # Exports added after this file was written are still drawn, with a generic argument list (a destination
 # tensor first, then tensors, counts, masks, repeat times, params): a careless call is a careless call.
-GENERIC = tuple(n for n in _exports() if n not in KNOWN)
+GENERIC = tuple(n for n in _exports() if n not in KNOWN)      # HOST below: drawn from fixed lists
 APIS = KNOWN + METHODS + ("launch.vector",) + GENERIC
 
 SOCS = ("Ascend910B1", "Ascend910B1", "Ascend910B1") + tuple(sorted(asc.SOCS))
@@ -459,21 +501,74 @@ def _draw_call(rng, api, specs):
         args = [_choice(rng, list(asc.TPosition) + [None, 99, 1.5, "VECIN", True])]
         if api == "TQue":
             args.append(_choice(rng, (1, 2, 0, -1, 1.5, None, float("nan"), 2 ** 40, True)))
+    elif api in HOST:
+        args = [v() if callable(v) else v for v in _choice(rng, HOST[api])]
     elif api in GENERIC:
-        import inspect
-        params = inspect.signature(getattr(asc, api)).parameters.values()
-        required = sum(1 for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY,
-                                                                                  p.POSITIONAL_OR_KEYWORD))
-        args = [dst] + [_choice(rng, (lambda: _tile(rng, specs, base), lambda: _count(rng, n),
-                                      lambda: _mask(rng, E), lambda: _repeat(rng),
-                                      lambda: _bparams(rng), lambda: _uparams(rng), lambda: _scalar(rng)))()
-                        for _ in range(max(0, required - 1) + int(rng.integers(0, 4)))]
-        outs = [dst]
+        args, outs = _generic(rng, api, specs, dst, base, n, E)
     elif api in ("BinaryRepeatParams", "UnaryRepeatParams", "DataCopyParams"):
         k = 6 if api == "BinaryRepeatParams" else 4
         args = [_stride(rng) for _ in range(k)]
     # other zero-argument APIs: no args
     return api, args, kw, outs
+
+
+# Parameters a generic call reads (every other tensor parameter, and every tensor in *args except the
+# ones listed in READ_ARGS, is writable: a second destination such as LayerNorm's outputMean or SoftMax's
+# sumTensor/maxTensor, or a sharedTmpBuffer the API may use as scratch).
+READS = {"src", "src0", "src1", "srcLocal", "srcTensor", "inputX", "gamma", "beta", "mask", "maxTensor"}
+READ_ARGS = {"SoftMax": {3}, "LayerNorm": set(), "Sigmoid": set(), "Tanh": set(), "Gelu": set(),
+             "FasterGelu": set(), "CompareScalar": set(), "Compares": set()}
+
+
+def _value_for(rng, name, specs, base, n, E):
+    """A valid-ish value for a parameter of a newer API, chosen by its name."""
+    low = name.lower()
+    if low.startswith(("dst", "src", "output", "input", "gamma", "beta", "shared", "softmaxres", "max",
+                       "sum", "mask")) and low not in ("mask",):
+        return _tile(rng, specs, base)
+    if low == "mask":
+        return _mask(rng, E)
+    if "repeat" in low:
+        return _repeat(rng)
+    if "stride" in low:
+        return _stride(rng, "blk" in low)
+    if "shape" in low:
+        return _choice(rng, ((8, 16), (1, n), (16, 8), (2, 3, 4), (0, 8), None, (1.5, 8), (-1, 8), 3))
+    if low in ("cmpmode",):
+        return _choice(rng, list(asc.CMPMODE) + ([None] if _dirty(rng, 0.5) else []))
+    if "scalar" in low:
+        return _scalar(rng)
+    if low == "order":
+        return _choice(rng, list(asc.ReduceOrder) + ([None, 7] if _dirty(rng, 0.5) else []))
+    if low in ("datacopyparams",):
+        return ("D", tuple(_choice(rng, (1, 2, 0, 4)) if rng.random() < 0.85 else _bad(rng) for _ in range(4)))
+    return _choice(rng, (lambda: _count(rng, n), lambda: _scalar(rng), lambda: _bparams(rng),
+                         lambda: _uparams(rng), lambda: _tile(rng, specs, base)))()
+
+
+def _generic(rng, api, specs, dst, base, n, E):
+    """A call of a newer vector API with the real arity of its signature (a wrong positional count to a
+    fixed-signature function is a Python TypeError, like a C++ compile error; tests/fuzz checks that);
+    the values are valid-ish with malformed ones mixed in. -> (args, writable outputs)."""
+    import inspect
+    params = [p for p in inspect.signature(getattr(asc, api)).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    star = any(p.kind is p.VAR_POSITIONAL for p in inspect.signature(getattr(asc, api)).parameters.values())
+    required = sum(1 for p in params if p.default is p.empty)
+    k = int(rng.integers(required, len(params) + 1)) + (int(rng.integers(0, 5)) if star else 0)
+    args, outs = [], []
+    for i in range(k):
+        name = params[i].name if i < len(params) else f"arg{i}"
+        v = dst if i == 0 and name.startswith(("dst", "output", "softMaxRes")) else \
+            _value_for(rng, name, specs, base, n, E)
+        args.append(v)
+        if isinstance(v, Ref):
+            reads = name in READS if i < len(params) else (i - len(params)) in READ_ARGS.get(api, set())
+            if api == "SoftMax":
+                reads = i == 3
+            if not reads:
+                outs.append(v)
+    return args, outs
 
 
 def _queue_program(position, depth, num, length, steps, state):
@@ -526,7 +621,8 @@ def _call_fn(calls):
                 k = {key: _resolve(v, state) for key, v in kw.items()}
                 _context.push(state.ctx)
                 try:
-                    results.append(_invoke(api, a, k, state))
+                    with contextlib.redirect_stdout(io.StringIO()):        # printf / DumpTensor
+                        results.append(_invoke(api, a, k, state))
                 finally:
                     _context.pop()
             except NpuSimError as e:
@@ -542,7 +638,7 @@ def _invoke(api, a, k, state):
     if api in ("get_soc", "info", "GetBlockIdx", "GetBlockNum", "GetSocSpec", "SetMaskCount", "SetMaskNorm",
                "ResetMask", "SetFlag", "WaitFlag", "PipeBarrier", "SetDeqScale", "SetVectorMask", "GetCmpMask",
                "SetCmpMask", "Duplicate", "Cast", "Compare", "Select", "DataCopy") \
-            or api in BINARY or api in UNARY or api in SCALAR or api in REDUCE or api in GENERIC:
+            or api in BINARY or api in UNARY or api in SCALAR or api in REDUCE or api in GENERIC or api in HOST:
         r = getattr(asc, api)(*a, **k)
         return None if api == "info" else r
     if api == "core_context":

@@ -27,6 +27,8 @@ from ..nki import isa as nisa
 from ..nki import language as nl
 from ..nki import runtime as _runtime
 from ..nki import spec as _spec
+from ..nki.legacy import isa as _lisa, language as _lnl
+from ..nki.legacy.tensor import legacy as _legacy
 from ..nki.tensor import NKI_DTYPES, MemoryRegion, NkiTensor
 from ..core.errors import NpuSimError
 from .harness import Trial, Watch
@@ -35,6 +37,7 @@ from .harness import Trial, Watch
 NOT_API = {
     "cast": "core casting helper", "choose_engine": "engine choice helper", "current": "the active run",
     "options": "core options", "store_result": "helper",
+    "dma_issue": "the DMA timeline helper of dma_copy/dma_transpose", "dtype_of": "dtype normalisation helper",
 }
 
 OUTPUT_PARAMS = ("dst", "reduce_res")
@@ -55,9 +58,17 @@ def _public(mod) -> dict:
 
 ISA = _public(nisa)
 LANG = _public(nl)
+# The legacy API (npusim.nki.legacy, neuronxcc.nki): functional style, results are new tiles.
+LEGACY_NOT_API = {"legacy": "wraps a tensor with the legacy operators", "dataclass": "re-exported stdlib",
+                  "fields": "re-exported stdlib", "assign": "the machinery behind t[...] = v",
+                  "update": "the machinery behind t += v"}
+LEGACY_ISA = {k: v for k, v in _public(_lisa).items() if k not in LEGACY_NOT_API}
+LEGACY_LANG = {k: v for k, v in _public(_lnl).items() if k not in LEGACY_NOT_API}
 TENSOR_METHODS = ("__getitem__", "reshape", "view", "numpy", "strides", "start_partition")
 APIS = [("nisa", n) for n in sorted(ISA)] + [("nl", n) for n in sorted(LANG)] + \
-       [("tensor", n) for n in TENSOR_METHODS] + [("nki", "simulate")]
+       [("tensor", n) for n in TENSOR_METHODS] + [("nki", "simulate")] + \
+       [("lisa", n) for n in sorted(LEGACY_ISA)] + [("lnl", n) for n in sorted(LEGACY_LANG)]
+FUNCTIONS = {"nisa": ISA, "nl": LANG, "lisa": LEGACY_ISA, "lnl": LEGACY_LANG}
 
 ALU = list(nl.OPS.values())
 ACTS = list(nl.ACT.values())
@@ -435,7 +446,10 @@ def _one(state, kind, name, argv, kwargs):
             else:
                 state.result = getattr(t, name)(*rest)
             return
-        fn = ISA[name] if kind == "nisa" else LANG[name]
+        fn = FUNCTIONS[kind][name]
+        if kind in ("lisa", "lnl"):               # a legacy kernel sees legacy tensors
+            args = [_legacy(a) for a in args]
+            kw = {k: _legacy(v) for k, v in kw.items()}
         if name in ("affine_range", "sequential_range", "static_range"):
             state.result = sum(1 for _ in itertools.islice(fn(*args), 3))     # the user's loop: 3 trips
             return
@@ -587,8 +601,8 @@ def _draw_call(rng, kind, name, proxies):
         elif name == "view":
             argv.append(_dtype(rng))
     else:
-        fn = ISA[name] if kind == "nisa" else LANG[name]
-        params = SIGNATURES.get(name) or _params(fn)
+        fn = FUNCTIONS[kind][name]
+        params = (SIGNATURES.get(name) if kind == "nisa" else None) or _params(fn)
         if isinstance(fn, (type(nl.add), type(nl.exp))):
             params = [("x", True), ("y", False), ("dtype", False)] if isinstance(fn, type(nl.add)) \
                 else [("x", True), ("dtype", False)]

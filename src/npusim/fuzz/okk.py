@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import io
+import os
 import re
 
 import numpy as np
@@ -363,8 +364,111 @@ def _events(dev):
                   repr(sorted((e.args or {}).items()))) for e in dev.events)
 
 
+# ---- the C route: okk.load_c and CKernel.run with malformed inputs (one tiny kernel, compiled once) ----
+
+TINY_C = r"""/* npusim fuzz kernel: copy N*C*H*W fp32 through local memory. */
+#include "okk.h"
+typedef struct {
+    int N, C, H, W;
+    unsigned long long output_addr;
+    unsigned long long input_addr;
+} __attribute__((packed)) param_t;
+
+void copy_fuzz(const void *args) {
+    param_t *param = (param_t *)args;
+    okk_initialize();
+    dim4 shape = {.n = param->N, .c = param->C, .h = param->H, .w = param->W};
+    okk_gdma_32bit_cpy_S2L(0, param->input_addr, &shape, 0, 0);
+    okk_gdma_32bit_cpy_L2S(param->output_addr, 0, &shape, 0, 0);
+    okk_poll();
+}
+OKKERNEL_FUNC_REGISTER(copy_fuzz);
+"""
+_HAVE_CC: dict = {}
+_TINY: list = []          # [path of the written source, CKernel or the error loading it]
+
+
+def have_cc() -> bool:
+    from ..okk.c import CompileError, find_compiler
+    try:
+        find_compiler()
+        return True
+    except CompileError:
+        return False
+
+
+def _tiny_path() -> str:
+    if not _TINY:
+        import tempfile
+        d = tempfile.mkdtemp(prefix="npusim-fuzz-c-")
+        path = os.path.join(d, "copy_fuzz.c")
+        with open(path, "w") as f:
+            f.write(TINY_C)
+        _TINY.append(path)
+    return _TINY[0]
+
+
+def _tiny_kernel():
+    if len(_TINY) < 2:
+        _TINY.append(okk.load_c(_tiny_path()))
+    return _TINY[1]
+
+
+def _choice(rng, seq):
+    return seq[int(rng.integers(len(seq)))]
+
+
+def _c_param(rng):
+    good = {"N": 1, "C": int(rng.integers(1, 4)), "H": 1, "W": int(rng.integers(1, 16)),
+            "output_addr": G + 0x1000 + 0x4000, "input_addr": G + 0x1000}
+    r = rng.random()
+    if r < 0.4:
+        return good
+    if r < 0.7:
+        k = str(rng.choice(sorted(good)))
+        return {**good, k: _bad(rng)}
+    return _choice(rng, ({**good, "nope": 1}, {"N": 1}, {}, b"\0" * 4, b"\0" * 24, None, "param", 3,
+                         {**good, "W": 2 ** 40}, {**good, "input_addr": 0}, {**good, "output_addr": -1}))
+
+
+def _c_trial(rng) -> Trial:
+    """load_c with a malformed path/defines/include_dirs, or the tiny kernel run with a malformed entry
+    or param (the kernel writes only DDR's output window and local memory: both are left writable)."""
+    if rng.random() < 0.4:
+        args = _choice(rng, (("/nonexistent/kernel.c",), (None,), (3,), (os.sep,), ("TINY", "bad"),
+                             ("TINY", {1: 2}), ("TINY", {"X": object()}), ("TINY", None, None),
+                             ("TINY", None, "dir"), ("TINY", None, [3]), ("TINY",)))
+        label = "load_c"
+
+        def call(dev):
+            a = [_tiny_path() if v == "TINY" else v for v in args]
+            okk.load_c(*a)
+    else:
+        entry = _choice(rng, ("copy_fuzz", "copy_fuzz", "copy_fuzz", "nope", None, 3, ""))
+        param = _c_param(rng)
+        args, label = (entry, param), "CKernel.run"
+
+        def call(dev):
+            k = _tiny_kernel()
+            with dev:
+                k.run(entry, param, log=lambda *a, **kw: None)
+    seed = int(rng.integers(2**31))
+
+    def setup():
+        dev = okk.Device()
+        _seed_memory(dev, seed)
+        return dev
+
+    return Trial("okk", label, setup, call, lambda dev: _regions(dev, [], [], [], everything=True),
+                 trace=lambda dev: _events(dev), args=", ".join(_short(a) for a in args))
+
+
 def draw(rng: np.random.Generator) -> Trial:
     name = NAMES[int(rng.integers(len(NAMES)))]
+    if name == "load_c":
+        if _HAVE_CC.setdefault("cc", have_cc()):
+            return _c_trial(rng)
+        name = "okk_poll"
     kinds = FUNCTIONS[name]
     fn = getattr(okk, name)
     try:

@@ -41,7 +41,7 @@ def dma_transpose(dst, src, axes=None, priority=None, dge_mode=dge_mode.unknown,
     if nd not in _AXES:
         raise NkiValidationError(api, "src", "a 2-d, 3-d or 4-d tile", src.shape)
     want = _AXES[nd]
-    if axes is not None and tuple(axes) != want:
+    if axes is not None and (not isinstance(axes, (tuple, list)) or tuple(axes) != want):
         raise NkiValidationError(api, "axes", f"{want} for a {nd}-d tile (supported: (1, 0), (2, 1, 0), "
                                  "(3, 1, 2, 0))", axes)
     out_shape = tuple(src.shape[a] for a in want)

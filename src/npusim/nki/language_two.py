@@ -268,12 +268,12 @@ def where(condition, x, y, dtype=None) -> NkiTensor:
     if isinstance(y, NkiTensor):
         _isa.tensor_copy(out, y)
     else:
-        _isa.memset(out, y if out.tv.dtype.is_float else int(y))
+        _isa.memset(out, _args.fill_value(api, "y", y, out.tv.dtype))
     if isinstance(x, NkiTensor):
         src = x
     else:
         src = _alloc(shape, out_dt, MemoryRegion.sbuf, api)
-        _isa.memset(src, x if src.tv.dtype.is_float else int(x))
+        _isa.memset(src, _args.fill_value(api, "x", x, src.tv.dtype))
     pred = condition
     if condition.tv.dtype.name not in ("uint8", "uint16", "uint32"):
         ne = _alloc(shape, "float32", MemoryRegion.sbuf, api)

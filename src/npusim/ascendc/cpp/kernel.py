@@ -169,9 +169,14 @@ def load_cpp(path: str, defines: dict | None = None, include_dirs=(), tiling_hea
     """Compile (or take from the cache) an Ascend C kernel file; its kernels are attributes of the result.
     ``defines`` are -D macros (``{"DTYPE_X": "half", "TILING_KEY_VAR": 1}``); ``tiling_header`` defaults to
     the op's ``*_tiling.h`` (see ``find_tiling_header``)."""
+    from ..args import ConstraintError
+    if not isinstance(path, (str, os.PathLike)):
+        raise ConstraintError("load_cpp", "path", "a path to an Ascend C .cpp file", path)
+    if defines is not None and not isinstance(defines, dict):
+        raise ConstraintError("load_cpp", "defines", "a dict of -D macros", defines)
     path = os.path.abspath(path)
-    if not os.path.exists(path):
-        raise FileNotFoundError(path)
+    if not os.path.isfile(path):
+        raise ConstraintError("load_cpp", "path", "an existing file", path)
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
     names = build.kernel_names(text)

@@ -34,7 +34,7 @@ def loop_reduce(x, op, loop_indices, dtype=None, mask=None, **kwargs):
         raise ConstraintError(api, "op", "an ALU operator (np.add, nl.maximum ...)", op)
     try:
         first = all(int(i) == 0 for i in loop_indices)
-    except TypeError:
+    except (TypeError, ValueError, OverflowError):
         raise ConstraintError(api, "loop_indices", "a list of the loops' index values", loop_indices) from None
     if mask is not None and _index.mask_array(api, mask, x.shape) is not None:
         raise UnsupportedError(api, "a partial mask", "loop_reduce accumulates whole tiles")

@@ -18,6 +18,12 @@ API = "NkiTensor.__getitem__"
 
 def arange(start, stop=None, step=1) -> np.ndarray:
     """``nl.arange``: a 1-D int index; add axes with ``[:, None]`` / ``[None, :]``."""
+    from ..args import as_int
+    start = as_int("nl.arange", "start", start, -2 ** 31, 2 ** 31)
+    stop = None if stop is None else as_int("nl.arange", "stop", stop, -2 ** 31, 2 ** 31)
+    step = as_int("nl.arange", "step", step, rule="a nonzero int")
+    if step == 0:
+        raise ConstraintError("nl.arange", "step", "a nonzero int", step)
     return np.arange(start, stop, step, dtype=np.int64) if stop is not None else np.arange(start, dtype=np.int64)
 
 

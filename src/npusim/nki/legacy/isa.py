@@ -29,6 +29,16 @@ tensor_engine, vector_engine, scalar_engine = engine.tensor, engine.vector, engi
 gpsimd_engine, unknown_engine = engine.gpsimd, engine.unknown
 
 
+def _tiles(api, **named):
+    """The tile arguments are NKI tensors (a legacy kernel's tiles, views or results): anything else is
+    refused here, before a shape or dtype is read from it."""
+    from .index import OutOfBoundsIndex
+    from .tensor import BlockTile
+    for param, t in named.items():
+        if not isinstance(t, (NkiTensor, BlockTile, OutOfBoundsIndex)):
+            raise ConstraintError(api, param, "an NKI tensor (a tile, a view of one or an op's result)", t)
+
+
 def _new(api, shape, dtype, buffer=MemoryRegion.sbuf):
     return legacy(current(api).allocate(shape, dtype, buffer, "", api))
 
@@ -49,6 +59,7 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
               mask=None, **kwargs):
     """``stationary.T @ moving`` as a new fp32 PSUM tile [M, N]."""
     api = "nisa.nc_matmul"
+    _tiles(api, stationary=stationary, moving=moving)
     # TensorE reads SBUF only; a PSUM operand (a legacy nc_transpose result, as in flash attention's
     # backward pass) is copied to SBUF on VectorE first, the copy the legacy compiler inserted
     stationary, moving = _in_sbuf(api, stationary), _in_sbuf(api, moving)
@@ -79,6 +90,7 @@ def _matmul_transpose(api, stationary, moving, mask):
 def nc_transpose(data, engine=engine.unknown, mask=None, dtype=None, **kwargs):
     """``data`` [P, F] transposed to [F, P]: in PSUM on TensorE, in SBUF on VectorE (<= 32x32)."""
     api = "nisa.nc_transpose"
+    _tiles(api, data=data)
     on_vector = engine == _isa.engine.vector       # unknown: TensorE, the legacy tutorials' PSUM result
     buffer = MemoryRegion.sbuf if on_vector else MemoryRegion.psum
     out = _new(api, (data.free_size, data.partitions), dtype or data.dtype, buffer)
@@ -89,6 +101,7 @@ def nc_transpose(data, engine=engine.unknown, mask=None, dtype=None, **kwargs):
 def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, reduce_cmd=None,
                mask=None, dtype=None, **kwargs):
     api = "nisa.activation"
+    _tiles(api, data=data)
     out = _new(api, data.shape, dtype or data.dtype)
     extra = {} if reduce_cmd is None else {"reduce_cmd": reduce_cmd}
     if reduce_res is not None and reduce_cmd is None:
@@ -99,6 +112,7 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
 
 def activation_reduce(op, data, reduce_op, reduce_res, bias=None, scale=1.0, mask=None, dtype=None, **kwargs):
     api = "nisa.activation_reduce"
+    _tiles(api, data=data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.activation_reduce(out, op, data, reduce_op, reduce_res, bias=bias, scale=scale)
     return _result(api, out, mask)
@@ -106,6 +120,7 @@ def activation_reduce(op, data, reduce_op, reduce_res, bias=None, scale=1.0, mas
 
 def tensor_tensor(data1, data2, op, dtype=None, mask=None, engine=engine.unknown, **kwargs):
     api = "nisa.tensor_tensor"
+    _tiles(api, data1=data1, data2=data2)
     out = _new(api, data1.shape, dtype or data1.dtype)
     _isa.tensor_tensor(out, data1, data2, op, engine=engine)
     return _result(api, out, mask)
@@ -114,6 +129,7 @@ def tensor_tensor(data1, data2, op, dtype=None, mask=None, engine=engine.unknown
 def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False,
                   dtype=None, mask=None, engine=engine.unknown, **kwargs):
     api = "nisa.tensor_scalar"
+    _tiles(api, data=data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.tensor_scalar(out, data, op0, operand0, reverse0=reverse0, op1=op1, operand1=operand1,
                        reverse1=reverse1, engine=engine)
@@ -123,6 +139,7 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
 def scalar_tensor_tensor(data, op0, operand0, op1, operand1, reverse0=False, reverse1=False,
                          dtype=None, mask=None, **kwargs):
     api = "nisa.scalar_tensor_tensor"
+    _tiles(api, data=data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.scalar_tensor_tensor(out, data, op0, operand0, op1, operand1, reverse0=reverse0, reverse1=reverse1)
     return _result(api, out, mask)
@@ -132,6 +149,7 @@ def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=Fa
                          **kwargs):
     """``data op0 operand0`` as a new tile; ``reduce_res`` (a (P, 1) tile) gets its reduce_op over the free axes."""
     api = "nisa.tensor_scalar_reduce"
+    _tiles(api, data=data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.tensor_scalar_reduce(out, data, op0, operand0, reduce_op, reduce_res=reduce_res, reverse0=reverse0)
     return _result(api, out, mask)
@@ -139,6 +157,7 @@ def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=Fa
 
 def tensor_copy(src, dtype=None, mask=None, engine=engine.unknown, **kwargs):
     api = "nisa.tensor_copy"
+    _tiles(api, src=src)
     out = _new(api, src.shape, dtype or src.dtype)
     _isa.tensor_copy(out, src, engine=engine)
     return _result(api, out, mask)
@@ -147,8 +166,12 @@ def tensor_copy(src, dtype=None, mask=None, engine=engine.unknown, **kwargs):
 def tensor_reduce(op, data, axis, negate=False, keepdims=False, dtype=None, mask=None, **kwargs):
     """``op``-reduce over any free axes (permuted last, as nl.sum does) into a new tile."""
     api = "nisa.tensor_reduce"
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    _tiles(api, data=data)
+    from ..args import as_int
+    if not isinstance(axis, (tuple, list)):
+        axis = (axis,)
     nd = len(data.shape)
+    axes = tuple(as_int(api, "axis", a, -nd, nd - 1) for a in axis)
     axes = tuple(sorted(a % nd for a in axes))
     kept = [d for i, d in enumerate(data.shape) if i not in axes]
     shape = (tuple(1 if i in axes else d for i, d in enumerate(data.shape)) if keepdims
@@ -166,6 +189,7 @@ def tensor_reduce(op, data, axis, negate=False, keepdims=False, dtype=None, mask
 def tensor_partition_reduce(op, data, dtype=None, mask=None, **kwargs):
     """``op``-reduce across partitions on GpSimd: ``[P, F]`` -> a new ``[1, F]`` tile."""
     api = "nisa.tensor_partition_reduce"
+    _tiles(api, data=data)
     out = _new(api, (1,) + tuple(data.shape[1:]), dtype or data.dtype)
     _isa.tensor_partition_reduce(out, op, data)
     return _result(api, out, mask)
@@ -174,6 +198,7 @@ def tensor_partition_reduce(op, data, dtype=None, mask=None, **kwargs):
 def tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False, reverse1=False, dtype=None,
                        mask=None, **kwargs):
     api = "nisa.tensor_tensor_scan"
+    _tiles(api, data0=data0, data1=data1)
     out = _new(api, data0.shape, dtype or data0.dtype)
     _isa.tensor_tensor_scan(out, data0, data1, initial, op0, op1, reverse0=reverse0, reverse1=reverse1)
     return _result(api, out, mask)
@@ -181,6 +206,7 @@ def tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False, reverse1
 
 def reciprocal(data, dtype=None, mask=None, **kwargs):
     api = "nisa.reciprocal"
+    _tiles(api, data=data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.reciprocal(out, data)
     return _result(api, out, mask)
@@ -188,6 +214,7 @@ def reciprocal(data, dtype=None, mask=None, **kwargs):
 
 def bn_stats(data, dtype=None, mask=None, **kwargs):
     api = "nisa.bn_stats"
+    _tiles(api, data=data)
     out = _new(api, (data.partitions, 6), dtype or data.dtype)
     _isa.bn_stats(out, data)
     return _result(api, out, mask)
@@ -195,6 +222,7 @@ def bn_stats(data, dtype=None, mask=None, **kwargs):
 
 def bn_aggr(data, dtype=None, mask=None, **kwargs):
     api = "nisa.bn_aggr"
+    _tiles(api, data=data)
     out = _new(api, (data.partitions, 2), dtype or data.dtype)
     _isa.bn_aggr(out, data)
     return _result(api, out, mask)
@@ -235,6 +263,7 @@ def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **k
     from .. import cost_two as _cost2
     from .. import rules as R
     api = "nisa.affine_select"
+    _tiles(api, on_true_tile=on_true_tile)
     run = current(api)
     src = on_true_tile
     R.tile(api, "on_true_tile", src)
@@ -267,6 +296,7 @@ def dma_copy(dst, src, mask=None, **kwargs):
     from . import index as _index
     from .movement import _box, _masked_box
     api = "nisa.dma_copy"
+    _tiles(api, dst=dst, src=src)
     outside = [t for t in (dst, src) if isinstance(t, _index.OutOfBoundsIndex)]
     options = {k: kwargs[k] for k in ("dge_mode", "oob_mode") if k in kwargs}
     if not outside:

@@ -112,7 +112,10 @@ class par_dim:
 
 def _layout(shape, api):
     """(tile shape with the partition dim first, number of block dims before it)."""
+    from ..args import is_int
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    if not all(is_int(d) or isinstance(d, par_dim) for d in shape):          # nl.ndarray's own shape rule then checks the sizes
+        raise ConstraintError(api, "shape", "a tuple of ints (one may be an nl.par_dim)", shape)
     marks = [i for i, d in enumerate(shape) if isinstance(d, par_dim)]
     if len(marks) > 1:
         raise ConstraintError(api, "shape", "at most one nl.par_dim", shape)
@@ -152,11 +155,18 @@ def full(shape, fill_value, dtype, buffer=sbuf, name="", **kwargs):
     return _filled(_nl.full, shape, dtype, buffer, name, fill_value)
 
 
+def _like(api, a):
+    if not hasattr(a, "shape") or not hasattr(a, "buffer"):
+        raise ConstraintError(api, "a", "an NKI tensor", a)
+
+
 def zeros_like(a, dtype=None, buffer=None, name="", **kwargs):
+    _like("nl.zeros_like", a)
     return zeros(a.shape, dtype or a.dtype, buffer or a.buffer, name)
 
 
 def empty_like(a, dtype=None, buffer=None, name="", **kwargs):
+    _like("nl.empty_like", a)
     return ndarray(a.shape, dtype or a.dtype, buffer or a.buffer, name)
 
 
@@ -225,10 +235,14 @@ def divide(x, y, dtype=None, mask=None, **kwargs):
         r = current(api).allocate(y.shape, "float32", sbuf, "", api)
         _isa.reciprocal(r, y)
         if not isinstance(x, NkiTensor):
+            if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)):
+                raise ConstraintError(api, "x", "an NKI tensor or a number", x)
             out = _nl.elementwise(OPS["multiply"], r, float(x), dtype or y.dtype)
         else:
             out = _nl.elementwise(OPS["multiply"], x, r, dtype or x.dtype)
     elif isinstance(x, NkiTensor):
+        if isinstance(y, (bool, np.bool_)) or not isinstance(y, (int, float, np.integer, np.floating)):
+            raise ConstraintError(api, "y", "an NKI tensor or a number", y)
         out = _nl.elementwise(OPS["multiply"], x, float(np.float32(1) / np.float32(y)), dtype)
     else:
         raise ConstraintError(api, "x", "at least one operand is a tile", (type(x).__name__, type(y).__name__))
@@ -261,6 +275,8 @@ def _reducer(name):
 
     def f(x, axis, dtype=None, keepdims=False, mask=None, **kwargs):
         api = f"nl.{name}"
+        if not isinstance(x, NkiTensor):
+            raise ConstraintError(api, "x", "an NKI tensor", x)
         axes = _nl2._axes_of(api, x, axis)
         nd = len(x.shape)
         if 0 in axes:

@@ -120,6 +120,11 @@ def load_transpose2d(src, dtype=None, mask=None, **kwargs):
 def store(dst, value, mask=None, **kwargs):
     """Write ``value`` into ``dst`` (``dma_copy``); with ``mask``, only the masked elements (a box)."""
     api = "nl.store"
+    if not isinstance(dst, (NkiTensor, BlockTile, _index.OutOfBoundsIndex)):
+        raise ConstraintError(api, "dst", "an NKI tensor (or an index of one)", dst)
+    if not isinstance(value, (NkiTensor, BlockTile)) and (isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating))):
+        raise ConstraintError(api, "value", "an NKI tensor or a number", value)
     if isinstance(dst, _index.OutOfBoundsIndex):
         box = _masked_box(api, dst, mask)
         if box:

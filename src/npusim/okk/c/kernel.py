@@ -65,6 +65,9 @@ class CKernel:
         return self._param_types[type_name]
 
     def _entry(self, entry: str) -> int:
+        if not isinstance(entry, str) or not entry.isidentifier():
+            from ...core.errors import ConstraintError
+            raise ConstraintError("CKernel.run", "entry", "the name of a registered kernel", entry)
         found = self.kernels
         if entry in found:
             return found[entry]
@@ -112,5 +115,15 @@ class CKernel:
 
 def load_c(path, defines: dict | None = None, include_dirs=()) -> CKernel:
     """Compile ``path`` (with npusim's okk.h and shim) and load it; cached by content hash."""
+    from ...core.errors import ConstraintError
+    if not isinstance(path, (str, os.PathLike)):
+        raise ConstraintError("load_c", "path", "a path to a .c kernel", path)
+    if defines is not None and not (isinstance(defines, dict) and all(
+            isinstance(k, str) and k.isidentifier() and (v is None or isinstance(v, (str, int)))
+            for k, v in defines.items())):
+        raise ConstraintError("load_c", "defines", "a dict of macro name -> None, int or str", defines)
+    if isinstance(include_dirs, (str, bytes)) or not isinstance(include_dirs, (tuple, list)) or \
+            not all(isinstance(d, (str, os.PathLike)) for d in include_dirs):
+        raise ConstraintError("load_c", "include_dirs", "a list of directories", include_dirs)
     path = os.fspath(path)
     return CKernel(path, build(path, defines, include_dirs))

@@ -101,8 +101,12 @@ def pack(struct: type[ctypes.Structure], values: dict) -> ctypes.Structure:
         try:
             if issubclass(t, ctypes.Array):
                 getattr(out, name)[:] = list(v)
+            elif t in (ctypes.c_float, ctypes.c_double):
+                setattr(out, name, float(v))
+            elif isinstance(v, (bool, float)) or not hasattr(v, "__index__"):   # never truncated
+                raise TypeError(f"an integer field takes an int, not {type(v).__name__}")
             else:
-                setattr(out, name, float(v) if t in (ctypes.c_float, ctypes.c_double) else int(v))
-        except (TypeError, ValueError) as e:
+                setattr(out, name, int(v))
+        except (TypeError, ValueError, OverflowError) as e:
             raise ParamError(f"{struct.__name__}.{name}: cannot store {v!r} ({e})") from None
     return out
