@@ -14,6 +14,9 @@ import time
 from harness import Case
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# One BLAS thread per worker, in both rows: otherwise the 1-worker baseline's numpy matmuls already use
+# every core and the comparison measures BLAS, not the pool (workers start from a forkserver and read this).
+os.environ["OPENBLAS_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"] = "1"
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "src"))
 
 import npusim  # noqa: E402
