@@ -17,12 +17,9 @@ import math
 
 import numpy as np
 
+from ..core.args import is_int  # noqa: F401  (re-exported: callers use args.is_int)
 from ..core.errors import ConstraintError
 from .dtypes import as_dtype
-
-
-def is_int(v) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
 def as_int(api: str, param: str, v, lo: int | None = None, hi: int | None = None, rule: str = "") -> int:

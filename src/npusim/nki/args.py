@@ -18,16 +18,13 @@ import math
 
 import numpy as np
 
+from ..core.args import is_int  # noqa: F401  (re-exported: callers use args.is_int)
 from ..core.errors import ConstraintError
 
 MAX_PARTITIONS = 4096              # over-wide on-chip tiles: allocated, refused by the first ISA op
 MAX_HBM_BYTES = 1 << 30            # one HBM tensor (npusim's limit: its bytes are host memory)
 MAX_DIMS = 8
 MAX_LOOP = 1 << 31                 # a loop bound is an int32 trip count
-
-
-def is_int(v) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
 def as_int(api: str, param: str, v, lo: int | None = None, hi: int | None = None, rule: str = "") -> int:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.args import is_int  # noqa: F401  (re-exported: callers use args.is_int)
 from ..core.errors import ConstraintError
 from . import spec
 from .types import dim4
@@ -25,10 +26,6 @@ U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
 WORK_LIMIT = 2**26        # elements one GDMA call may move (after stride-0 dims collapse); docs/okk.md
 BDC_WORK_LIMIT = 2**22    # elements one BDC call may compute (after stride-0 dims collapse); docs/okk.md
-
-
-def is_int(v) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
 def c_int(api: str, param: str, v, lo: int = INT_MIN, hi: int = INT_MAX, rule: str | None = None) -> int:

@@ -6,14 +6,10 @@ an integer parameter takes an ``int`` or numpy integer, never a bool, float, Non
 """
 from __future__ import annotations
 
-import numpy as np
 
+from ..core.args import is_int  # noqa: F401  (re-exported: callers use args.is_int)
 from ..core.errors import ConstraintError
 from . import spec
-
-
-def is_int(v) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
 def integer(api: str, param: str, v, lo: int | None = None, hi: int | None = None, rule: str | None = None) -> int:
