@@ -6,7 +6,6 @@ an integer parameter takes an ``int`` or numpy integer, never a bool, float, Non
 """
 from __future__ import annotations
 
-
 from ..core.args import is_int  # noqa: F401  (re-exported: callers use args.is_int)
 from ..core.errors import ConstraintError
 from . import spec
