@@ -1,0 +1,65 @@
+"""Python ports of the public cann-ops kernels in tests/ascendc/public/ (one module cannops_<op>.py each), run
+on the inputs and tiling of the .cpp drivers (tests/ascendc/cpp/public_cases.py) with default settings
+(auto-sync, all checks): each matches the drivers' numpy reference and, with a C++ compiler, gives the same
+output bytes and the same timeline events as the unchanged .cpp kernel."""
+import importlib.util
+import os
+import shutil
+import sys
+
+import numpy as np
+import pytest
+
+from npusim import ascendc as asc
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("public_cases", os.path.join(os.path.dirname(HERE), "cpp", "public_cases.py"))
+public_cases = importlib.util.module_from_spec(_spec)
+sys.modules.setdefault("public_cases", public_cases)       # dataclasses look their module up
+_spec.loader.exec_module(public_cases)
+CASES, kernel_path = public_cases.CASES, public_cases.kernel_path
+
+# case name in public_cases.CASES -> the port's module (cannops_<op>.py)
+PORTED = ["sqrt"]
+
+
+def _port(op):
+    spec = importlib.util.spec_from_file_location(f"cannops_{op}", os.path.join(HERE, f"cannops_{op}.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return getattr(mod, op)
+
+
+def _events(r):
+    return [(e.core, e.engine, e.name, e.start_ns, e.end_ns, e.cycles) for e in r.trace.events]
+
+
+def _run(kernel, c, ins):
+    out = np.zeros(c.n_out, c.out_dtype)
+    if np.issubdtype(c.out_dtype, np.floating):
+        out[:] = np.nan
+    extra = [np.zeros(c.workspace, np.uint8)] if c.workspace else []
+    if c.inplace:
+        out = ins[0].copy()
+        return out, asc.launch(kernel, c.blocks, out, *extra, tiling=c.tiling)
+    return out, asc.launch(kernel, c.blocks, *ins, out, *extra, tiling=c.tiling)
+
+
+@pytest.mark.parametrize("name", PORTED)
+def test_port_matches_numpy_and_the_cpp(name):
+    c = CASES[name]
+    ins = c.inputs(np.random.default_rng(0))
+    out_py, r_py = _run(_port(c.op), c, ins)
+    want = c.reference(*ins)
+    if c.rtol == 0 and c.atol == 0:
+        np.testing.assert_array_equal(out_py, want)
+    else:
+        np.testing.assert_allclose(out_py, want, rtol=c.rtol, atol=c.atol)
+    assert r_py.cycles > 0
+    if shutil.which((os.environ.get("CXX") or "g++").split()[0]) is None:
+        pytest.skip("no C++ compiler: the .cpp half of the comparison needs g++")
+    k = asc.load_cpp(kernel_path(c.op), defines=c.defines)
+    out_cpp, r_cpp = _run(getattr(k, c.op), c, ins)
+    assert out_cpp.tobytes() == out_py.tobytes()
+    assert _events(r_cpp) == _events(r_py)
+    assert r_cpp.auto_syncs == r_py.auto_syncs
