@@ -1,0 +1,186 @@
+"""Line-by-line Python ports of the cann-ops kernels of the ubPartDataNum / smallCoreLoopNum tiling family
+(Hayden727/cann-ops @ eef0ff770ece1497e98bbf063028465a20417dfe, kept verbatim in tests/ascendc/public/<op>/):
+src/math/reciprocal/op_kernel/reciprocal.cpp, src/math/neg/op_kernel/neg.cpp, src/math/exp/op_kernel/exp.cpp.
+Their Init / Process / CopyIn / CopyOut are the same lines in each .cpp (written once here, in KernelB); each
+kernel's own Init extras and Compute follow its file. TILING_KEY 1 / 0 is the template's IsExistBigCore."""
+import numpy as np
+
+from npusim import ascendc as asc
+
+BUFFER_NUM = 2
+
+
+class KernelB:
+    def __init__(self, TYPE_X, TYPE_Y, IsExistBigCore):
+        self.TYPE_X, self.TYPE_Y, self.IsExistBigCore = TYPE_X, TYPE_Y, IsExistBigCore
+        self.pipe = asc.TPipe()
+        self.inQueueX = asc.TQue(asc.QuePosition.VECIN, BUFFER_NUM)
+        self.outQueueY = asc.TQue(asc.QuePosition.VECOUT, BUFFER_NUM)
+        self.xGm, self.yGm = asc.GlobalTensor(TYPE_X), asc.GlobalTensor(TYPE_Y)
+
+    def Init(self, x, y, smallCoreDataNum, bigCoreDataNum, bigCoreLoopNum, smallCoreLoopNum, ubPartDataNum,
+             smallCoreTailDataNum, bigCoreTailDataNum, tailBlockNum):
+        asc.ASSERT(asc.GetBlockNum() != 0, "block dim can not be zero!")
+        coreNum = asc.GetBlockIdx()
+        globalBufferIndex = bigCoreDataNum * asc.GetBlockIdx()
+        self.ubPartDataNum = ubPartDataNum
+        if self.IsExistBigCore:
+            if coreNum < tailBlockNum:
+                self.coreDataNum, self.tileNum, self.tailDataNum = bigCoreDataNum, bigCoreLoopNum, bigCoreTailDataNum
+            else:
+                self.coreDataNum, self.tileNum = smallCoreDataNum, smallCoreLoopNum
+                self.tailDataNum = smallCoreTailDataNum
+                globalBufferIndex -= (bigCoreDataNum - smallCoreDataNum) * (asc.GetBlockIdx() - tailBlockNum)
+        else:
+            self.coreDataNum, self.tileNum, self.tailDataNum = smallCoreDataNum, smallCoreLoopNum, smallCoreTailDataNum
+            globalBufferIndex = smallCoreDataNum * asc.GetBlockIdx()
+        self.InitExtra()
+        self.xGm.SetGlobalBuffer(x.cast(self.TYPE_X) + globalBufferIndex, self.coreDataNum)
+        self.yGm.SetGlobalBuffer(y.cast(self.TYPE_Y) + globalBufferIndex, self.coreDataNum)
+        self.pipe.InitBuffer(self.inQueueX, BUFFER_NUM, self.ubPartDataNum * self.TYPE_X.itemsize)
+        self.pipe.InitBuffer(self.outQueueY, BUFFER_NUM, self.ubPartDataNum * self.TYPE_Y.itemsize)
+        self.InitBuffers()
+
+    def InitExtra(self):
+        pass
+
+    def InitBuffers(self):
+        pass
+
+    def Process(self):
+        loopCount = self.tileNum
+        self.processDataNum = self.ubPartDataNum
+        for i in range(loopCount - 1):
+            self.CopyIn(i)
+            self.Compute(i)
+            self.CopyOut(i)
+        self.processDataNum = self.tailDataNum
+        self.CopyIn(loopCount - 1)
+        self.Compute(loopCount - 1)
+        self.CopyOut(loopCount - 1)
+
+    def CopyIn(self, progress):
+        xLocal = self.inQueueX.AllocTensor(self.TYPE_X)
+        asc.DataCopy(xLocal, self.xGm[progress * self.ubPartDataNum], self.processDataNum)
+        self.inQueueX.EnQue(xLocal)
+
+    def CopyOut(self, progress):
+        yLocal = self.outQueueY.DeQue(self.TYPE_Y)
+        asc.DataCopy(self.yGm[progress * self.ubPartDataNum], yLocal, self.processDataNum)
+        self.outQueueY.FreeTensor(yLocal)
+
+
+class KernelReciprocal(KernelB):
+    def InitBuffers(self):
+        self.tmp1, self.tmp2 = asc.TBuf(asc.QuePosition.VECCALC), asc.TBuf(asc.QuePosition.VECCALC)
+        if self.TYPE_X == asc.bfloat16_t:
+            self.pipe.InitBuffer(self.tmp1, self.ubPartDataNum * asc.float.itemsize)
+            self.pipe.InitBuffer(self.tmp2, self.ubPartDataNum * asc.float.itemsize)
+
+    def Compute(self, progress):
+        xLocal = self.inQueueX.DeQue(self.TYPE_X)
+        yLocal = self.outQueueY.AllocTensor(self.TYPE_Y)
+        if self.TYPE_X in (asc.float, asc.half):
+            asc.Duplicate(yLocal, 1.0, self.processDataNum)
+            asc.Div(yLocal, yLocal, xLocal, self.processDataNum)
+        else:
+            p1, p2 = self.tmp1.Get(asc.float), self.tmp2.Get(asc.float)
+            asc.Cast(p1, xLocal, asc.RoundMode.CAST_NONE, self.processDataNum)
+            asc.Duplicate(p2, 1.0, self.processDataNum)
+            asc.Div(p1, p2, p1, self.processDataNum)
+            asc.Cast(yLocal, p1, asc.RoundMode.CAST_RINT, self.processDataNum)
+        self.outQueueY.EnQue(yLocal)
+        self.inQueueX.FreeTensor(xLocal)
+
+
+class KernelNeg(KernelB):
+    def InitBuffers(self):
+        self.QueueTmp, self.QueueTmp2, self.QueueTmp1 = (asc.TBuf(asc.QuePosition.VECCALC) for _ in range(3))
+        self.pipe.InitBuffer(self.QueueTmp, self.ubPartDataNum * asc.half.itemsize)
+        self.pipe.InitBuffer(self.QueueTmp2, self.ubPartDataNum * asc.half.itemsize)
+        self.pipe.InitBuffer(self.QueueTmp1, self.ubPartDataNum * asc.float.itemsize)
+
+    def Compute(self, progress):
+        T, n = self.TYPE_X, self.processDataNum
+        dstLocal = self.outQueueY.AllocTensor(T)
+        srcLocal = self.inQueueX.DeQue(T)
+        if T == asc.int32_t:
+            asc.Duplicate(dstLocal, -1, n)
+            asc.Mul(dstLocal, srcLocal, dstLocal, n)
+        elif T == asc.int8_t:
+            tmp = self.QueueTmp.Get(asc.half)
+            asc.Cast(tmp, srcLocal, asc.RoundMode.CAST_NONE, n)
+            asc.Muls(tmp, tmp, -1.0, n)
+            tmp2 = self.QueueTmp2.Get(asc.int16_t)          # the shift pair wraps as int8 arithmetic would
+            asc.Cast(tmp2, tmp, asc.RoundMode.CAST_RINT, n)
+            asc.ShiftLeft(tmp2, tmp2, 8, n)
+            asc.ShiftRight(tmp2, tmp2, 8, n)
+            asc.Cast(tmp, tmp2, asc.RoundMode.CAST_NONE, n)
+            asc.Cast(dstLocal, tmp, asc.RoundMode.CAST_NONE, n)
+            self.QueueTmp2.FreeTensor(tmp2)
+            self.QueueTmp.FreeTensor(tmp)
+        elif T in (asc.float, asc.half):
+            asc.Muls(dstLocal, srcLocal, -1.0, n)
+        else:                                              # Muls has no bfloat16
+            tmp1 = self.QueueTmp.Get(asc.float)
+            asc.Cast(tmp1, srcLocal, asc.RoundMode.CAST_NONE, n)
+            asc.Muls(tmp1, tmp1, -1.0, n)
+            asc.Cast(dstLocal, tmp1, asc.RoundMode.CAST_RINT, n)
+            self.QueueTmp.FreeTensor(tmp1)
+        self.outQueueY.EnQue(dstLocal)
+        self.inQueueX.FreeTensor(srcLocal)
+
+
+class KernelExp(KernelB):
+    def InitExtra(self):
+        t = self.t
+        self.base, self.shift, self.scale = np.float32(t["base"]), np.float32(t["shift"]), np.float32(t["scale"])
+
+    def InitBuffers(self):
+        self.tmp1 = asc.TBuf(asc.QuePosition.VECCALC)
+        if self.TYPE_X == asc.bfloat16_t:
+            self.pipe.InitBuffer(self.tmp1, self.ubPartDataNum * asc.float.itemsize)
+
+    def Compute(self, progress):
+        n = self.processDataNum
+        xLocal = self.inQueueX.DeQue(self.TYPE_X)
+        yLocal = self.outQueueY.AllocTensor(self.TYPE_Y)
+        if self.TYPE_X in (asc.float, asc.half):
+            asc.Muls(yLocal, xLocal, float(self.scale), n)
+            asc.Adds(yLocal, yLocal, float(self.shift), n)
+            asc.Muls(yLocal, yLocal, float(self.base), n)
+            asc.Exp(yLocal, yLocal, n)
+        else:
+            xLocalFp32 = self.tmp1.Get(asc.float)
+            asc.Cast(xLocalFp32, xLocal, asc.RoundMode.CAST_NONE, n)
+            asc.Muls(xLocalFp32, xLocalFp32, float(self.scale), n)
+            asc.Adds(xLocalFp32, xLocalFp32, float(self.shift), n)
+            asc.Muls(xLocalFp32, xLocalFp32, float(self.base), n)
+            asc.Exp(xLocalFp32, xLocalFp32, n)
+            asc.Cast(yLocal, xLocalFp32, asc.RoundMode.CAST_RINT, n)
+        self.outQueueY.EnQue(yLocal)
+        self.inQueueX.FreeTensor(xLocal)
+
+
+def _general_op_impl(cls, x, y, t, DTYPE_X, DTYPE_Y):
+    """GENERAL_OP_IMPL: GET_TILING_DATA, the kernel class with IsExistBigCore = (TILING_KEY == 1), Init, Process."""
+    key = t.get("TILING_KEY", 0)
+    if key not in (0, 1):
+        return
+    op = cls(DTYPE_X, DTYPE_Y, key == 1)
+    op.t = t
+    op.Init(x, y, t["smallCoreDataNum"], t["bigCoreDataNum"], t["bigCoreLoopNum"], t["smallCoreLoopNum"],
+            t["ubPartDataNum"], t["smallCoreTailDataNum"], t["bigCoreTailDataNum"], t["tailBlockNum"])
+    op.Process()
+
+
+def reciprocal(x, y, workspace=None, tiling=None, DTYPE_X=asc.float, DTYPE_Y=asc.float):
+    _general_op_impl(KernelReciprocal, x, y, tiling, DTYPE_X, DTYPE_Y)
+
+
+def neg(x, y, workspace=None, tiling=None, DTYPE_X=asc.float):
+    _general_op_impl(KernelNeg, x, y, tiling, DTYPE_X, DTYPE_X)
+
+
+def exp(x, y, workspace=None, tiling=None, DTYPE_X=asc.float, DTYPE_Y=asc.float):
+    _general_op_impl(KernelExp, x, y, tiling, DTYPE_X, DTYPE_Y)
