@@ -1,7 +1,7 @@
 """Line-by-line Python ports of cann-ops kernels of the smallCoreDataNum / finalSmallTileNum / tileDataNum tiling
 family (Hayden727/cann-ops @ eef0ff770ece1497e98bbf063028465a20417dfe, kept verbatim in
-tests/ascendc/public/<op>/): src/math/rsqrt/op_kernel/rsqrt.cpp, src/activation/swish/op_kernel/swish.cpp (see
-its PROVENANCE.toml), src/math/addcmul/op_kernel/addcmul.cpp (TILING_KEY 0: KernelAddcmul, a scalar value).
+tests/ascendc/public/<op>/): src/math/rsqrt/op_kernel/rsqrt.cpp, src/math/swish/op_kernel/swish.cpp, src/math/addcmul/op_kernel/addcmul.cpp and src/math/addcdiv/op_kernel/addcdiv.cpp (TILING_KEY 0: a scalar
+value).
 Their block split and Process loop are the same lines in each .cpp (written once here, in KernelA); each
 kernel's queues, CopyIn and Compute follow its file."""
 import numpy as np
@@ -141,6 +141,10 @@ class KernelAddcmul(KernelA):
         if T == asc.bfloat16_t:
             self.pipe.InitBuffer(self.tmp1, self.tileDataNum * F32.itemsize)
             self.pipe.InitBuffer(self.tmp2, self.tileDataNum * F32.itemsize)
+        self.ReadValue()
+
+    def ReadValue(self):
+        if self.T == asc.bfloat16_t:
             self.f_value = float(self.valueGm.GetValue(0))
         else:
             self.m_value = self.valueGm.GetValue(0)
@@ -182,6 +186,36 @@ class KernelAddcmul(KernelA):
         self.inQueueINPUT_DATA.FreeTensor(input_dataLocal)
 
 
+class KernelAddcdiv(KernelAddcmul):
+    """addcdiv.cpp: KernelAddcmul's lines with Div for Mul, and value read from GM in every Compute."""
+    def ReadValue(self):
+        pass
+
+    def Compute(self, progress):
+        T, n = self.T, self.processDataNum
+        x1Local = self.inQueueX1.DeQue(T)
+        x2Local = self.inQueueX2.DeQue(T)
+        input_dataLocal = self.inQueueINPUT_DATA.DeQue(T)
+        yLocal = self.outQueueY.AllocTensor(T)
+        if T == asc.bfloat16_t:
+            p1, p2 = self.tmp1.Get(F32), self.tmp2.Get(F32)
+            asc.Cast(p1, x1Local, asc.RoundMode.CAST_NONE, n)
+            asc.Cast(p2, x2Local, asc.RoundMode.CAST_NONE, n)
+            asc.Div(p1, p1, p2, n)
+            asc.Muls(p1, p1, float(self.valueGm.GetValue(0)), n)
+            asc.Cast(p2, input_dataLocal, asc.RoundMode.CAST_NONE, n)
+            asc.Add(p2, p1, p2, n)
+            asc.Cast(yLocal, p2, asc.RoundMode.CAST_RINT, n)
+        else:
+            asc.Div(x1Local, x1Local, x2Local, n)
+            asc.Muls(x1Local, x1Local, self.valueGm.GetValue(0), n)
+            asc.Add(yLocal, x1Local, input_dataLocal, n)
+        self.outQueueY.EnQue(yLocal)
+        self.inQueueX1.FreeTensor(x1Local)
+        self.inQueueX2.FreeTensor(x2Local)
+        self.inQueueINPUT_DATA.FreeTensor(input_dataLocal)
+
+
 def _split(t):
     return (t["smallCoreDataNum"], t["bigCoreDataNum"], t["finalBigTileNum"], t["finalSmallTileNum"],
             t["tileDataNum"], t["smallTailDataNum"], t["bigTailDataNum"], t["tailBlockNum"])
@@ -204,5 +238,13 @@ def addcmul(input_data, x1, x2, value, y, workspace=None, tiling=None, DTYPE_X1=
     if tiling.get("TILING_KEY", 0) != 0:
         raise NotImplementedError("KernelAddcmulTensor (TILING_KEY 1) is not ported")
     op = KernelAddcmul(DTYPE_X1)
+    op.Init(input_data, x1, x2, value, y, *_split(tiling))
+    op.Process()
+
+
+def addcdiv(input_data, x1, x2, value, y, workspace=None, tiling=None, DTYPE_X1=F32):
+    if tiling.get("TILING_KEY", 0) != 0:
+        raise NotImplementedError("KernelAddcdivTensor (TILING_KEY 1) is not ported")
+    op = KernelAddcdiv(DTYPE_X1)
     op.Init(input_data, x1, x2, value, y, *_split(tiling))
     op.Process()
