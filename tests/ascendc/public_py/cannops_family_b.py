@@ -1,6 +1,6 @@
 """Line-by-line Python ports of the cann-ops kernels of the ubPartDataNum / smallCoreLoopNum tiling family
 (Hayden727/cann-ops @ eef0ff770ece1497e98bbf063028465a20417dfe, kept verbatim in tests/ascendc/public/<op>/):
-src/math/reciprocal/op_kernel/reciprocal.cpp, src/math/neg/op_kernel/neg.cpp, src/math/exp/op_kernel/exp.cpp.
+src/math/reciprocal/op_kernel/reciprocal.cpp, src/math/neg/op_kernel/neg.cpp, src/contrib/math/exp/op_kernel/exp.cpp.
 Their Init / Process / CopyIn / CopyOut are the same lines in each .cpp (written once here, in KernelB); each
 kernel's own Init extras and Compute follow its file. TILING_KEY 1 / 0 is the template's IsExistBigCore."""
 import numpy as np
