@@ -1,6 +1,8 @@
 """Line-by-line Python ports of the cann-ops kernels of the ubPartDataNum / smallCoreLoopNum tiling family
 (Hayden727/cann-ops @ eef0ff770ece1497e98bbf063028465a20417dfe, kept verbatim in tests/ascendc/public/<op>/):
-src/math/reciprocal/op_kernel/reciprocal.cpp, src/math/neg/op_kernel/neg.cpp, src/contrib/math/exp/op_kernel/exp.cpp.
+src/math/reciprocal/op_kernel/reciprocal.cpp, src/math/neg/op_kernel/neg.cpp, src/contrib/math/exp/op_kernel/exp.cpp,
+src/math/logical_not/op_kernel/logical_not.cpp, src/math/lerp/op_kernel/lerp.cpp, src/math/muls/op_kernel/muls.cpp
+(TILING_KEY 0-4: bfloat16, half, float, int16, int32; its runtime IsExistBigCore field for the template's).
 Their Init / Process / CopyIn / CopyOut are the same lines in each .cpp (written once here, in KernelB); each
 kernel's own Init extras and Compute follow its file. TILING_KEY 1 / 0 is the template's IsExistBigCore."""
 import numpy as np
@@ -18,8 +20,18 @@ class KernelB:
         self.outQueueY = asc.TQue(asc.QuePosition.VECOUT, BUFFER_NUM)
         self.xGm, self.yGm = asc.GlobalTensor(TYPE_X), asc.GlobalTensor(TYPE_Y)
 
-    def Init(self, x, y, smallCoreDataNum, bigCoreDataNum, bigCoreLoopNum, smallCoreLoopNum, ubPartDataNum,
-             smallCoreTailDataNum, bigCoreTailDataNum, tailBlockNum):
+    def Init(self, x, y, *split):
+        globalBufferIndex = self.Split(*split)
+        self.InitExtra()
+        self.xGm.SetGlobalBuffer(x.cast(self.TYPE_X) + globalBufferIndex, self.coreDataNum)
+        self.yGm.SetGlobalBuffer(y.cast(self.TYPE_Y) + globalBufferIndex, self.coreDataNum)
+        self.pipe.InitBuffer(self.inQueueX, BUFFER_NUM, self.ubPartDataNum * self.TYPE_X.itemsize)
+        self.pipe.InitBuffer(self.outQueueY, BUFFER_NUM, self.ubPartDataNum * self.TYPE_Y.itemsize)
+        self.InitBuffers()
+
+    def Split(self, smallCoreDataNum, bigCoreDataNum, bigCoreLoopNum, smallCoreLoopNum, ubPartDataNum,
+              smallCoreTailDataNum, bigCoreTailDataNum, tailBlockNum):
+        """Init's common head: the block's share of the data; returns globalBufferIndex."""
         asc.ASSERT(asc.GetBlockNum() != 0, "block dim can not be zero!")
         coreNum = asc.GetBlockIdx()
         globalBufferIndex = bigCoreDataNum * asc.GetBlockIdx()
@@ -34,12 +46,7 @@ class KernelB:
         else:
             self.coreDataNum, self.tileNum, self.tailDataNum = smallCoreDataNum, smallCoreLoopNum, smallCoreTailDataNum
             globalBufferIndex = smallCoreDataNum * asc.GetBlockIdx()
-        self.InitExtra()
-        self.xGm.SetGlobalBuffer(x.cast(self.TYPE_X) + globalBufferIndex, self.coreDataNum)
-        self.yGm.SetGlobalBuffer(y.cast(self.TYPE_Y) + globalBufferIndex, self.coreDataNum)
-        self.pipe.InitBuffer(self.inQueueX, BUFFER_NUM, self.ubPartDataNum * self.TYPE_X.itemsize)
-        self.pipe.InitBuffer(self.outQueueY, BUFFER_NUM, self.ubPartDataNum * self.TYPE_Y.itemsize)
-        self.InitBuffers()
+        return globalBufferIndex
 
     def InitExtra(self):
         pass
@@ -162,6 +169,133 @@ class KernelExp(KernelB):
         self.inQueueX.FreeTensor(xLocal)
 
 
+class KernelLogicalNot(KernelB):
+    ONE, NEGATIVE_ONE = 1.0, -1.0                      # constexpr half
+
+    def Init(self, x, y, *split):
+        globalBufferIndex = self.Split(*split)
+        self.tmp1 = asc.TBuf(asc.QuePosition.VECCALC)
+        self.xGm.SetGlobalBuffer(x.cast(self.TYPE_X) + globalBufferIndex, self.coreDataNum)
+        self.yGm.SetGlobalBuffer(y.cast(self.TYPE_Y) + globalBufferIndex, self.coreDataNum)
+        self.pipe.InitBuffer(self.inQueueX, BUFFER_NUM, self.ubPartDataNum * self.TYPE_X.itemsize)
+        self.pipe.InitBuffer(self.tmp1, self.ubPartDataNum * asc.half.itemsize)
+        self.pipe.InitBuffer(self.outQueueY, BUFFER_NUM, self.ubPartDataNum * self.TYPE_Y.itemsize)
+
+    def Compute(self, progress):
+        n = self.processDataNum
+        xLocal = self.inQueueX.DeQue(self.TYPE_X)
+        yLocal = self.outQueueY.AllocTensor(self.TYPE_Y)
+        tmp1Local = self.tmp1.Get(asc.half)
+        asc.Cast(tmp1Local, xLocal, asc.RoundMode.CAST_NONE, n)
+        asc.Abs(tmp1Local, tmp1Local, n)
+        asc.Mins(tmp1Local, tmp1Local, self.ONE, n)
+        asc.Adds(tmp1Local, tmp1Local, self.NEGATIVE_ONE, n)
+        asc.Abs(tmp1Local, tmp1Local, n)
+        asc.Cast(yLocal, tmp1Local, asc.RoundMode.CAST_NONE, n)
+        self.outQueueY.EnQue(yLocal)
+        self.inQueueX.FreeTensor(xLocal)
+
+
+class KernelLerp(KernelB):
+    """TYPE_X here is TYPE_START (= TYPE_END = TYPE_WEIGHT in every build the host registers), TYPE_Y is TYPE_Y."""
+    def Init(self, start, end, weight, y, *split):
+        T, TY = self.TYPE_X, self.TYPE_Y
+        globalBufferIndex = self.Split(*split)
+        self.inQueueStart, self.inQueueEnd, self.inQueueWeight = (asc.TQue(asc.QuePosition.VECIN, BUFFER_NUM)
+                                                                  for _ in range(3))
+        self.tmp1, self.tmp2 = asc.TBuf(asc.QuePosition.VECCALC), asc.TBuf(asc.QuePosition.VECCALC)
+        self.startGm, self.endGm, self.weightGm = (asc.GlobalTensor(T) for _ in range(3))
+        self.startGm.SetGlobalBuffer(start.cast(T) + globalBufferIndex, self.coreDataNum)
+        self.endGm.SetGlobalBuffer(end.cast(T) + globalBufferIndex, self.coreDataNum)
+        self.weightGm.SetGlobalBuffer(weight.cast(T) + globalBufferIndex, self.coreDataNum)
+        self.yGm.SetGlobalBuffer(y.cast(TY) + globalBufferIndex, self.coreDataNum)
+        self.pipe.InitBuffer(self.inQueueStart, BUFFER_NUM, self.ubPartDataNum * T.itemsize)
+        self.pipe.InitBuffer(self.inQueueEnd, BUFFER_NUM, self.ubPartDataNum * T.itemsize)
+        self.pipe.InitBuffer(self.inQueueWeight, BUFFER_NUM, self.ubPartDataNum * T.itemsize)
+        self.pipe.InitBuffer(self.outQueueY, BUFFER_NUM, self.ubPartDataNum * TY.itemsize)
+        if T != asc.float:
+            self.pipe.InitBuffer(self.tmp1, self.ubPartDataNum * asc.float.itemsize)
+            self.pipe.InitBuffer(self.tmp2, self.ubPartDataNum * asc.float.itemsize)
+
+    def CopyIn(self, progress):
+        T, n, off = self.TYPE_X, self.processDataNum, progress * self.ubPartDataNum
+        startLocal = self.inQueueStart.AllocTensor(T)
+        endLocal = self.inQueueEnd.AllocTensor(T)
+        weightLocal = self.inQueueWeight.AllocTensor(T)
+        asc.DataCopy(startLocal, self.startGm[off], n)
+        asc.DataCopy(endLocal, self.endGm[off], n)
+        asc.DataCopy(weightLocal, self.weightGm[off], n)
+        self.inQueueStart.EnQue(startLocal)
+        self.inQueueEnd.EnQue(endLocal)
+        self.inQueueWeight.EnQue(weightLocal)
+
+    def Compute(self, progress):
+        T, n = self.TYPE_X, self.processDataNum
+        startLocal = self.inQueueStart.DeQue(T)
+        endLocal = self.inQueueEnd.DeQue(T)
+        weightLocal = self.inQueueWeight.DeQue(T)
+        yLocal = self.outQueueY.AllocTensor(self.TYPE_Y)
+        if T == asc.float:                                 # y = start + weight * (end - start)
+            asc.Sub(yLocal, endLocal, startLocal, n)
+            asc.Mul(yLocal, weightLocal, yLocal, n)
+            asc.Add(yLocal, yLocal, startLocal, n)
+        elif T in (asc.half, asc.bfloat16_t):              # in float, rounded back once (RINT)
+            fstart, fend = self.tmp1.Get(asc.float), self.tmp2.Get(asc.float)
+            asc.Cast(fstart, startLocal, asc.RoundMode.CAST_NONE, n)
+            asc.Cast(fend, endLocal, asc.RoundMode.CAST_NONE, n)
+            asc.Sub(fend, fend, fstart, n)
+            asc.Cast(fstart, weightLocal, asc.RoundMode.CAST_NONE, n)
+            asc.Mul(fend, fstart, fend, n)
+            asc.Cast(fstart, startLocal, asc.RoundMode.CAST_NONE, n)
+            asc.Add(fend, fend, fstart, n)
+            asc.Cast(yLocal, fend, asc.RoundMode.CAST_RINT, n)
+        self.outQueueY.EnQue(yLocal)
+        self.inQueueStart.FreeTensor(startLocal)
+        self.inQueueEnd.FreeTensor(endLocal)
+        self.inQueueWeight.FreeTensor(weightLocal)
+
+
+class KernelMuls(KernelB):
+    CAST_TYPES = (asc.bfloat16_t, asc.int16_t, asc.int32_t, asc.int64_t)
+
+    def Init(self, x, value, y, *split):
+        T = self.TYPE_X
+        globalBufferIndex = self.Split(*split)
+        self.tmp1 = asc.TBuf(asc.QuePosition.VECCALC)
+        self.valueGm = asc.GlobalTensor(asc.float)
+        self.xGm.SetGlobalBuffer(x.cast(T) + globalBufferIndex, self.coreDataNum)
+        self.yGm.SetGlobalBuffer(y.cast(T) + globalBufferIndex, self.coreDataNum)
+        self.valueGm.SetGlobalBuffer(value.cast(asc.float))
+        self.pipe.InitBuffer(self.inQueueX, BUFFER_NUM, self.ubPartDataNum * T.itemsize)
+        self.pipe.InitBuffer(self.outQueueY, BUFFER_NUM, self.ubPartDataNum * T.itemsize)
+        self.value = self.valueGm.GetValue(0)
+        if T == asc.half:
+            self.m_value = np.float16(self.value)          # m_value = (half)this->value
+        if T in self.CAST_TYPES:                           # tmp1: the float copy of x
+            self.pipe.InitBuffer(self.tmp1, self.ubPartDataNum * asc.float.itemsize)
+
+    def Compute(self, progress):
+        T, n = self.TYPE_X, self.processDataNum
+        xLocal = self.inQueueX.DeQue(T)
+        yLocal = self.outQueueY.AllocTensor(T)
+        if T in self.CAST_TYPES:
+            p1 = self.tmp1.Get(asc.float)
+            asc.Cast(p1, xLocal, asc.RoundMode.CAST_NONE, n)
+            asc.Muls(p1, p1, self.value, n)
+            asc.Cast(yLocal, p1, asc.RoundMode.CAST_RINT, n)
+        elif T == asc.half:
+            asc.Muls(yLocal, xLocal, self.m_value, n)
+        elif T == asc.float:
+            asc.Muls(yLocal, xLocal, self.value, n)
+        self.outQueueY.EnQue(yLocal)
+        self.inQueueX.FreeTensor(xLocal)
+
+
+def _split(t):
+    return (t["smallCoreDataNum"], t["bigCoreDataNum"], t["bigCoreLoopNum"], t["smallCoreLoopNum"],
+            t["ubPartDataNum"], t["smallCoreTailDataNum"], t["bigCoreTailDataNum"], t["tailBlockNum"])
+
+
 def _general_op_impl(cls, x, y, t, DTYPE_X, DTYPE_Y):
     """GENERAL_OP_IMPL: GET_TILING_DATA, the kernel class with IsExistBigCore = (TILING_KEY == 1), Init, Process."""
     key = t.get("TILING_KEY", 0)
@@ -184,3 +318,28 @@ def neg(x, y, workspace=None, tiling=None, DTYPE_X=asc.float):
 
 def exp(x, y, workspace=None, tiling=None, DTYPE_X=asc.float, DTYPE_Y=asc.float):
     _general_op_impl(KernelExp, x, y, tiling, DTYPE_X, DTYPE_Y)
+
+
+def logical_not(x, y, workspace=None, tiling=None):
+    _general_op_impl(KernelLogicalNot, x, y, tiling, asc.int8_t, asc.int8_t)
+
+
+def lerp(start, end, weight, y, workspace=None, tiling=None, DTYPE_START=asc.float, DTYPE_Y=asc.float):
+    key = tiling.get("TILING_KEY", 0)
+    if key not in (0, 1):
+        return
+    op = KernelLerp(DTYPE_START, DTYPE_Y, key == 1)
+    op.Init(start, end, weight, y, *_split(tiling))
+    op.Process()
+
+
+MULS_TYPES = {0: asc.bfloat16_t, 1: asc.half, 2: asc.float, 3: asc.int16_t, 4: asc.int32_t}
+
+
+def muls(x, value, y, workspace=None, tiling=None):
+    key = tiling.get("TILING_KEY", 0)
+    if key not in MULS_TYPES:
+        raise NotImplementedError(f"muls TILING_KEY {key} (int64 / complex64) is not ported")
+    op = KernelMuls(MULS_TYPES[key], MULS_TYPES[key], tiling["IsExistBigCore"] == 1)
+    op.Init(x, value, y, *_split(tiling))
+    op.Process()
