@@ -20,7 +20,7 @@ _spec.loader.exec_module(public_cases)
 CASES, kernel_path = public_cases.CASES, public_cases.kernel_path
 
 # case name in public_cases.CASES -> the module holding its port (cannops_<module>.py)
-PORTED = {"sqrt": "sqrt", "xlogy": "xlogy", "pre_layer_norm": "pre_layer_norm", "is_finite": "is_finite", "heaviside": "heaviside", "heaviside[scalar values]": "heaviside", "tanh[float32]": "tanh", "equal": "compare", "greater": "compare", "logical_not": "family_b", "lerp": "family_b", "muls[float32]": "family_b", "muls[float16]": "family_b", "muls[int32]": "family_b", "muls[int16]": "family_b", "gelu": "family_c", "fast_gelu": "family_c", "clip_by_value": "family_c", "rsqrt": "family_a", "swish": "family_a", "addcmul": "family_a", "addcdiv": "family_a", "reciprocal": "family_b", "neg": "family_b", "exp": "family_b"}
+PORTED = {"sqrt": "sqrt", "swi_glu": "swi_glu", "xlogy": "xlogy", "pre_layer_norm": "pre_layer_norm", "is_finite": "is_finite", "heaviside": "heaviside", "heaviside[scalar values]": "heaviside", "tanh[float32]": "tanh", "equal": "compare", "greater": "compare", "logical_not": "family_b", "lerp": "family_b", "muls[float32]": "family_b", "muls[float16]": "family_b", "muls[int32]": "family_b", "muls[int16]": "family_b", "gelu": "family_c", "fast_gelu": "family_c", "clip_by_value": "family_c", "rsqrt": "family_a", "swish": "family_a", "addcmul": "family_a", "addcdiv": "family_a", "reciprocal": "family_b", "neg": "family_b", "exp": "family_b"}
 
 
 def _port(name, op):
