@@ -23,12 +23,24 @@ CASES, kernel_path = public_cases.CASES, public_cases.kernel_path
 PORTED = {"sqrt": "sqrt", "swi_glu": "swi_glu", "xlogy": "xlogy", "pre_layer_norm": "pre_layer_norm", "is_finite": "is_finite", "heaviside": "heaviside", "heaviside[scalar values]": "heaviside", "tanh[float32]": "tanh", "equal": "compare", "greater": "compare", "logical_not": "family_b", "lerp": "family_b", "muls[float32]": "family_b", "muls[float16]": "family_b", "muls[int32]": "family_b", "muls[int16]": "family_b", "gelu": "family_c", "fast_gelu": "family_c", "clip_by_value": "family_c", "rsqrt": "family_a", "swish": "family_a", "addcmul": "family_a", "addcdiv": "family_a", "reciprocal": "family_b", "neg": "family_b", "exp": "family_b"}
 
 
+PORTED.update({n: "cast" for n in CASES if n.startswith("cast[") and CASES[n].tiling["TILING_KEY"] in (1, 8)})
+_ASC_TYPES = {"float": asc.float, "half": asc.half, "int32_t": asc.int32_t, "int8_t": asc.int8_t,
+              "uint8_t": asc.uint8_t}
+
+
 def _port(name, op):
     mod_name = f"cannops_{PORTED[name]}"
     spec = importlib.util.spec_from_file_location(mod_name, os.path.join(HERE, f"{mod_name}.py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return getattr(mod, op)
+    kernel = getattr(mod, op)
+    if op != "cast":
+        return kernel
+    d = CASES[name].defines                       # the build's dtype defines, as keyword arguments
+
+    def cast(*args, **kw):
+        return kernel(*args, DTYPE_X=_ASC_TYPES[d["DTYPE_X"]], DTYPE_Y=_ASC_TYPES[d["DTYPE_Y"]], **kw)
+    return cast
 
 
 def _events(r):
