@@ -24,6 +24,8 @@ PORTED = {"sqrt": "sqrt", "swi_glu": "swi_glu", "xlogy": "xlogy", "pre_layer_nor
 
 
 PORTED.update({n: "cast" for n in CASES if n.startswith("cast[") and CASES[n].tiling["TILING_KEY"] in (1, 8)})
+PORTED.update({n: "less_equal" for n in CASES if n.startswith("less_equal[")})
+DTYPE_ARGS = {"cast": ("DTYPE_X", "DTYPE_Y"), "less_equal": ("DTYPE_X1",)}   # the build's defines, as keywords
 _ASC_TYPES = {"float": asc.float, "half": asc.half, "int32_t": asc.int32_t, "int8_t": asc.int8_t,
               "uint8_t": asc.uint8_t}
 
@@ -34,13 +36,14 @@ def _port(name, op):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     kernel = getattr(mod, op)
-    if op != "cast":
+    if op not in DTYPE_ARGS:
         return kernel
-    d = CASES[name].defines                       # the build's dtype defines, as keyword arguments
+    dtypes = {k: _ASC_TYPES[CASES[name].defines[k]] for k in DTYPE_ARGS[op]}
 
-    def cast(*args, **kw):
-        return kernel(*args, DTYPE_X=_ASC_TYPES[d["DTYPE_X"]], DTYPE_Y=_ASC_TYPES[d["DTYPE_Y"]], **kw)
-    return cast
+    def with_dtypes(*args, **kw):
+        return kernel(*args, **dtypes, **kw)
+    with_dtypes.__name__ = op
+    return with_dtypes
 
 
 def _events(r):
@@ -76,3 +79,24 @@ def test_port_matches_numpy_and_the_cpp(name):
     assert out_cpp.tobytes() == out_py.tobytes()
     assert _events(r_cpp) == _events(r_py)
     assert r_cpp.auto_syncs == r_py.auto_syncs
+
+
+def test_pre_layer_norm_port_relies_on_auto_sync_as_the_cpp_does():
+    """The port, like the .cpp, has no barriers or flags of its own: under sync="manual" the same first race
+    (ReduceSum reading Add's result in PIPE_V; the .cpp route prefixes its message with the .cpp file:line,
+    a Python kernel's location is in the traceback); the default auto-sync inserts what is missing."""
+    import npusim
+    c = CASES["pre_layer_norm"]
+    ins = c.inputs(np.random.default_rng(0))
+    out = np.zeros(c.n_out, c.out_dtype)
+    with pytest.raises(npusim.core.errors.RaceError, match=r"ReduceSum reads what Add wrote"):
+        asc.launch(_port("pre_layer_norm", c.op), c.blocks, *ins, out, tiling=c.tiling, sync="manual")
+    res = asc.launch(_port("pre_layer_norm", c.op), c.blocks, *ins, out, tiling=c.tiling)
+    assert res.auto_syncs > 0
+
+
+def test_every_port_header_names_its_source_and_commit():
+    for mod in sorted(set(PORTED.values())):
+        head = open(os.path.join(HERE, f"cannops_{mod}.py")).read(1200)
+        assert "Hayden727/cann-ops" in head and "eef0ff770ece1497e98bbf063028465a20417dfe" in head, mod
+        assert "op_kernel/" in head, mod
