@@ -2,7 +2,9 @@
 (Hayden727/cann-ops @ eef0ff770ece1497e98bbf063028465a20417dfe, kept verbatim in tests/ascendc/public/<op>/):
 src/math/reciprocal/op_kernel/reciprocal.cpp, src/math/neg/op_kernel/neg.cpp, src/contrib/math/exp/op_kernel/exp.cpp,
 src/math/logical_not/op_kernel/logical_not.cpp, src/math/lerp/op_kernel/lerp.cpp, src/math/muls/op_kernel/muls.cpp
-(TILING_KEY 0-4: bfloat16, half, float, int16, int32; its runtime IsExistBigCore field for the template's).
+(TILING_KEY 0-4: bfloat16, half, float, int16, int32; its runtime IsExistBigCore field for the template's),
+src/math/add_custom/op_kernel/add_custom.cpp (float / half / int8; examples/ascendc/cannops_add_custom.py is a
+shorter float-only port of the same file).
 Their Init / Process / CopyIn / CopyOut are the same lines in each .cpp (written once here, in KernelB); each
 kernel's own Init extras and Compute follow its file. TILING_KEY 1 / 0 is the template's IsExistBigCore."""
 import numpy as np
@@ -291,6 +293,61 @@ class KernelMuls(KernelB):
         self.inQueueX.FreeTensor(xLocal)
 
 
+class KernelAdd(KernelB):
+    Shift = 8
+
+    def Init(self, x, y, z, *split):
+        T = self.TYPE_X
+        globalBufferIndex = self.Split(*split)
+        self.inQueueY = asc.TQue(asc.QuePosition.VECIN, BUFFER_NUM)
+        self.tmp1, self.tmp2 = asc.TBuf(asc.QuePosition.VECCALC), asc.TBuf(asc.QuePosition.VECCALC)
+        self.zGm = asc.GlobalTensor(T)                      # KernelB's yGm is add_custom's second input
+        self.xGm.SetGlobalBuffer(x.cast(T) + globalBufferIndex, self.coreDataNum)
+        self.yGm.SetGlobalBuffer(y.cast(T) + globalBufferIndex, self.coreDataNum)
+        self.zGm.SetGlobalBuffer(z.cast(T) + globalBufferIndex, self.coreDataNum)
+        self.pipe.InitBuffer(self.inQueueX, BUFFER_NUM, self.ubPartDataNum * T.itemsize)
+        self.pipe.InitBuffer(self.inQueueY, BUFFER_NUM, self.ubPartDataNum * T.itemsize)
+        self.pipe.InitBuffer(self.outQueueY, BUFFER_NUM, self.ubPartDataNum * T.itemsize)    # outQueueZ
+        if T == asc.int8_t:
+            self.pipe.InitBuffer(self.tmp1, self.ubPartDataNum * asc.half.itemsize)
+            self.pipe.InitBuffer(self.tmp2, self.ubPartDataNum * asc.half.itemsize)
+
+    def CopyIn(self, progress):
+        T, n, off = self.TYPE_X, self.processDataNum, progress * self.ubPartDataNum
+        xLocal = self.inQueueX.AllocTensor(T)
+        yLocal = self.inQueueY.AllocTensor(T)
+        asc.DataCopy(xLocal, self.xGm[off], n)
+        asc.DataCopy(yLocal, self.yGm[off], n)
+        self.inQueueX.EnQue(xLocal)
+        self.inQueueY.EnQue(yLocal)
+
+    def Compute(self, progress):
+        T, n = self.TYPE_X, self.processDataNum
+        xLocal = self.inQueueX.DeQue(T)
+        yLocal = self.inQueueY.DeQue(T)
+        zLocal = self.outQueueY.AllocTensor(T)
+        if T == asc.int8_t:                                # through half; the int16 shift pair wraps to int8
+            p1, p2 = self.tmp1.Get(asc.half), self.tmp2.Get(asc.half)
+            asc.Cast(p1, xLocal, asc.RoundMode.CAST_NONE, n)
+            asc.Cast(p2, yLocal, asc.RoundMode.CAST_NONE, n)
+            asc.Add(p2, p1, p2, n)
+            asc.Cast(p1.ReinterpretCast(asc.int16_t), p2, asc.RoundMode.CAST_RINT, n)
+            asc.ShiftLeft(p1.ReinterpretCast(asc.int16_t), p1.ReinterpretCast(asc.int16_t), self.Shift, n)
+            asc.ShiftRight(p1.ReinterpretCast(asc.int16_t), p1.ReinterpretCast(asc.int16_t), self.Shift, n)
+            asc.Cast(p2, p1.ReinterpretCast(asc.int16_t), asc.RoundMode.CAST_NONE, n)
+            asc.Cast(zLocal, p2, asc.RoundMode.CAST_NONE, n)
+        else:
+            asc.Add(zLocal, xLocal, yLocal, n)
+        self.outQueueY.EnQue(zLocal)
+        self.inQueueX.FreeTensor(xLocal)
+        self.inQueueY.FreeTensor(yLocal)
+
+    def CopyOut(self, progress):
+        zLocal = self.outQueueY.DeQue(self.TYPE_X)
+        asc.DataCopy(self.zGm[progress * self.ubPartDataNum], zLocal, self.processDataNum)
+        self.outQueueY.FreeTensor(zLocal)
+
+
 def _split(t):
     return (t["smallCoreDataNum"], t["bigCoreDataNum"], t["bigCoreLoopNum"], t["smallCoreLoopNum"],
             t["ubPartDataNum"], t["smallCoreTailDataNum"], t["bigCoreTailDataNum"], t["tailBlockNum"])
@@ -342,4 +399,13 @@ def muls(x, value, y, workspace=None, tiling=None):
         raise NotImplementedError(f"muls TILING_KEY {key} (int64 / complex64) is not ported")
     op = KernelMuls(MULS_TYPES[key], MULS_TYPES[key], tiling["IsExistBigCore"] == 1)
     op.Init(x, value, y, *_split(tiling))
+    op.Process()
+
+
+def add_custom(x, y, z, workspace=None, tiling=None, DTYPE_X=asc.float):
+    key = tiling.get("TILING_KEY", 0)
+    if key not in (0, 1):
+        return
+    op = KernelAdd(DTYPE_X, DTYPE_X, key == 1)
+    op.Init(x, y, z, *_split(tiling))
     op.Process()
