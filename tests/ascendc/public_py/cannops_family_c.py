@@ -1,7 +1,7 @@
 """Line-by-line Python ports of cann-ops kernels of the totalLength / ALIGN_NUM / block_size / core_size tiling
 family (Hayden727/cann-ops @ eef0ff770ece1497e98bbf063028465a20417dfe, kept verbatim in
 tests/ascendc/public/<op>/): src/math/gelu/op_kernel/gelu.cpp, src/math/fast_gelu/op_kernel/fast_gelu.cpp,
-src/math/clip_by_value/op_kernel/clip_by_value.cpp. Their block split and Process loop are the same lines in
+src/math/clip_by_value/op_kernel/clip_by_value.cpp, src/math/fast_gelu_grad/op_kernel/fast_gelu_grad.cpp. Their block split and Process loop are the same lines in
 each .cpp (written once here, in KernelC); each kernel's buffers and Compute follow its file."""
 import numpy as np
 
@@ -143,6 +143,91 @@ class KernelClipByValue(KernelC):
         self.outQueueY.EnQue(y)
 
 
+class KernelFastGeluGrad:
+    """fast_gelu_grad.cpp: its own members (dy, x in; z out) and a sign-bit mask made once in Init."""
+    def __init__(self, DTYPE_DY, DTYPE_X, DTYPE_Z):
+        self.DY, self.X, self.Z = DTYPE_DY, DTYPE_X, DTYPE_Z
+        self.pipe = asc.TPipe()
+        self.tmpBuffer, self.signbitBuffer = asc.TBuf(asc.QuePosition.VECCALC), asc.TBuf(asc.QuePosition.VECCALC)
+        self.inQueueDY = asc.TQue(asc.QuePosition.VECIN, BUFFER_NUM)
+        self.inQueueX = asc.TQue(asc.QuePosition.VECIN, BUFFER_NUM)
+        self.outQueueZ = asc.TQue(asc.QuePosition.VECOUT, BUFFER_NUM)
+        self.xGm, self.dyGm, self.zGm = asc.GlobalTensor(DTYPE_X), asc.GlobalTensor(DTYPE_DY), asc.GlobalTensor(DTYPE_Z)
+
+    def Init(self, dy, x, z, totalLength, ALIGN_NUM, block_size, core_size, core_remain):
+        self.blockLength = core_size + (core_remain if asc.GetBlockNum() == asc.GetBlockIdx() + 1 else 0)
+        self.tileLength = block_size
+        self.blockLength = self.blockLength + (ALIGN_NUM - self.blockLength % ALIGN_NUM
+                                               if self.blockLength % ALIGN_NUM else 0)
+        startPointer = core_size * asc.GetBlockIdx()
+        bufferlength = self.blockLength
+        self.dyGm.SetGlobalBuffer(dy.cast(self.DY) + startPointer, bufferlength)
+        self.xGm.SetGlobalBuffer(x.cast(self.X) + startPointer, bufferlength)
+        self.zGm.SetGlobalBuffer(z.cast(self.Z) + startPointer, bufferlength)
+        self.tileNum = self.blockLength // self.tileLength + (self.blockLength % self.tileLength > 0)
+        self.pipe.InitBuffer(self.inQueueDY, BUFFER_NUM, self.tileLength * self.DY.itemsize)
+        self.pipe.InitBuffer(self.inQueueX, BUFFER_NUM, self.tileLength * self.X.itemsize)
+        self.pipe.InitBuffer(self.outQueueZ, BUFFER_NUM, self.tileLength * self.Z.itemsize)
+        self.pipe.InitBuffer(self.tmpBuffer, self.tileLength * self.X.itemsize)
+        self.pipe.InitBuffer(self.signbitBuffer, self.tileLength * self.X.itemsize)
+        self.signbit = self.signbitBuffer.Get(self.X)
+        if self.X == F32:
+            asc.Duplicate(self.signbit.ReinterpretCast(asc.uint32_t), 2147483648, self.tileLength)
+        else:
+            asc.Duplicate(self.signbit.ReinterpretCast(asc.uint16_t), 32768, self.tileLength)
+
+    def Process(self):
+        loopCount = self.tileNum
+        for i in range(loopCount - 1):
+            self.CopyIn(i, self.tileLength)
+            self.Compute(i, self.tileLength)
+            self.CopyOut(i, self.tileLength)
+        length = self.blockLength - self.tileLength * (loopCount - 1)
+        self.CopyIn(loopCount - 1, length)
+        self.Compute(loopCount - 1, length)
+        self.CopyOut(loopCount - 1, length)
+
+    def CopyIn(self, progress, length):
+        dyLocal = self.inQueueDY.AllocTensor(self.DY)
+        xLocal = self.inQueueX.AllocTensor(self.X)
+        asc.DataCopy(dyLocal, self.dyGm[progress * self.tileLength], length)
+        asc.DataCopy(xLocal, self.xGm[progress * self.tileLength], length)
+        self.inQueueDY.EnQue(dyLocal)
+        self.inQueueX.EnQue(xLocal)
+
+    def Compute(self, progress, length):
+        U16 = asc.uint16_t
+        dyLocal = self.inQueueDY.DeQue(self.DY)
+        xLocal = self.inQueueX.DeQue(self.X)
+        zLocal = self.outQueueZ.AllocTensor(self.Z)
+        tmp = self.tmpBuffer.Get(self.X)
+        c2, c3 = 1.702, 1.0                                        # DTYPE_X c2 = 1.702, c3 = 1.0
+        asc.Muls(xLocal, xLocal, c2, length)                        # 1.702x
+        if self.X == F32:                                           # tmp = -1.702|x| (sign bit set)
+            asc.Or(tmp.ReinterpretCast(U16), xLocal.ReinterpretCast(U16), self.signbit.ReinterpretCast(U16),
+                   length * 2)
+        else:
+            asc.Or(tmp.ReinterpretCast(U16), xLocal.ReinterpretCast(U16), self.signbit.ReinterpretCast(U16), length)
+        asc.Add(zLocal, xLocal, tmp, length)                        # 1.702(x - |x|)
+        asc.Exp(zLocal, zLocal, length)
+        asc.Exp(tmp, tmp, length)                                   # e^(-1.702|x|)
+        asc.Mul(xLocal, xLocal, tmp, length)
+        asc.Add(xLocal, xLocal, tmp, length)
+        asc.Add(zLocal, xLocal, zLocal, length)
+        asc.Adds(tmp, tmp, c3, length)
+        asc.Mul(tmp, tmp, tmp, length)
+        asc.Div(zLocal, zLocal, tmp, length)
+        asc.Mul(zLocal, zLocal, dyLocal, length)
+        self.outQueueZ.EnQue(zLocal)
+        self.inQueueDY.FreeTensor(dyLocal)
+        self.inQueueX.FreeTensor(xLocal)
+
+    def CopyOut(self, progress, length):
+        zLocal = self.outQueueZ.DeQue(self.Z)
+        asc.DataCopy(self.zGm[progress * self.tileLength], zLocal, length)
+        self.outQueueZ.FreeTensor(zLocal)
+
+
 def _tiling(t):
     return t["totalLength"], t["ALIGN_NUM"], t["block_size"], t["core_size"], t["core_remain"]
 
@@ -162,4 +247,10 @@ def fast_gelu(x, y, workspace=None, tiling=None, DTYPE_X=F32, DTYPE_Y=F32):
 def clip_by_value(x, clip_value_min, clip_value_max, y, workspace=None, tiling=None, DTYPE_X=F32, DTYPE_Y=F32):
     op = KernelClipByValue(DTYPE_X, DTYPE_Y)
     op.Init(x, clip_value_min, clip_value_max, y, *_tiling(tiling))
+    op.Process()
+
+
+def fast_gelu_grad(dy, x, z, workspace=None, tiling=None, DTYPE_DY=F32, DTYPE_X=F32, DTYPE_Z=F32):
+    op = KernelFastGeluGrad(DTYPE_DY, DTYPE_X, DTYPE_Z)
+    op.Init(dy, x, z, *_tiling(tiling))
     op.Process()
