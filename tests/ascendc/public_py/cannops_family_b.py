@@ -3,7 +3,7 @@
 src/math/reciprocal/op_kernel/reciprocal.cpp, src/math/neg/op_kernel/neg.cpp, src/contrib/math/exp/op_kernel/exp.cpp,
 src/math/logical_not/op_kernel/logical_not.cpp, src/math/lerp/op_kernel/lerp.cpp, src/math/muls/op_kernel/muls.cpp
 (TILING_KEY 0-4: bfloat16, half, float, int16, int32; its runtime IsExistBigCore field for the template's),
-src/math/add_custom/op_kernel/add_custom.cpp (float / half / int8; examples/ascendc/cannops_add_custom.py is a
+src/math/logical_or/op_kernel/logical_or.cpp, src/math/add_custom/op_kernel/add_custom.cpp (float / half / int8; examples/ascendc/cannops_add_custom.py is a
 shorter float-only port of the same file).
 Their Init / Process / CopyIn / CopyOut are the same lines in each .cpp (written once here, in KernelB); each
 kernel's own Init extras and Compute follow its file. TILING_KEY 1 / 0 is the template's IsExistBigCore."""
@@ -348,6 +348,47 @@ class KernelAdd(KernelB):
         self.outQueueY.FreeTensor(zLocal)
 
 
+class KernelLogicalOr(KernelB):
+    """int8 bools: Cast to half, Max, Cast back."""
+    def Init(self, x1, x2, y, *split):
+        I8 = asc.int8_t
+        globalBufferIndex = self.Split(*split)
+        self.inQueueX2 = asc.TQue(asc.QuePosition.VECIN, BUFFER_NUM)
+        self.tmp1, self.tmp2 = asc.TBuf(asc.QuePosition.VECCALC), asc.TBuf(asc.QuePosition.VECCALC)
+        self.x2Gm = asc.GlobalTensor(I8)
+        self.xGm.SetGlobalBuffer(x1.cast(I8) + globalBufferIndex, self.coreDataNum)      # x1Gm
+        self.x2Gm.SetGlobalBuffer(x2.cast(I8) + globalBufferIndex, self.coreDataNum)
+        self.yGm.SetGlobalBuffer(y.cast(I8) + globalBufferIndex, self.coreDataNum)
+        self.pipe.InitBuffer(self.inQueueX, BUFFER_NUM, self.ubPartDataNum * I8.itemsize)     # inQueueX1
+        self.pipe.InitBuffer(self.inQueueX2, BUFFER_NUM, self.ubPartDataNum * I8.itemsize)
+        self.pipe.InitBuffer(self.outQueueY, BUFFER_NUM, self.ubPartDataNum * I8.itemsize)
+        self.pipe.InitBuffer(self.tmp1, self.ubPartDataNum * asc.half.itemsize)
+        self.pipe.InitBuffer(self.tmp2, self.ubPartDataNum * asc.half.itemsize)
+
+    def CopyIn(self, progress):
+        I8, n, off = asc.int8_t, self.processDataNum, progress * self.ubPartDataNum
+        x1Local = self.inQueueX.AllocTensor(I8)
+        x2Local = self.inQueueX2.AllocTensor(I8)
+        asc.DataCopy(x1Local, self.xGm[off], n)
+        asc.DataCopy(x2Local, self.x2Gm[off], n)
+        self.inQueueX.EnQue(x1Local)
+        self.inQueueX2.EnQue(x2Local)
+
+    def Compute(self, progress):
+        I8, n = asc.int8_t, self.processDataNum
+        x1Local = self.inQueueX.DeQue(I8)
+        x2Local = self.inQueueX2.DeQue(I8)
+        yLocal = self.outQueueY.AllocTensor(I8)
+        p1, p2 = self.tmp1.Get(asc.half), self.tmp2.Get(asc.half)
+        asc.Cast(p1, x1Local, asc.RoundMode.CAST_NONE, n)
+        asc.Cast(p2, x2Local, asc.RoundMode.CAST_NONE, n)
+        asc.Max(p1, p1, p2, n)
+        asc.Cast(yLocal, p1, asc.RoundMode.CAST_NONE, n)
+        self.outQueueY.EnQue(yLocal)
+        self.inQueueX.FreeTensor(x1Local)
+        self.inQueueX2.FreeTensor(x2Local)
+
+
 def _split(t):
     return (t["smallCoreDataNum"], t["bigCoreDataNum"], t["bigCoreLoopNum"], t["smallCoreLoopNum"],
             t["ubPartDataNum"], t["smallCoreTailDataNum"], t["bigCoreTailDataNum"], t["tailBlockNum"])
@@ -408,4 +449,13 @@ def add_custom(x, y, z, workspace=None, tiling=None, DTYPE_X=asc.float):
         return
     op = KernelAdd(DTYPE_X, DTYPE_X, key == 1)
     op.Init(x, y, z, *_split(tiling))
+    op.Process()
+
+
+def logical_or(x1, x2, y, workspace=None, tiling=None):
+    key = tiling.get("TILING_KEY", 0)
+    if key not in (0, 1):
+        return
+    op = KernelLogicalOr(asc.int8_t, asc.int8_t, key == 1)
+    op.Init(x1, x2, y, *_split(tiling))
     op.Process()
