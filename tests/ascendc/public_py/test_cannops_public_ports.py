@@ -26,9 +26,10 @@ PORTED = {"sqrt": "sqrt", "swi_glu": "swi_glu", "xlogy": "xlogy", "pre_layer_nor
 PORTED.update({n: "cast" for n in CASES if n.startswith("cast[") and CASES[n].tiling["TILING_KEY"] in (1, 8)})
 PORTED.update({n: "less_equal" for n in CASES if n.startswith("less_equal[")})
 PORTED.update({n: "greater_equal" for n in CASES if n.startswith("greater_equal[")})
+PORTED.update({n: "less" for n in CASES if n.startswith("less[")})
 PORTED.update({"add_custom": "family_b", "add_custom[int8]": "family_b", "sin[float32]": "sin", "cos[float32]": "cos",
                "unalign_add": "simple_binary", "sub_frameworklaunch": "simple_binary", "fast_gelu_grad": "family_c", "logical_or": "family_b"})
-DTYPE_ARGS = {"cast": ("DTYPE_X", "DTYPE_Y"), "less_equal": ("DTYPE_X1",), "greater_equal": ("DTYPE_X1",), "add_custom": ("DTYPE_X",)}   # the build's defines, as keywords
+DTYPE_ARGS = {"cast": ("DTYPE_X", "DTYPE_Y"), "less_equal": ("DTYPE_X1",), "greater_equal": ("DTYPE_X1",), "less": ("DTYPE_X1", "DTYPE_X2"), "add_custom": ("DTYPE_X",)}   # the build's defines, as keywords
 _ASC_TYPES = {"float": asc.float, "half": asc.half, "int32_t": asc.int32_t, "int8_t": asc.int8_t,
               "uint8_t": asc.uint8_t}
 
