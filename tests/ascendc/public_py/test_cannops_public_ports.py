@@ -27,7 +27,7 @@ PORTED.update({n: "cast" for n in CASES if n.startswith("cast[") and CASES[n].ti
 PORTED.update({n: "less_equal" for n in CASES if n.startswith("less_equal[")})
 PORTED.update({n: "greater_equal" for n in CASES if n.startswith("greater_equal[")})
 PORTED.update({n: "less" for n in CASES if n.startswith("less[")})
-PORTED.update({"fill": "fill"})
+PORTED.update({"fill": "fill", "is_inf[float16]": "is_inf"})
 # Ports whose timeline differs from the .cpp's by design, and the port's extra events: fill.cpp reads its GM
 # scalar with a raw `*(__gm__ T*)value` (untimed in the C++ route); Python has no GM dereference, so the port
 # uses GlobalTensor::GetValue, one PIPE_S event per core, and the later events start that much later.
@@ -115,3 +115,21 @@ def test_every_port_header_names_its_source_and_commit():
         head = open(os.path.join(HERE, f"cannops_{mod}.py")).read(1200)
         assert "Hayden727/cann-ops" in head and "eef0ff770ece1497e98bbf063028465a20417dfe" in head, mod
         assert "op_kernel/" in head, mod
+
+
+def test_is_inf_float_key_breaks_the_same_rule_in_both_routes():
+    """is_inf's float key casts float -> half in place over a partial overlap: the port stops at the same
+    ConstraintError (Cast, overlap) as the unchanged .cpp."""
+    from npusim.core.errors import ConstraintError
+    c = CASES["is_inf[float16]"]
+    x = np.random.default_rng(0).uniform(-1e30, 1e30, c.n_out).astype(np.float32)
+    t = dict(c.tiling, TILING_KEY=2)
+    routes = [_port("is_inf[float16]", "is_inf")]
+    if shutil.which((os.environ.get("CXX") or "g++").split()[0]) is not None:
+        routes.append(asc.load_cpp(kernel_path("is_inf"), defines=c.defines).is_inf)
+    msgs = []
+    for kernel in routes:
+        with pytest.raises(ConstraintError, match=r"Cast") as e:
+            asc.launch(kernel, c.blocks, x, np.zeros(c.n_out, np.uint8), np.zeros(32, np.uint8), tiling=t)
+        msgs.append(str(e.value).split(": ", 1)[-1] if "is_inf.h" in str(e.value) else str(e.value))
+    assert len(set(msgs)) == 1, msgs
