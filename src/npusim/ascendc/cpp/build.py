@@ -14,7 +14,8 @@ import shutil
 import subprocess
 import tempfile
 
-from ...core.errors import NpuSimError
+from ...core import native_build
+from ...core.native_build import CompileError
 from . import generate
 
 INCLUDE = generate.INCLUDE
@@ -22,10 +23,6 @@ INCLUDE = generate.INCLUDE
 FLAGS = ("-std=c++17", "-shared", "-fPIC", "-O1", "-fno-builtin", "-w", "-Wl,-Bsymbolic", "-DASCENDC_CPU_DEBUG=1")
 # extern "C" __global__ __aicore__ void name(   (the qualifiers in any order)
 KERNEL_RE = re.compile(r'extern\s*"C"\s*((?:__\w+__\s+|inline\s+)*)void\s+(\w+)\s*\(')
-
-
-class CompileError(NpuSimError):
-    """g++ rejected the kernel: the message is the compiler's."""
 
 
 def compiler() -> list[str]:
@@ -38,11 +35,7 @@ def compiler() -> list[str]:
 
 
 def cache_dir() -> str:
-    root = os.environ.get("NPUSIM_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "npusim")
-    d = os.path.join(root, "ascendc-cpp")
-    os.makedirs(d, exist_ok=True)
-    return d
+    return native_build.cache_dir("ascendc-cpp")
 
 
 def kernel_names(text: str) -> list[str]:

@@ -12,23 +12,15 @@ import os
 import shlex
 import shutil
 import subprocess
-import tempfile
 
-from ...core.errors import NpuSimError
+from ...core import native_build
+from ...core.native_build import CompileError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHIM = os.path.join(HERE, "okk_shim.c")
 # -w: a contest kernel's warnings are its author's business; but calling a function okk.h does not declare
 # (e.g. a newer tpu-mlir okk_* call) is an error here, not an unresolved symbol at load time.
 FLAGS = ["-std=gnu99", "-O2", "-fPIC", "-shared", "-DUSING_CMODEL", "-w", "-Werror=implicit-function-declaration"]
-
-
-class CompileError(NpuSimError):
-    """The C compiler rejected the kernel (``message`` holds its output), or there is no compiler."""
-
-    def __init__(self, message: str, command: list[str] | None = None):
-        self.message, self.command = message, command
-        super().__init__(message)
 
 
 def find_compiler() -> list[str]:
@@ -47,17 +39,7 @@ def find_compiler() -> list[str]:
 
 
 def cache_dir() -> str:
-    root = os.environ.get("NPUSIM_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "npusim")
-    path = os.path.join(root, "okk_c")
-    try:
-        os.makedirs(path, exist_ok=True)
-        if os.access(path, os.W_OK):
-            return path
-    except OSError:
-        pass
-    path = os.path.join(tempfile.gettempdir(), f"npusim-okk_c-{os.getuid()}")
-    os.makedirs(path, exist_ok=True)
-    return path
+    return native_build.cache_dir("okk_c")
 
 
 def _read(path: str) -> bytes:
