@@ -52,8 +52,14 @@ def test_header_declares_every_type_macro_and_function():
 
 def test_shim_has_one_callback_per_forwarded_function():
     s = generate.shim()
-    members = re.findall(r"int \(\*(\w+)\)\(const char \*file", s)
-    assert members == [n for n, _, _ in FUNCTIONS if n not in C_ONLY] + ["okk_log", "okk_assert_fail"]
+    table = s[:s.index("} okk_callbacks_t;")]
+    table = table[table.rindex("typedef struct {"):]
+    members = re.findall(r"\(\*(\w+)\)\((void \*source|const char \*file|int kind|void\))", table)
+    forwarded = [n for n, _, _ in FUNCTIONS if n not in C_ONLY]
+    assert members == [(n, "void *source") for n in forwarded] + [
+        ("okk_log", "const char *file"), ("okk_assert_fail", "const char *file"), ("okk_object", "int kind"),
+        ("okk_forget", "void)")]
+    assert f"#define OKK_SHIM_FUNCTIONS {len(forwarded)}\n" in s
 
 
 CONTEST = """

@@ -10,6 +10,12 @@ from __future__ import annotations
 # Kept in C (the shim): registration happens in a constructor before Python has set the callback table.
 C_ONLY = ("okk_register_kernel_func", "okk_dump_registered_kernel_funcs")
 
+# Values the shim hands to Python as ready-made Python objects (ctypes ``py_object``), each distinct value
+# converted once per run: the call's "file.c:line" source, and what a const struct pointer points to.
+# name -> kind code (0 marks an empty slot of the shim's cache).
+OBJECT_KINDS: dict[str, int] = {"source": 1, "const dim4 *": 2, "const dim2 *": 3, "const Padding *": 4,
+                                "const fp32_or_addr_t *": 5, "const x32_or_addr_t *": 6}
+
 FUNCTIONS: list[tuple[str, str, str]] = [
     ("okk_register_kernel_func", "void", "const char *name, okk_kernel_func_t func"),
     ("okk_dump_registered_kernel_funcs", "void", ""),

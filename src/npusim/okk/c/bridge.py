@@ -1,33 +1,53 @@
 """The ctypes side of the shim: one Structure of callbacks mirroring ``okk_callbacks_t``, each callback
-converting C arguments to npusim.okk's Python ones and calling the Python function of the same name.
+calling the npusim.okk Python function of the same name with the values the shim hands over.
 
-Every callback runs with the kernel's ``file.c:line`` as the source of the events it records
-(``core.timeline.SOURCE_OVERRIDE``). An exception is stored in ``state.error`` and the callback returns 1;
-the shim then jumps back to the run entry and ``CKernel.run`` re-raises the same exception.
+The shim does the per-call bookkeeping in C (generate.py): it counts calls, and passes the call's
+``file.c:line`` and every const struct argument as a ready Python object that ``_object`` built once per
+distinct value and run (ctypes ``py_object``; ``None`` for NULL). So a callback only sets the source
+(``core.timeline.SOURCE_OVERRIDE``) and calls the function: no ctypes reads per call. An exception is stored
+in ``state.error`` and ``SHARED.failed`` set; the shim then jumps back to the run entry and ``CKernel.run``
+re-raises the same exception. An out ``dim4 *`` arrives as the pointer (None when NULL): Python fills a
+fresh dim4 and leaves it in ``SHARED.out``, which the shim copies to the kernel's dim4.
+
+Object addresses are CPython's ``id()``: ``_objects`` keeps every object the shim may hold alive until the
+shim says ``okk_forget`` (each run's start and end, and when its cache is half full, between two calls).
 """
 from __future__ import annotations
 
 import ctypes
 import os
 import struct
-from collections import Counter
 
 from ...core.errors import NpuSimError
 from ...core.timeline import SOURCE_OVERRIDE
 from .. import types as okk_types
 from .. import types_part_two
 from . import pointers
-from .api_table import C_ONLY, FUNCTIONS, arguments
+from .api_table import C_ONLY, FUNCTIONS, OBJECT_KINDS, arguments
 
 C = ctypes
 SCALAR = {"bool": C.c_bool, "int": C.c_int, "short": C.c_short, "unsigned short": C.c_ushort,
           "unsigned int": C.c_uint, "unsigned long long": C.c_ulonglong, "float": C.c_float,
           "local_addr_t": C.c_uint, "system_addr_t": C.c_ulonglong, "op_type_t": C.c_int, "mul_type_t": C.c_int,
-          "x32": C.c_uint, "x16": C.c_ushort, "x8": C.c_ubyte}
-RESULT = {"bool": C.c_bool, "int": C.c_int, "unsigned int": C.c_uint, "unsigned long long": C.c_ulonglong,
-          "unsigned char *": C.c_void_p}
+          "x32": C.c_uint, "x16": C.c_ushort, "x8": C.c_ubyte, "dim4 *": C.c_void_p, "void *": C.c_void_p,
+          **{t: C.py_object for t in OBJECT_KINDS if t != "source"}}
+RESULT = {"void": None, "bool": C.c_bool, "int": C.c_int, "unsigned int": C.c_uint,
+          "unsigned long long": C.c_ulonglong, "unsigned char *": C.c_void_p}
 
 _I4, _I2, _F1, _U1 = struct.Struct("<4i"), struct.Struct("<2i"), struct.Struct("<f"), struct.Struct("<I")
+
+#: The callbacks' names in api_table order: the shim's function ids.
+FORWARDED = [name for name, _, _ in FUNCTIONS if name not in C_ONLY]
+
+
+class Shared(C.Structure):
+    """``okk_shim_shared_t``: one per process, every kernel library points at it."""
+    _fields_ = [("failed", C.c_int), ("out", C.c_int * 4), ("none", C.c_void_p)]
+
+
+SHARED = Shared(0, (0, 0, 0, 0), id(None))
+_SHARED_BYTES = memoryview(SHARED).cast("B")
+_OUT = Shared.out.offset
 
 
 class OkkAssertionError(NpuSimError, AssertionError):
@@ -43,7 +63,6 @@ class RunState:
 
     def __init__(self):
         self.error: BaseException | None = None
-        self.calls: Counter = Counter()
         self.sections: list[int] = []
         self.open_section = False
         self.implicit = False          # the section a run opens itself (kernels that skip okk_initialize)
@@ -55,6 +74,11 @@ class RunState:
 state = RunState()
 
 
+def _fail(e: BaseException) -> None:
+    state.error = e
+    SHARED.failed = 1
+
+
 def _source(file, line) -> str:
     key = (file, line)
     s = state.sources.get(key)
@@ -64,53 +88,53 @@ def _source(file, line) -> str:
     return s
 
 
-# ---- argument conversion (C pointer -> the Python record npusim.okk takes; None for NULL) ----
+# ---- the Python object of each OBJECT_KINDS value (C pointer -> the record npusim.okk takes) ----
 
-_DIM4S: dict = {}       # raw 16 bytes -> dim4: kernels pass the same few shapes and strides again and again
-
-
-def _dim4(p):
-    """A const dim4 * as a dim4 (shared between calls with the same values: npusim.okk's functions only
-    read a const dim4)."""
-    if not p:
-        return None
-    raw = C.string_at(p, 16)
-    d = _DIM4S.get(raw)
-    if d is None:
-        if len(_DIM4S) >= 4096:
-            _DIM4S.clear()
-        d = _DIM4S[raw] = okk_types.dim4(*_I4.unpack(raw))
-    return d
+def _dim4(p, line=0):
+    return okk_types.dim4(*_I4.unpack(C.string_at(p, 16)))
 
 
-def _dim2(p):
-    return okk_types.dim2(*_I2.unpack(C.string_at(p, 8))) if p else None
+def _dim2(p, line=0):
+    return okk_types.dim2(*_I2.unpack(C.string_at(p, 8)))
 
 
-def _padding(p):
-    return okk_types.Padding(*_I4.unpack(C.string_at(p, 16))) if p else None
+def _padding(p, line=0):
+    return okk_types.Padding(*_I4.unpack(C.string_at(p, 16)))
 
 
-def _fp32_or_addr(p):
-    if not p:
-        return None
+def _fp32_or_addr(p, line=0):
     raw = C.string_at(p, 8)
     if raw[0]:
         return types_part_two.fp32_or_addr_t(True, addr=_U1.unpack_from(raw, 4)[0])
     return types_part_two.fp32_or_addr_t(False, val=_F1.unpack_from(raw, 4)[0])
 
 
-def _x32_or_addr(p):
-    if not p:
-        return None
+def _x32_or_addr(p, line=0):
     raw = C.string_at(p, 8)
     bits = _U1.unpack_from(raw, 4)[0]
     return types_part_two.x32_or_addr_t(bool(raw[0]), addr=bits) if raw[0] else \
         types_part_two.x32_or_addr_t(False, val=bits)
 
 
-CONVERT = {"const dim4 *": _dim4, "const dim2 *": _dim2, "const Padding *": _padding,
-           "const fp32_or_addr_t *": _fp32_or_addr, "const x32_or_addr_t *": _x32_or_addr}
+MAKE = {"source": _source, "const dim4 *": _dim4, "const dim2 *": _dim2, "const Padding *": _padding,
+        "const fp32_or_addr_t *": _fp32_or_addr, "const x32_or_addr_t *": _x32_or_addr}
+_MAKE_BY_KIND = {OBJECT_KINDS[t]: f for t, f in MAKE.items()}
+_objects: list = []
+
+
+def _object(kind, p, line):
+    """okk_object: the Python object of a value the shim has not cached (its address, 0 on an error)."""
+    try:
+        obj = _MAKE_BY_KIND[kind](p, line)
+        _objects.append(obj)
+        return id(obj)
+    except BaseException as e:       # noqa: BLE001 - every error goes back to Python through the shim
+        _fail(e)
+        return 0
+
+
+def _forget():
+    _objects.clear()
 
 
 # ---- the Python function behind each name ----
@@ -171,57 +195,68 @@ def python_function(name: str):
 # ---- callbacks ----
 
 def prototype(ret: str, args: str):
-    params = [C.c_void_p, C.c_int]
-    for t, _ in arguments(args):
-        params.append(SCALAR.get(t, C.c_void_p))
-    if ret != "void":
-        params.append(C.c_void_p)
-    return C.CFUNCTYPE(C.c_int, *params)
+    return C.CFUNCTYPE(RESULT[ret], C.py_object, *(SCALAR[t] for t, _ in arguments(args)))
 
 
 def _make_callback(name: str, ret: str, args: str):
     fn = python_function(name)
+    ext = SOURCE_OVERRIDE
     argv = arguments(args)
-    convert = [(i, CONVERT[t]) for i, (t, _) in enumerate(argv) if t in CONVERT]
     outs = [i for i, (t, _) in enumerate(argv) if t == "dim4 *"]
-    result = RESULT.get(ret)
-    calls = state.calls
-    source = _source
-    settle, pending = pointers.settle, pointers._watches
-    # Only instructions read memory: getters (one pointer per element is common) must not settle, or every
-    # pointer would cost a window copy.
-    reads_memory = name.startswith(("okk_bdc_", "okk_gdma_"))
+    if outs:
+        return _out_callback(fn, outs[0], ext)
+    if ret != "void":
+        def value_callback(source, *args):
+            ext.append(source)
+            try:
+                return int(fn(*args))
+            except BaseException as e:       # noqa: BLE001 - every error goes back to Python through the shim
+                _fail(e)
+                return 0
+            finally:
+                ext.pop()
+        return value_callback
+    if not name.startswith(("okk_bdc_", "okk_gdma_")):
+        def callback(source, *args):
+            ext.append(source)
+            try:
+                fn(*args)
+            except BaseException as e:       # noqa: BLE001
+                _fail(e)
+            finally:
+                ext.pop()
+        return callback
+    # Only instructions read memory, so only they mark what the kernel stored through its pointers
+    # (getters must not: one pointer per element is common, and each would cost a window copy).
+    watches, settle = pointers._watches, pointers.settle
 
-    def callback(file, line, *raw):
-        SOURCE_OVERRIDE.append(source(file, line))
+    def instruction_callback(source, *args):
+        ext.append(source)
         try:
-            calls[name] += 1
-            if pending and reads_memory:
+            if watches:
                 settle()
-            if result is not None:
-                raw, out = raw[:-1], raw[-1]
-            if convert or outs:
-                a = list(raw)
-                for i, conv in convert:
-                    a[i] = conv(a[i])
-                for i in outs:
-                    a[i] = okk_types.dim4() if a[i] else None
-                value = fn(*a)
-                for i in outs:
-                    if a[i] is not None:
-                        d = a[i]
-                        C.memmove(raw[i], _I4.pack(d.n, d.c, d.h, d.w), 16)
-            else:
-                value = fn(*raw)
-            if result is not None:
-                result.from_address(out).value = int(value)
-            return 0
-        except BaseException as e:       # noqa: BLE001 - every error goes back to Python through the shim
-            state.error = e
-            return 1
+            fn(*args)
+        except BaseException as e:       # noqa: BLE001
+            _fail(e)
         finally:
-            SOURCE_OVERRIDE.pop()
+            ext.pop()
+    return instruction_callback
 
+
+def _out_callback(fn, out: int, ext):
+    """The stride helpers: ``dim4 *stride`` is filled by the Python function, then left in SHARED.out."""
+    def callback(source, *args):
+        ext.append(source)
+        try:
+            a = list(args)
+            d = a[out] = okk_types.dim4() if a[out] else None
+            fn(*a)
+            if d is not None:
+                _I4.pack_into(_SHARED_BYTES, _OUT, d.n, d.c, d.h, d.w)
+        except BaseException as e:       # noqa: BLE001
+            _fail(e)
+        finally:
+            ext.pop()
     return callback
 
 
@@ -251,8 +286,11 @@ def callback_struct():
         values.append(proto(_make_callback(name, ret, args)))
     log_t = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_int, C.c_void_p)
     assert_t = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_int, C.c_void_p, C.c_void_p)
-    fields += [("okk_log", log_t), ("okk_assert_fail", assert_t)]
-    values += [log_t(_log), assert_t(_assert_fail)]
+    object_t = C.CFUNCTYPE(C.c_void_p, C.c_int, C.c_void_p, C.c_int)
+    forget_t = C.CFUNCTYPE(None)
+    fields += [("okk_log", log_t), ("okk_assert_fail", assert_t), ("okk_object", object_t),
+               ("okk_forget", forget_t)]
+    values += [log_t(_log), assert_t(_assert_fail), object_t(_object), forget_t(_forget)]
     cls = type("okk_callbacks_t", (C.Structure,), {"_fields_": fields})
     return cls, cls(*values), values
 

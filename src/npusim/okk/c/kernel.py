@@ -42,6 +42,11 @@ class CKernel:
                               f"{ctypes.sizeof(cls)} (regenerate with python -m npusim.okk.c.generate)")
         ctypes.memmove(ctypes.addressof(cls.in_dll(self.lib, "okk_callbacks")), ctypes.addressof(callbacks),
                        ctypes.sizeof(cls))
+        ctypes.c_void_p.in_dll(self.lib, "okk_shim_shared").value = ctypes.addressof(bridge.SHARED)
+        n = len(bridge.FORWARDED)
+        self._calls = (ctypes.c_ulonglong * n).in_dll(self.lib, "okk_shim_calls")
+        self._order = (ctypes.c_int * n).in_dll(self.lib, "okk_shim_order")
+        self._ordered = ctypes.c_int.in_dll(self.lib, "okk_shim_ordered")
         self._run = self.lib.okk_shim_run
         self._run.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         self._run.restype = ctypes.c_int
@@ -96,7 +101,6 @@ class CKernel:
         buf = self._param_bytes(param, param_type)
         st = bridge.state
         st.error = None
-        st.calls.clear()
         st.sections = []
         st.log = log
         bridge.open_implicit_section()
@@ -110,7 +114,12 @@ class CKernel:
             if error is None:
                 error = NpuSimError(f"{entry}: the kernel stopped without an error")
             raise error
-        return RunResult(entry, list(st.sections), Counter(st.calls))
+        return RunResult(entry, list(st.sections), self._call_counts())
+
+    def _call_counts(self) -> Counter:
+        """The shim's counts of the last run, in first-call order."""
+        names, calls = bridge.FORWARDED, self._calls
+        return Counter({names[i]: calls[i] for i in self._order[:self._ordered.value]})
 
 
 def load_c(path, defines: dict | None = None, include_dirs=()) -> CKernel:

@@ -3,6 +3,7 @@
 #include "okk.h"
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,20 +14,6 @@ static jmp_buf *okk_shim_jump;
 static void okk_shim_stop(void) {
     if (okk_shim_jump)
         longjmp(*okk_shim_jump, 1);
-}
-
-/* Runs one kernel; 0 when it returned, 1 when an okk call failed (Python holds the exception). */
-int okk_shim_run(okk_kernel_func_t func, const void *args) {
-    jmp_buf here;
-    jmp_buf *outer = okk_shim_jump;
-    int failed = 0;
-    okk_shim_jump = &here;
-    if (setjmp(here) == 0)
-        func(args);
-    else
-        failed = 1;
-    okk_shim_jump = outer;
-    return failed;
 }
 
 /* OKKERNEL_FUNC_REGISTER runs in a constructor, before Python can set callbacks: kept in C. */
@@ -54,149 +41,279 @@ okk_kernel_func_t okk_shim_kernel_func(int i) { return i >= 0 && i < okk_shim_co
 
 /* ONE table of Python callbacks, in api_table order (ctypes mirrors it). */
 typedef struct {
-    int (*okk_set_id_node)(const char *file, int line, void * node);
-    int (*okk_get_id_node)(const char *file, int line, void * node);
-    int (*okk_enable_check_id_node)(const char *file, int line);
-    int (*okk_disable_check_id_node)(const char *file, int line);
-    int (*okk_global_mem_start_addr)(const char *file, int line, unsigned long long *result);
-    int (*okk_local_mem_start_addr)(const char *file, int line, unsigned int *result);
-    int (*okk_local_mem_bank_per_npu)(const char *file, int line, unsigned int *result);
-    int (*okk_l2_sram_start_addr)(const char *file, int line, unsigned int *result);
-    int (*okk_dtcm_start_addr)(const char *file, int line, unsigned int *result);
-    int (*okk_lookup_table_start_addr)(const char *file, int line, unsigned int *result);
-    int (*okk_lookup_table_size)(const char *file, int line, unsigned int *result);
-    int (*okk_eu_num)(const char *file, int line, unsigned int *result);
-    int (*okk_global_mem_addr)(const char *file, int line, unsigned long long addr, unsigned char **result);
-    int (*okk_local_mem_addr)(const char *file, int line, unsigned int idx, unsigned int addr, unsigned char **result);
-    int (*okk_l2_sram_addr)(const char *file, int line, unsigned int addr, unsigned char **result);
-    int (*okk_dtcm_addr)(const char *file, int line, unsigned int addr, unsigned char **result);
-    int (*okk_initialize)(const char *file, int line);
-    int (*okk_poll)(const char *file, int line);
-    int (*okk_parallel_start)(const char *file, int line);
-    int (*okk_parallel_end)(const char *file, int line);
-    int (*okk_is_parallel_state)(const char *file, int line, bool *result);
-    int (*okk_local_mem_size_per_npu)(const char *file, int line, unsigned int *result);
-    int (*okk_l2_sram_size)(const char *file, int line, unsigned int *result);
-    int (*okk_dtcm_size)(const char *file, int line, unsigned int *result);
-    int (*okk_npu_num)(const char *file, int line, int *result);
-    int (*okk_start_npu_index)(const char *file, int line, local_addr_t addr, int *result);
-    int (*okk_channle_num_per_npu)(const char *file, int line, int start_idx, int num_channels, int *result);
-    int (*okk_128_byte_aligned_stride_for_32bit)(const char *file, int line, void * stride, int start_idx, const void * shape);
-    int (*okk_128_byte_aligned_stride_for_16bit)(const char *file, int line, void * stride, int start_idx, const void * shape);
-    int (*okk_128_byte_aligned_stride_for_8bit)(const char *file, int line, void * stride, int start_idx, const void * shape);
-    int (*okk_compact_stride)(const char *file, int line, void * stride, int start_idx, const void * shape);
-    int (*okk_continuous_stride)(const char *file, int line, void * stride, const void * shape);
-    int (*okk_gdma_32bit_cpy_S2L)(const char *file, int line, local_addr_t dst_addr, system_addr_t src_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_gdma_32bit_cpy_L2S)(const char *file, int line, system_addr_t dst_addr, local_addr_t src_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_gdma_32bit_cpy_L2L)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_gdma_32bit_cpy_S2S)(const char *file, int line, system_addr_t dst_addr, system_addr_t src_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_gdma_32bit_matrix_S2L)(const char *file, int line, local_addr_t dst_addr, system_addr_t src_addr, int rows, int cols, int cols_per_channel, int row_stride);
-    int (*okk_gdma_32bit_matrix_L2S)(const char *file, int line, system_addr_t dst_addr, local_addr_t src_addr, int rows, int cols, int cols_per_channel, int row_stride);
-    int (*okk_gdma_32bit_set_C_system)(const char *file, int line, system_addr_t dst_addr, unsigned int C, const void * shape, const void * dst_stride);
-    int (*okk_gdma_32bit_set_C_local)(const char *file, int line, local_addr_t dst_addr, unsigned int C, const void * shape, const void * dst_stride);
-    int (*okk_gdma_16bit_cpy_S2L)(const char *file, int line, local_addr_t dst_addr, system_addr_t src_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_gdma_16bit_cpy_L2S)(const char *file, int line, system_addr_t dst_addr, local_addr_t src_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_gdma_16bit_cpy_L2L)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_gdma_16bit_cpy_S2S)(const char *file, int line, system_addr_t dst_addr, system_addr_t src_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_gdma_16bit_set_C_system)(const char *file, int line, system_addr_t dst_addr, unsigned short C, const void * shape, const void * dst_stride);
-    int (*okk_gdma_16bit_set_C_local)(const char *file, int line, local_addr_t dst_addr, unsigned short C, const void * shape, const void * dst_stride);
-    int (*okk_gdma_8bit_cpy_S2L)(const char *file, int line, local_addr_t dst_addr, system_addr_t src_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_gdma_8bit_cpy_L2S)(const char *file, int line, system_addr_t dst_addr, local_addr_t src_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_gdma_8bit_cpy_L2L)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_gdma_8bit_cpy_S2S)(const char *file, int line, system_addr_t dst_addr, system_addr_t src_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_gdma_8bit_set_C_system)(const char *file, int line, system_addr_t dst_addr, unsigned char C, const void * shape, const void * dst_stride);
-    int (*okk_gdma_8bit_set_C_local)(const char *file, int line, local_addr_t dst_addr, unsigned char C, const void * shape, const void * dst_stride);
-    int (*okk_bdc_32bit_cpy)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_32bit_set_C)(const char *file, int line, local_addr_t dst_addr, unsigned int C, const void * shape, const void * dst_stride);
-    int (*okk_bdc_fp32_to_int32)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, const void * shape);
-    int (*okk_bdc_lookup_int32_to_fp32)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, const void * shape);
-    int (*okk_bdc_rsqrt)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, const void * shape);
-    int (*okk_bdc_sqrt)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, const void * shape);
-    int (*okk_bdc_taylor_exp)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, const void * shape, int num_series);
-    int (*okk_bdc_lookup_exp)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, const void * shape);
-    int (*okk_bdc_exp)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const void * shape);
-    int (*okk_bdc_exp_tunable)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const void * shape, int num_series);
-    int (*okk_bdc_sigmoid)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const void * shape);
-    int (*okk_bdc_sigmoid_tunable)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const void * shape, int num_series);
-    int (*okk_bdc_tanh)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const void * shape);
-    int (*okk_bdc_tanh_tunable)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const void * shape, int num_series);
-    int (*okk_bdc_relu)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_reciprocal)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_neg)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_add)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride);
-    int (*okk_bdc_add_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, float C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_sub)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride);
-    int (*okk_bdc_sub_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, float C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_C_sub)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, float C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_mul)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride);
-    int (*okk_bdc_mul_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, float C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_div)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride);
-    int (*okk_bdc_div_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, float C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_C_div)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, float C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_mac)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride);
-    int (*okk_bdc_mac_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, float C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_max)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride);
-    int (*okk_bdc_max_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, float C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_min)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride);
-    int (*okk_bdc_min_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, float C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_greater_select_value)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, unsigned int select_val, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride);
-    int (*okk_bdc_greater_C_select_value)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, float C, unsigned int select_val, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_C_greater_select_value)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, float C, unsigned int select_val, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_equal_select_value)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, unsigned int select_val, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride);
-    int (*okk_bdc_equal_C_select_value)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, float C, unsigned int select_val, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_32bit_and)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride);
-    int (*okk_bdc_32bit_and_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, unsigned int C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_32bit_or)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride);
-    int (*okk_bdc_32bit_or_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, unsigned int C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_32bit_xor)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride);
-    int (*okk_bdc_32bit_xor_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, unsigned int C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_32bit_arithmetic_shift)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride);
-    int (*okk_bdc_32bit_logical_shift)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride);
-    int (*okk_bdc_32bit_arithmetic_shift_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, int C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_32bit_logical_shift_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, int C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_32bit_C_arithmetic_shift)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, int C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_32bit_C_logical_shift)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, unsigned int C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_4N_int8_to_fp32)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const void * shape, bool is_signed, bool is_aligned_layout);
-    int (*okk_bdc_int8_to_fp32)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const void * shape, bool is_signed, bool is_aligned_layout);
-    int (*okk_bdc_bias)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t bias_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_scale)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t scale_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_scale_bias)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t scale_addr, local_addr_t bias_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_conv2d)(const char *file, int line, local_addr_t output_addr, local_addr_t input_addr, local_addr_t weight_addr, local_addr_t bias_addr, const void * input_shape, int output_c, int kernel_h, int kernel_w, const void * input_stride, const void * kernel_stride, bool using_bias, bool result_add, const void * padding, const void * stride, const void * dilation);
-    int (*okk_bdc_depthwise2d)(const char *file, int line, local_addr_t output_addr, local_addr_t input_addr, local_addr_t weight_addr, local_addr_t bias_addr, const void * input_shape, int kernel_h, int kernel_w, bool using_bias, const void * padding, const void * stride, const void * dilation);
-    int (*okk_bdc_avg_pool2d)(const char *file, int line, local_addr_t output_addr, local_addr_t input_addr, const void * input_shape, int kernel_h, int kernel_w, const void * padding, const void * stride);
-    int (*okk_bdc_max_pool2d)(const char *file, int line, local_addr_t output_addr, local_addr_t input_addr, const void * input_shape, int kernel_h, int kernel_w, const void * padding, const void * stride);
-    int (*okk_bdc_matmul)(const char *file, int line, local_addr_t output_addr, local_addr_t left_addr, local_addr_t right_addr, local_addr_t bias_addr, int left_rows, int left_cols, int right_cols, int left_cols_per_channel, int right_cols_per_channel, bool using_bias, bool result_add);
-    int (*okk_bdc_greater_select)(const char *file, int line, local_addr_t dst_addr, const void * src0, const void * src1, const void * select0, const void * select1, const void * shape);
-    int (*okk_bdc_equal_select)(const char *file, int line, local_addr_t dst_addr, const void * src0, const void * src1, const void * select0, const void * select1, const void * shape);
-    int (*okk_bdc_fixed_point_packed_add)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride, op_type_t op_type, int rshift);
-    int (*okk_bdc_fixed_point_packed_add_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, int C, const void * shape, const void * dst_stride, const void * src_stride, op_type_t op_type, int rshift);
-    int (*okk_bdc_fixed_point_packed_sub)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride, op_type_t op_type, int rshift);
-    int (*okk_bdc_fixed_point_packed_sub_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, int C, const void * shape, const void * dst_stride, const void * src_stride, op_type_t op_type, int rshift);
-    int (*okk_bdc_fixed_point_packed_C_sub)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, int C, const void * shape, const void * dst_stride, const void * src_stride, op_type_t op_type, int rshift);
-    int (*okk_bdc_fixed_point_packed_mul)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride, op_type_t op_type, int rshift);
-    int (*okk_bdc_fixed_point_packed_mul_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, int C, const void * shape, const void * dst_stride, const void * src_stride, op_type_t op_type, int rshift);
-    int (*okk_bdc_fixed_point_packed_mac)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride, bool is_origin_dst_signed, op_type_t op_type, int lshift, int rshift);
-    int (*okk_bdc_fixed_point_packed_mac_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, int C, const void * shape, const void * dst_stride, const void * src_stride, bool is_origin_dst_signed, op_type_t op_type, int lshift, int rshift);
-    int (*okk_bdc_fixed_point_packed_max)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride, op_type_t op_type);
-    int (*okk_bdc_fixed_point_packed_max_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, int C, const void * shape, const void * dst_stride, const void * src_stride, op_type_t op_type);
-    int (*okk_bdc_fixed_point_packed_min)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride, op_type_t op_type);
-    int (*okk_bdc_fixed_point_packed_min_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, int C, const void * shape, const void * dst_stride, const void * src_stride, op_type_t op_type);
-    int (*okk_bdc_fixed_point_packed_16bit_arithmetic_shift)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride);
-    int (*okk_bdc_fixed_point_packed_16bit_logical_shift)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride);
-    int (*okk_bdc_fixed_point_packed_16bit_arithmetic_shift_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, short C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_fixed_point_packed_16bit_logical_shift_C)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, short C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_fixed_point_packed_16bit_C_arithmetic_shift)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, short C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_fixed_point_packed_16bit_C_logical_shift)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, unsigned short C, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_fixed_point_packed_16bit_split_high_8bit)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, const void * shape, const void * dst_stride, const void * src_stride);
-    int (*okk_bdc_fixed_point_packed_16bit_split_low_8bit)(const char *file, int line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const void * shape, const void * dst_stride, const void * src_stride, const void * work_stride);
-    int (*okk_bdc_fixed_point_packed_16bit_mul_8bit)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_high_addr, local_addr_t src0_low_addr, local_addr_t src1_addr, const void * shape, const void * dst_stride, const void * src0_high_stride, const void * src0_low_stride, const void * src1_stride, mul_type_t mul_type, int rshift);
-    int (*okk_bdc_fixed_point_packed_s16_mul_u8_to_s16)(const char *file, int line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, local_addr_t work_addr, local_addr_t work_high_addr, local_addr_t work_low_addr, const void * shape, const void * dst_stride, const void * src0_stride, const void * src1_stride, const void * work_stride, const void * work_high_stride, const void * work_low_stride, int rshift);
+    void (*okk_set_id_node)(void *source, void * node);
+    void (*okk_get_id_node)(void *source, void * node);
+    void (*okk_enable_check_id_node)(void *source);
+    void (*okk_disable_check_id_node)(void *source);
+    unsigned long long (*okk_global_mem_start_addr)(void *source);
+    unsigned int (*okk_local_mem_start_addr)(void *source);
+    unsigned int (*okk_local_mem_bank_per_npu)(void *source);
+    unsigned int (*okk_l2_sram_start_addr)(void *source);
+    unsigned int (*okk_dtcm_start_addr)(void *source);
+    unsigned int (*okk_lookup_table_start_addr)(void *source);
+    unsigned int (*okk_lookup_table_size)(void *source);
+    unsigned int (*okk_eu_num)(void *source);
+    unsigned char *(*okk_global_mem_addr)(void *source, unsigned long long addr);
+    unsigned char *(*okk_local_mem_addr)(void *source, unsigned int idx, unsigned int addr);
+    unsigned char *(*okk_l2_sram_addr)(void *source, unsigned int addr);
+    unsigned char *(*okk_dtcm_addr)(void *source, unsigned int addr);
+    void (*okk_initialize)(void *source);
+    void (*okk_poll)(void *source);
+    void (*okk_parallel_start)(void *source);
+    void (*okk_parallel_end)(void *source);
+    bool (*okk_is_parallel_state)(void *source);
+    unsigned int (*okk_local_mem_size_per_npu)(void *source);
+    unsigned int (*okk_l2_sram_size)(void *source);
+    unsigned int (*okk_dtcm_size)(void *source);
+    int (*okk_npu_num)(void *source);
+    int (*okk_start_npu_index)(void *source, local_addr_t addr);
+    int (*okk_channle_num_per_npu)(void *source, int start_idx, int num_channels);
+    void (*okk_128_byte_aligned_stride_for_32bit)(void *source, void * stride, int start_idx, void * shape);
+    void (*okk_128_byte_aligned_stride_for_16bit)(void *source, void * stride, int start_idx, void * shape);
+    void (*okk_128_byte_aligned_stride_for_8bit)(void *source, void * stride, int start_idx, void * shape);
+    void (*okk_compact_stride)(void *source, void * stride, int start_idx, void * shape);
+    void (*okk_continuous_stride)(void *source, void * stride, void * shape);
+    void (*okk_gdma_32bit_cpy_S2L)(void *source, local_addr_t dst_addr, system_addr_t src_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_gdma_32bit_cpy_L2S)(void *source, system_addr_t dst_addr, local_addr_t src_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_gdma_32bit_cpy_L2L)(void *source, local_addr_t dst_addr, local_addr_t src_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_gdma_32bit_cpy_S2S)(void *source, system_addr_t dst_addr, system_addr_t src_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_gdma_32bit_matrix_S2L)(void *source, local_addr_t dst_addr, system_addr_t src_addr, int rows, int cols, int cols_per_channel, int row_stride);
+    void (*okk_gdma_32bit_matrix_L2S)(void *source, system_addr_t dst_addr, local_addr_t src_addr, int rows, int cols, int cols_per_channel, int row_stride);
+    void (*okk_gdma_32bit_set_C_system)(void *source, system_addr_t dst_addr, unsigned int C, void * shape, void * dst_stride);
+    void (*okk_gdma_32bit_set_C_local)(void *source, local_addr_t dst_addr, unsigned int C, void * shape, void * dst_stride);
+    void (*okk_gdma_16bit_cpy_S2L)(void *source, local_addr_t dst_addr, system_addr_t src_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_gdma_16bit_cpy_L2S)(void *source, system_addr_t dst_addr, local_addr_t src_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_gdma_16bit_cpy_L2L)(void *source, local_addr_t dst_addr, local_addr_t src_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_gdma_16bit_cpy_S2S)(void *source, system_addr_t dst_addr, system_addr_t src_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_gdma_16bit_set_C_system)(void *source, system_addr_t dst_addr, unsigned short C, void * shape, void * dst_stride);
+    void (*okk_gdma_16bit_set_C_local)(void *source, local_addr_t dst_addr, unsigned short C, void * shape, void * dst_stride);
+    void (*okk_gdma_8bit_cpy_S2L)(void *source, local_addr_t dst_addr, system_addr_t src_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_gdma_8bit_cpy_L2S)(void *source, system_addr_t dst_addr, local_addr_t src_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_gdma_8bit_cpy_L2L)(void *source, local_addr_t dst_addr, local_addr_t src_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_gdma_8bit_cpy_S2S)(void *source, system_addr_t dst_addr, system_addr_t src_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_gdma_8bit_set_C_system)(void *source, system_addr_t dst_addr, unsigned char C, void * shape, void * dst_stride);
+    void (*okk_gdma_8bit_set_C_local)(void *source, local_addr_t dst_addr, unsigned char C, void * shape, void * dst_stride);
+    void (*okk_bdc_32bit_cpy)(void *source, local_addr_t dst_addr, local_addr_t src_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_32bit_set_C)(void *source, local_addr_t dst_addr, unsigned int C, void * shape, void * dst_stride);
+    void (*okk_bdc_fp32_to_int32)(void *source, local_addr_t dst_addr, local_addr_t src_addr, void * shape);
+    void (*okk_bdc_lookup_int32_to_fp32)(void *source, local_addr_t dst_addr, local_addr_t src_addr, void * shape);
+    void (*okk_bdc_rsqrt)(void *source, local_addr_t dst_addr, local_addr_t src_addr, void * shape);
+    void (*okk_bdc_sqrt)(void *source, local_addr_t dst_addr, local_addr_t src_addr, void * shape);
+    void (*okk_bdc_taylor_exp)(void *source, local_addr_t dst_addr, local_addr_t src_addr, void * shape, int num_series);
+    void (*okk_bdc_lookup_exp)(void *source, local_addr_t dst_addr, local_addr_t src_addr, void * shape);
+    void (*okk_bdc_exp)(void *source, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, void * shape);
+    void (*okk_bdc_exp_tunable)(void *source, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, void * shape, int num_series);
+    void (*okk_bdc_sigmoid)(void *source, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, void * shape);
+    void (*okk_bdc_sigmoid_tunable)(void *source, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, void * shape, int num_series);
+    void (*okk_bdc_tanh)(void *source, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, void * shape);
+    void (*okk_bdc_tanh_tunable)(void *source, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, void * shape, int num_series);
+    void (*okk_bdc_relu)(void *source, local_addr_t dst_addr, local_addr_t src_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_reciprocal)(void *source, local_addr_t dst_addr, local_addr_t src_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_neg)(void *source, local_addr_t dst_addr, local_addr_t src_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_add)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride);
+    void (*okk_bdc_add_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, float C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_sub)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride);
+    void (*okk_bdc_sub_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, float C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_C_sub)(void *source, local_addr_t dst_addr, local_addr_t src_addr, float C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_mul)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride);
+    void (*okk_bdc_mul_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, float C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_div)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride);
+    void (*okk_bdc_div_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, float C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_C_div)(void *source, local_addr_t dst_addr, local_addr_t src_addr, float C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_mac)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride);
+    void (*okk_bdc_mac_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, float C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_max)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride);
+    void (*okk_bdc_max_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, float C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_min)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride);
+    void (*okk_bdc_min_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, float C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_greater_select_value)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, unsigned int select_val, void * shape, void * dst_stride, void * src0_stride, void * src1_stride);
+    void (*okk_bdc_greater_C_select_value)(void *source, local_addr_t dst_addr, local_addr_t src_addr, float C, unsigned int select_val, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_C_greater_select_value)(void *source, local_addr_t dst_addr, local_addr_t src_addr, float C, unsigned int select_val, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_equal_select_value)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, unsigned int select_val, void * shape, void * dst_stride, void * src0_stride, void * src1_stride);
+    void (*okk_bdc_equal_C_select_value)(void *source, local_addr_t dst_addr, local_addr_t src_addr, float C, unsigned int select_val, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_32bit_and)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride);
+    void (*okk_bdc_32bit_and_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, unsigned int C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_32bit_or)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride);
+    void (*okk_bdc_32bit_or_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, unsigned int C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_32bit_xor)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride);
+    void (*okk_bdc_32bit_xor_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, unsigned int C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_32bit_arithmetic_shift)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride);
+    void (*okk_bdc_32bit_logical_shift)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride);
+    void (*okk_bdc_32bit_arithmetic_shift_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, int C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_32bit_logical_shift_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, int C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_32bit_C_arithmetic_shift)(void *source, local_addr_t dst_addr, local_addr_t src_addr, int C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_32bit_C_logical_shift)(void *source, local_addr_t dst_addr, local_addr_t src_addr, unsigned int C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_4N_int8_to_fp32)(void *source, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, void * shape, bool is_signed, bool is_aligned_layout);
+    void (*okk_bdc_int8_to_fp32)(void *source, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, void * shape, bool is_signed, bool is_aligned_layout);
+    void (*okk_bdc_bias)(void *source, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t bias_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_scale)(void *source, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t scale_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_scale_bias)(void *source, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t scale_addr, local_addr_t bias_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_conv2d)(void *source, local_addr_t output_addr, local_addr_t input_addr, local_addr_t weight_addr, local_addr_t bias_addr, void * input_shape, int output_c, int kernel_h, int kernel_w, void * input_stride, void * kernel_stride, bool using_bias, bool result_add, void * padding, void * stride, void * dilation);
+    void (*okk_bdc_depthwise2d)(void *source, local_addr_t output_addr, local_addr_t input_addr, local_addr_t weight_addr, local_addr_t bias_addr, void * input_shape, int kernel_h, int kernel_w, bool using_bias, void * padding, void * stride, void * dilation);
+    void (*okk_bdc_avg_pool2d)(void *source, local_addr_t output_addr, local_addr_t input_addr, void * input_shape, int kernel_h, int kernel_w, void * padding, void * stride);
+    void (*okk_bdc_max_pool2d)(void *source, local_addr_t output_addr, local_addr_t input_addr, void * input_shape, int kernel_h, int kernel_w, void * padding, void * stride);
+    void (*okk_bdc_matmul)(void *source, local_addr_t output_addr, local_addr_t left_addr, local_addr_t right_addr, local_addr_t bias_addr, int left_rows, int left_cols, int right_cols, int left_cols_per_channel, int right_cols_per_channel, bool using_bias, bool result_add);
+    void (*okk_bdc_greater_select)(void *source, local_addr_t dst_addr, void * src0, void * src1, void * select0, void * select1, void * shape);
+    void (*okk_bdc_equal_select)(void *source, local_addr_t dst_addr, void * src0, void * src1, void * select0, void * select1, void * shape);
+    void (*okk_bdc_fixed_point_packed_add)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride, op_type_t op_type, int rshift);
+    void (*okk_bdc_fixed_point_packed_add_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, int C, void * shape, void * dst_stride, void * src_stride, op_type_t op_type, int rshift);
+    void (*okk_bdc_fixed_point_packed_sub)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride, op_type_t op_type, int rshift);
+    void (*okk_bdc_fixed_point_packed_sub_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, int C, void * shape, void * dst_stride, void * src_stride, op_type_t op_type, int rshift);
+    void (*okk_bdc_fixed_point_packed_C_sub)(void *source, local_addr_t dst_addr, local_addr_t src_addr, int C, void * shape, void * dst_stride, void * src_stride, op_type_t op_type, int rshift);
+    void (*okk_bdc_fixed_point_packed_mul)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride, op_type_t op_type, int rshift);
+    void (*okk_bdc_fixed_point_packed_mul_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, int C, void * shape, void * dst_stride, void * src_stride, op_type_t op_type, int rshift);
+    void (*okk_bdc_fixed_point_packed_mac)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride, bool is_origin_dst_signed, op_type_t op_type, int lshift, int rshift);
+    void (*okk_bdc_fixed_point_packed_mac_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, int C, void * shape, void * dst_stride, void * src_stride, bool is_origin_dst_signed, op_type_t op_type, int lshift, int rshift);
+    void (*okk_bdc_fixed_point_packed_max)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride, op_type_t op_type);
+    void (*okk_bdc_fixed_point_packed_max_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, int C, void * shape, void * dst_stride, void * src_stride, op_type_t op_type);
+    void (*okk_bdc_fixed_point_packed_min)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride, op_type_t op_type);
+    void (*okk_bdc_fixed_point_packed_min_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, int C, void * shape, void * dst_stride, void * src_stride, op_type_t op_type);
+    void (*okk_bdc_fixed_point_packed_16bit_arithmetic_shift)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride);
+    void (*okk_bdc_fixed_point_packed_16bit_logical_shift)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride);
+    void (*okk_bdc_fixed_point_packed_16bit_arithmetic_shift_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, short C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_fixed_point_packed_16bit_logical_shift_C)(void *source, local_addr_t dst_addr, local_addr_t src_addr, short C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_fixed_point_packed_16bit_C_arithmetic_shift)(void *source, local_addr_t dst_addr, local_addr_t src_addr, short C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_fixed_point_packed_16bit_C_logical_shift)(void *source, local_addr_t dst_addr, local_addr_t src_addr, unsigned short C, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_fixed_point_packed_16bit_split_high_8bit)(void *source, local_addr_t dst_addr, local_addr_t src_addr, void * shape, void * dst_stride, void * src_stride);
+    void (*okk_bdc_fixed_point_packed_16bit_split_low_8bit)(void *source, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, void * shape, void * dst_stride, void * src_stride, void * work_stride);
+    void (*okk_bdc_fixed_point_packed_16bit_mul_8bit)(void *source, local_addr_t dst_addr, local_addr_t src0_high_addr, local_addr_t src0_low_addr, local_addr_t src1_addr, void * shape, void * dst_stride, void * src0_high_stride, void * src0_low_stride, void * src1_stride, mul_type_t mul_type, int rshift);
+    void (*okk_bdc_fixed_point_packed_s16_mul_u8_to_s16)(void *source, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, local_addr_t work_addr, local_addr_t work_high_addr, local_addr_t work_low_addr, void * shape, void * dst_stride, void * src0_stride, void * src1_stride, void * work_stride, void * work_high_stride, void * work_low_stride, int rshift);
     int (*okk_log)(const char *file, int line, const char *text);
     int (*okk_assert_fail)(const char *file, int line, const char *func, const char *assertion);
+    void *(*okk_object)(int kind, const void *value, int line);
+    void (*okk_forget)(void);
 } okk_callbacks_t;
 
 okk_callbacks_t okk_callbacks;
 unsigned long okk_shim_callbacks_size(void) { return sizeof(okk_callbacks_t); }
+
+#define OKK_SHIM_FUNCTIONS 137
+#define OKK_SHIM_SOURCE 1
+#define OKK_SHIM_DIM4 2
+#define OKK_SHIM_DIM2 3
+#define OKK_SHIM_PADDING 4
+#define OKK_SHIM_FP32_OR_ADDR 5
+#define OKK_SHIM_X32_OR_ADDR 6
+
+/* Shared with Python (bridge.SHARED; Python points this at it when it loads the library). */
+typedef struct {
+    int failed;        /* a callback stored a Python exception: stop the kernel */
+    int out[4];        /* the dim4 an out-parameter function filled */
+    void *none;        /* Python's None: what a NULL struct pointer becomes */
+} okk_shim_shared_t;
+okk_shim_shared_t *okk_shim_shared;
+
+/* Calls per function id (api_table order) and the ids in first-call order, since the run started. */
+unsigned long long okk_shim_calls[OKK_SHIM_FUNCTIONS];
+int okk_shim_order[OKK_SHIM_FUNCTIONS];
+int okk_shim_ordered;
+
+static void okk_shim_check(void) {
+    if (okk_shim_shared->failed) {
+        okk_shim_shared->failed = 0;
+        okk_shim_stop();
+    }
+}
+
+/* Value -> Python object (a borrowed reference: Python keeps every object it handed out alive until
+   okk_forget). Open addressing; emptied when half full, only between two calls, so one call's objects
+   (a source and at most 15 struct arguments) always stay valid. Only used inside a run: the run's start
+   and end empty it, so no cache outlives the Python objects it points to. */
+#define OKK_SHIM_SLOTS 4096
+typedef struct {
+    int kind;          /* 0: empty */
+    int key[4];
+    void *obj;
+} okk_shim_slot_t;
+static okk_shim_slot_t okk_shim_cache[OKK_SHIM_SLOTS];
+static int okk_shim_cached;
+
+static void okk_shim_forget(void) {
+    if (okk_shim_cached) {
+        memset(okk_shim_cache, 0, sizeof okk_shim_cache);
+        okk_shim_cached = 0;
+    }
+    okk_callbacks.okk_forget();
+}
+
+static void *okk_shim_lookup(int kind, const int key[4], const void *p, int line) {
+    unsigned int h = (unsigned int)kind;
+    okk_shim_slot_t *s;
+    void *obj;
+    int i;
+    for (i = 0; i < 4; i++)
+        h = (h ^ (unsigned int)key[i]) * 0x9E3779B1u;
+    h ^= h >> 16;
+    for (s = &okk_shim_cache[h & (OKK_SHIM_SLOTS - 1)]; s->kind;
+         s = s + 1 == okk_shim_cache + OKK_SHIM_SLOTS ? okk_shim_cache : s + 1)
+        if (s->kind == kind && s->key[0] == key[0] && s->key[1] == key[1] && s->key[2] == key[2] &&
+            s->key[3] == key[3])
+            return s->obj;
+    obj = okk_callbacks.okk_object(kind, p, line);
+    if (!obj) {
+        okk_shim_check();
+        return okk_shim_shared->none;
+    }
+    if (okk_shim_jump) {
+        s->kind = kind;
+        memcpy(s->key, key, sizeof s->key);
+        s->obj = obj;
+        okk_shim_cached++;
+    }
+    return obj;
+}
+
+/* A const struct argument as its Python object; the key is every byte Python's conversion reads. */
+static void *okk_shim_object(int kind, const void *p) {
+    int key[4] = {0, 0, 0, 0};
+    if (!p)
+        return okk_shim_shared->none;
+    if (kind == OKK_SHIM_DIM2) {
+        memcpy(key, p, 8);
+    } else if (kind == OKK_SHIM_DIM4 || kind == OKK_SHIM_PADDING) {
+        memcpy(key, p, 16);
+    } else {           /* fp32_or_addr_t, x32_or_addr_t: the is_addr byte, then the 4-byte union */
+        key[0] = *(const unsigned char *)p != 0;
+        memcpy(&key[1], (const char *)p + 4, 4);
+    }
+    return okk_shim_lookup(kind, key, p, 0);
+}
+
+/* Every okk_*_at starts here: counts the call, returns the "file.c:line" object. */
+static void *okk_shim_enter(int fid, const char *file, int line) {
+    unsigned long long f = (unsigned long long)(uintptr_t)file;
+    int key[4];
+    if (okk_shim_calls[fid]++ == 0)
+        okk_shim_order[okk_shim_ordered++] = fid;
+    if (okk_shim_cached > OKK_SHIM_SLOTS / 2)
+        okk_shim_forget();
+    key[0] = (int)(unsigned int)f;
+    key[1] = (int)(unsigned int)(f >> 32);
+    key[2] = line;
+    key[3] = 0;
+    return okk_shim_lookup(OKK_SHIM_SOURCE, key, file, line);
+}
+
+/* Runs one kernel; 0 when it returned, 1 when an okk call failed (Python holds the exception). */
+int okk_shim_run(okk_kernel_func_t func, const void *args) {
+    jmp_buf here;
+    jmp_buf *outer = okk_shim_jump;
+    int failed = 0;
+    if (!outer) {
+        memset(okk_shim_calls, 0, sizeof okk_shim_calls);
+        okk_shim_ordered = 0;
+        okk_shim_forget();
+    }
+    okk_shim_jump = &here;
+    if (setjmp(here) == 0)
+        func(args);
+    else
+        failed = 1;
+    okk_shim_jump = outer;
+    if (!outer)
+        okk_shim_forget();
+    return failed;
+}
 
 void okk_log_at(const char *file, int line, const char *format, ...) {
     char small[512];
@@ -233,41 +350,45 @@ void okk_dump_registered_kernel_funcs() {
 }
 
 void okk_set_id_node_at(const char *okk_file, int okk_line, void *node) {
-    if (okk_callbacks.okk_set_id_node(okk_file, okk_line, node))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(0, okk_file, okk_line);
+    okk_callbacks.okk_set_id_node(okk_source, node);
+    okk_shim_check();
 }
 void okk_set_id_node(void *node) {
     okk_set_id_node_at("?", 0, node);
 }
 
 void okk_get_id_node_at(const char *okk_file, int okk_line, void *node) {
-    if (okk_callbacks.okk_get_id_node(okk_file, okk_line, node))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(1, okk_file, okk_line);
+    okk_callbacks.okk_get_id_node(okk_source, node);
+    okk_shim_check();
 }
 void okk_get_id_node(void *node) {
     okk_get_id_node_at("?", 0, node);
 }
 
 void okk_enable_check_id_node_at(const char *okk_file, int okk_line) {
-    if (okk_callbacks.okk_enable_check_id_node(okk_file, okk_line))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(2, okk_file, okk_line);
+    okk_callbacks.okk_enable_check_id_node(okk_source);
+    okk_shim_check();
 }
 void okk_enable_check_id_node(void) {
     okk_enable_check_id_node_at("?", 0);
 }
 
 void okk_disable_check_id_node_at(const char *okk_file, int okk_line) {
-    if (okk_callbacks.okk_disable_check_id_node(okk_file, okk_line))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(3, okk_file, okk_line);
+    okk_callbacks.okk_disable_check_id_node(okk_source);
+    okk_shim_check();
 }
 void okk_disable_check_id_node(void) {
     okk_disable_check_id_node_at("?", 0);
 }
 
 unsigned long long okk_global_mem_start_addr_at(const char *okk_file, int okk_line) {
-    unsigned long long result = 0;
-    if (okk_callbacks.okk_global_mem_start_addr(okk_file, okk_line, &result))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(4, okk_file, okk_line);
+    unsigned long long result = okk_callbacks.okk_global_mem_start_addr(okk_source);
+    okk_shim_check();
     return result;
 }
 unsigned long long okk_global_mem_start_addr(void) {
@@ -275,9 +396,9 @@ unsigned long long okk_global_mem_start_addr(void) {
 }
 
 unsigned int okk_local_mem_start_addr_at(const char *okk_file, int okk_line) {
-    unsigned int result = 0;
-    if (okk_callbacks.okk_local_mem_start_addr(okk_file, okk_line, &result))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(5, okk_file, okk_line);
+    unsigned int result = okk_callbacks.okk_local_mem_start_addr(okk_source);
+    okk_shim_check();
     return result;
 }
 unsigned int okk_local_mem_start_addr(void) {
@@ -285,9 +406,9 @@ unsigned int okk_local_mem_start_addr(void) {
 }
 
 unsigned int okk_local_mem_bank_per_npu_at(const char *okk_file, int okk_line) {
-    unsigned int result = 0;
-    if (okk_callbacks.okk_local_mem_bank_per_npu(okk_file, okk_line, &result))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(6, okk_file, okk_line);
+    unsigned int result = okk_callbacks.okk_local_mem_bank_per_npu(okk_source);
+    okk_shim_check();
     return result;
 }
 unsigned int okk_local_mem_bank_per_npu(void) {
@@ -295,9 +416,9 @@ unsigned int okk_local_mem_bank_per_npu(void) {
 }
 
 unsigned int okk_l2_sram_start_addr_at(const char *okk_file, int okk_line) {
-    unsigned int result = 0;
-    if (okk_callbacks.okk_l2_sram_start_addr(okk_file, okk_line, &result))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(7, okk_file, okk_line);
+    unsigned int result = okk_callbacks.okk_l2_sram_start_addr(okk_source);
+    okk_shim_check();
     return result;
 }
 unsigned int okk_l2_sram_start_addr(void) {
@@ -305,9 +426,9 @@ unsigned int okk_l2_sram_start_addr(void) {
 }
 
 unsigned int okk_dtcm_start_addr_at(const char *okk_file, int okk_line) {
-    unsigned int result = 0;
-    if (okk_callbacks.okk_dtcm_start_addr(okk_file, okk_line, &result))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(8, okk_file, okk_line);
+    unsigned int result = okk_callbacks.okk_dtcm_start_addr(okk_source);
+    okk_shim_check();
     return result;
 }
 unsigned int okk_dtcm_start_addr(void) {
@@ -315,9 +436,9 @@ unsigned int okk_dtcm_start_addr(void) {
 }
 
 unsigned int okk_lookup_table_start_addr_at(const char *okk_file, int okk_line) {
-    unsigned int result = 0;
-    if (okk_callbacks.okk_lookup_table_start_addr(okk_file, okk_line, &result))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(9, okk_file, okk_line);
+    unsigned int result = okk_callbacks.okk_lookup_table_start_addr(okk_source);
+    okk_shim_check();
     return result;
 }
 unsigned int okk_lookup_table_start_addr(void) {
@@ -325,9 +446,9 @@ unsigned int okk_lookup_table_start_addr(void) {
 }
 
 unsigned int okk_lookup_table_size_at(const char *okk_file, int okk_line) {
-    unsigned int result = 0;
-    if (okk_callbacks.okk_lookup_table_size(okk_file, okk_line, &result))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(10, okk_file, okk_line);
+    unsigned int result = okk_callbacks.okk_lookup_table_size(okk_source);
+    okk_shim_check();
     return result;
 }
 unsigned int okk_lookup_table_size(void) {
@@ -335,9 +456,9 @@ unsigned int okk_lookup_table_size(void) {
 }
 
 unsigned int okk_eu_num_at(const char *okk_file, int okk_line) {
-    unsigned int result = 0;
-    if (okk_callbacks.okk_eu_num(okk_file, okk_line, &result))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(11, okk_file, okk_line);
+    unsigned int result = okk_callbacks.okk_eu_num(okk_source);
+    okk_shim_check();
     return result;
 }
 unsigned int okk_eu_num(void) {
@@ -345,9 +466,9 @@ unsigned int okk_eu_num(void) {
 }
 
 unsigned char *okk_global_mem_addr_at(const char *okk_file, int okk_line, unsigned long long addr) {
-    unsigned char *result = 0;
-    if (okk_callbacks.okk_global_mem_addr(okk_file, okk_line, addr, &result))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(12, okk_file, okk_line);
+    unsigned char *result = okk_callbacks.okk_global_mem_addr(okk_source, addr);
+    okk_shim_check();
     return result;
 }
 unsigned char *okk_global_mem_addr(unsigned long long addr) {
@@ -355,9 +476,9 @@ unsigned char *okk_global_mem_addr(unsigned long long addr) {
 }
 
 unsigned char *okk_local_mem_addr_at(const char *okk_file, int okk_line, unsigned int idx, unsigned int addr) {
-    unsigned char *result = 0;
-    if (okk_callbacks.okk_local_mem_addr(okk_file, okk_line, idx, addr, &result))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(13, okk_file, okk_line);
+    unsigned char *result = okk_callbacks.okk_local_mem_addr(okk_source, idx, addr);
+    okk_shim_check();
     return result;
 }
 unsigned char *okk_local_mem_addr(unsigned int idx, unsigned int addr) {
@@ -365,9 +486,9 @@ unsigned char *okk_local_mem_addr(unsigned int idx, unsigned int addr) {
 }
 
 unsigned char *okk_l2_sram_addr_at(const char *okk_file, int okk_line, unsigned int addr) {
-    unsigned char *result = 0;
-    if (okk_callbacks.okk_l2_sram_addr(okk_file, okk_line, addr, &result))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(14, okk_file, okk_line);
+    unsigned char *result = okk_callbacks.okk_l2_sram_addr(okk_source, addr);
+    okk_shim_check();
     return result;
 }
 unsigned char *okk_l2_sram_addr(unsigned int addr) {
@@ -375,9 +496,9 @@ unsigned char *okk_l2_sram_addr(unsigned int addr) {
 }
 
 unsigned char *okk_dtcm_addr_at(const char *okk_file, int okk_line, unsigned int addr) {
-    unsigned char *result = 0;
-    if (okk_callbacks.okk_dtcm_addr(okk_file, okk_line, addr, &result))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(15, okk_file, okk_line);
+    unsigned char *result = okk_callbacks.okk_dtcm_addr(okk_source, addr);
+    okk_shim_check();
     return result;
 }
 unsigned char *okk_dtcm_addr(unsigned int addr) {
@@ -385,41 +506,45 @@ unsigned char *okk_dtcm_addr(unsigned int addr) {
 }
 
 void okk_initialize_at(const char *okk_file, int okk_line) {
-    if (okk_callbacks.okk_initialize(okk_file, okk_line))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(16, okk_file, okk_line);
+    okk_callbacks.okk_initialize(okk_source);
+    okk_shim_check();
 }
 void okk_initialize(void) {
     okk_initialize_at("?", 0);
 }
 
 void okk_poll_at(const char *okk_file, int okk_line) {
-    if (okk_callbacks.okk_poll(okk_file, okk_line))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(17, okk_file, okk_line);
+    okk_callbacks.okk_poll(okk_source);
+    okk_shim_check();
 }
 void okk_poll(void) {
     okk_poll_at("?", 0);
 }
 
 void okk_parallel_start_at(const char *okk_file, int okk_line) {
-    if (okk_callbacks.okk_parallel_start(okk_file, okk_line))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(18, okk_file, okk_line);
+    okk_callbacks.okk_parallel_start(okk_source);
+    okk_shim_check();
 }
 void okk_parallel_start(void) {
     okk_parallel_start_at("?", 0);
 }
 
 void okk_parallel_end_at(const char *okk_file, int okk_line) {
-    if (okk_callbacks.okk_parallel_end(okk_file, okk_line))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(19, okk_file, okk_line);
+    okk_callbacks.okk_parallel_end(okk_source);
+    okk_shim_check();
 }
 void okk_parallel_end(void) {
     okk_parallel_end_at("?", 0);
 }
 
 bool okk_is_parallel_state_at(const char *okk_file, int okk_line) {
-    bool result = 0;
-    if (okk_callbacks.okk_is_parallel_state(okk_file, okk_line, &result))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(20, okk_file, okk_line);
+    bool result = okk_callbacks.okk_is_parallel_state(okk_source);
+    okk_shim_check();
     return result;
 }
 bool okk_is_parallel_state(void) {
@@ -427,9 +552,9 @@ bool okk_is_parallel_state(void) {
 }
 
 unsigned int okk_local_mem_size_per_npu_at(const char *okk_file, int okk_line) {
-    unsigned int result = 0;
-    if (okk_callbacks.okk_local_mem_size_per_npu(okk_file, okk_line, &result))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(21, okk_file, okk_line);
+    unsigned int result = okk_callbacks.okk_local_mem_size_per_npu(okk_source);
+    okk_shim_check();
     return result;
 }
 unsigned int okk_local_mem_size_per_npu(void) {
@@ -437,9 +562,9 @@ unsigned int okk_local_mem_size_per_npu(void) {
 }
 
 unsigned int okk_l2_sram_size_at(const char *okk_file, int okk_line) {
-    unsigned int result = 0;
-    if (okk_callbacks.okk_l2_sram_size(okk_file, okk_line, &result))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(22, okk_file, okk_line);
+    unsigned int result = okk_callbacks.okk_l2_sram_size(okk_source);
+    okk_shim_check();
     return result;
 }
 unsigned int okk_l2_sram_size(void) {
@@ -447,9 +572,9 @@ unsigned int okk_l2_sram_size(void) {
 }
 
 unsigned int okk_dtcm_size_at(const char *okk_file, int okk_line) {
-    unsigned int result = 0;
-    if (okk_callbacks.okk_dtcm_size(okk_file, okk_line, &result))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(23, okk_file, okk_line);
+    unsigned int result = okk_callbacks.okk_dtcm_size(okk_source);
+    okk_shim_check();
     return result;
 }
 unsigned int okk_dtcm_size(void) {
@@ -457,9 +582,9 @@ unsigned int okk_dtcm_size(void) {
 }
 
 int okk_npu_num_at(const char *okk_file, int okk_line) {
-    int result = 0;
-    if (okk_callbacks.okk_npu_num(okk_file, okk_line, &result))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(24, okk_file, okk_line);
+    int result = okk_callbacks.okk_npu_num(okk_source);
+    okk_shim_check();
     return result;
 }
 int okk_npu_num(void) {
@@ -467,9 +592,9 @@ int okk_npu_num(void) {
 }
 
 int okk_start_npu_index_at(const char *okk_file, int okk_line, local_addr_t addr) {
-    int result = 0;
-    if (okk_callbacks.okk_start_npu_index(okk_file, okk_line, addr, &result))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(25, okk_file, okk_line);
+    int result = okk_callbacks.okk_start_npu_index(okk_source, addr);
+    okk_shim_check();
     return result;
 }
 int okk_start_npu_index(local_addr_t addr) {
@@ -477,9 +602,9 @@ int okk_start_npu_index(local_addr_t addr) {
 }
 
 int okk_channle_num_per_npu_at(const char *okk_file, int okk_line, int start_idx, int num_channels) {
-    int result = 0;
-    if (okk_callbacks.okk_channle_num_per_npu(okk_file, okk_line, start_idx, num_channels, &result))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(26, okk_file, okk_line);
+    int result = okk_callbacks.okk_channle_num_per_npu(okk_source, start_idx, num_channels);
+    okk_shim_check();
     return result;
 }
 int okk_channle_num_per_npu(int start_idx, int num_channels) {
@@ -487,880 +612,1000 @@ int okk_channle_num_per_npu(int start_idx, int num_channels) {
 }
 
 void okk_128_byte_aligned_stride_for_32bit_at(const char *okk_file, int okk_line, dim4 *stride, int start_idx, const dim4 *shape) {
-    if (okk_callbacks.okk_128_byte_aligned_stride_for_32bit(okk_file, okk_line, stride, start_idx, shape))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(27, okk_file, okk_line);
+    okk_callbacks.okk_128_byte_aligned_stride_for_32bit(okk_source, stride, start_idx, okk_shim_object(OKK_SHIM_DIM4, shape));
+    okk_shim_check();
+    if (stride)
+        memcpy(stride, okk_shim_shared->out, sizeof *stride);
 }
 void okk_128_byte_aligned_stride_for_32bit(dim4 *stride, int start_idx, const dim4 *shape) {
     okk_128_byte_aligned_stride_for_32bit_at("?", 0, stride, start_idx, shape);
 }
 
 void okk_128_byte_aligned_stride_for_16bit_at(const char *okk_file, int okk_line, dim4 *stride, int start_idx, const dim4 *shape) {
-    if (okk_callbacks.okk_128_byte_aligned_stride_for_16bit(okk_file, okk_line, stride, start_idx, shape))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(28, okk_file, okk_line);
+    okk_callbacks.okk_128_byte_aligned_stride_for_16bit(okk_source, stride, start_idx, okk_shim_object(OKK_SHIM_DIM4, shape));
+    okk_shim_check();
+    if (stride)
+        memcpy(stride, okk_shim_shared->out, sizeof *stride);
 }
 void okk_128_byte_aligned_stride_for_16bit(dim4 *stride, int start_idx, const dim4 *shape) {
     okk_128_byte_aligned_stride_for_16bit_at("?", 0, stride, start_idx, shape);
 }
 
 void okk_128_byte_aligned_stride_for_8bit_at(const char *okk_file, int okk_line, dim4 *stride, int start_idx, const dim4 *shape) {
-    if (okk_callbacks.okk_128_byte_aligned_stride_for_8bit(okk_file, okk_line, stride, start_idx, shape))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(29, okk_file, okk_line);
+    okk_callbacks.okk_128_byte_aligned_stride_for_8bit(okk_source, stride, start_idx, okk_shim_object(OKK_SHIM_DIM4, shape));
+    okk_shim_check();
+    if (stride)
+        memcpy(stride, okk_shim_shared->out, sizeof *stride);
 }
 void okk_128_byte_aligned_stride_for_8bit(dim4 *stride, int start_idx, const dim4 *shape) {
     okk_128_byte_aligned_stride_for_8bit_at("?", 0, stride, start_idx, shape);
 }
 
 void okk_compact_stride_at(const char *okk_file, int okk_line, dim4 *stride, int start_idx, const dim4 *shape) {
-    if (okk_callbacks.okk_compact_stride(okk_file, okk_line, stride, start_idx, shape))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(30, okk_file, okk_line);
+    okk_callbacks.okk_compact_stride(okk_source, stride, start_idx, okk_shim_object(OKK_SHIM_DIM4, shape));
+    okk_shim_check();
+    if (stride)
+        memcpy(stride, okk_shim_shared->out, sizeof *stride);
 }
 void okk_compact_stride(dim4 *stride, int start_idx, const dim4 *shape) {
     okk_compact_stride_at("?", 0, stride, start_idx, shape);
 }
 
 void okk_continuous_stride_at(const char *okk_file, int okk_line, dim4 *stride, const dim4 *shape) {
-    if (okk_callbacks.okk_continuous_stride(okk_file, okk_line, stride, shape))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(31, okk_file, okk_line);
+    okk_callbacks.okk_continuous_stride(okk_source, stride, okk_shim_object(OKK_SHIM_DIM4, shape));
+    okk_shim_check();
+    if (stride)
+        memcpy(stride, okk_shim_shared->out, sizeof *stride);
 }
 void okk_continuous_stride(dim4 *stride, const dim4 *shape) {
     okk_continuous_stride_at("?", 0, stride, shape);
 }
 
 void okk_gdma_32bit_cpy_S2L_at(const char *okk_file, int okk_line, local_addr_t dst_addr, system_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_gdma_32bit_cpy_S2L(okk_file, okk_line, dst_addr, src_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(32, okk_file, okk_line);
+    okk_callbacks.okk_gdma_32bit_cpy_S2L(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_gdma_32bit_cpy_S2L(local_addr_t dst_addr, system_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_gdma_32bit_cpy_S2L_at("?", 0, dst_addr, src_addr, shape, dst_stride, src_stride);
 }
 
 void okk_gdma_32bit_cpy_L2S_at(const char *okk_file, int okk_line, system_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_gdma_32bit_cpy_L2S(okk_file, okk_line, dst_addr, src_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(33, okk_file, okk_line);
+    okk_callbacks.okk_gdma_32bit_cpy_L2S(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_gdma_32bit_cpy_L2S(system_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_gdma_32bit_cpy_L2S_at("?", 0, dst_addr, src_addr, shape, dst_stride, src_stride);
 }
 
 void okk_gdma_32bit_cpy_L2L_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_gdma_32bit_cpy_L2L(okk_file, okk_line, dst_addr, src_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(34, okk_file, okk_line);
+    okk_callbacks.okk_gdma_32bit_cpy_L2L(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_gdma_32bit_cpy_L2L(local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_gdma_32bit_cpy_L2L_at("?", 0, dst_addr, src_addr, shape, dst_stride, src_stride);
 }
 
 void okk_gdma_32bit_cpy_S2S_at(const char *okk_file, int okk_line, system_addr_t dst_addr, system_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_gdma_32bit_cpy_S2S(okk_file, okk_line, dst_addr, src_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(35, okk_file, okk_line);
+    okk_callbacks.okk_gdma_32bit_cpy_S2S(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_gdma_32bit_cpy_S2S(system_addr_t dst_addr, system_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_gdma_32bit_cpy_S2S_at("?", 0, dst_addr, src_addr, shape, dst_stride, src_stride);
 }
 
 void okk_gdma_32bit_matrix_S2L_at(const char *okk_file, int okk_line, local_addr_t dst_addr, system_addr_t src_addr, int rows, int cols, int cols_per_channel, int row_stride) {
-    if (okk_callbacks.okk_gdma_32bit_matrix_S2L(okk_file, okk_line, dst_addr, src_addr, rows, cols, cols_per_channel, row_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(36, okk_file, okk_line);
+    okk_callbacks.okk_gdma_32bit_matrix_S2L(okk_source, dst_addr, src_addr, rows, cols, cols_per_channel, row_stride);
+    okk_shim_check();
 }
 void okk_gdma_32bit_matrix_S2L(local_addr_t dst_addr, system_addr_t src_addr, int rows, int cols, int cols_per_channel, int row_stride) {
     okk_gdma_32bit_matrix_S2L_at("?", 0, dst_addr, src_addr, rows, cols, cols_per_channel, row_stride);
 }
 
 void okk_gdma_32bit_matrix_L2S_at(const char *okk_file, int okk_line, system_addr_t dst_addr, local_addr_t src_addr, int rows, int cols, int cols_per_channel, int row_stride) {
-    if (okk_callbacks.okk_gdma_32bit_matrix_L2S(okk_file, okk_line, dst_addr, src_addr, rows, cols, cols_per_channel, row_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(37, okk_file, okk_line);
+    okk_callbacks.okk_gdma_32bit_matrix_L2S(okk_source, dst_addr, src_addr, rows, cols, cols_per_channel, row_stride);
+    okk_shim_check();
 }
 void okk_gdma_32bit_matrix_L2S(system_addr_t dst_addr, local_addr_t src_addr, int rows, int cols, int cols_per_channel, int row_stride) {
     okk_gdma_32bit_matrix_L2S_at("?", 0, dst_addr, src_addr, rows, cols, cols_per_channel, row_stride);
 }
 
 void okk_gdma_32bit_set_C_system_at(const char *okk_file, int okk_line, system_addr_t dst_addr, x32 C, const dim4 *shape, const dim4 *dst_stride) {
-    if (okk_callbacks.okk_gdma_32bit_set_C_system(okk_file, okk_line, dst_addr, C.u32, shape, dst_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(38, okk_file, okk_line);
+    okk_callbacks.okk_gdma_32bit_set_C_system(okk_source, dst_addr, C.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride));
+    okk_shim_check();
 }
 void okk_gdma_32bit_set_C_system(system_addr_t dst_addr, x32 C, const dim4 *shape, const dim4 *dst_stride) {
     okk_gdma_32bit_set_C_system_at("?", 0, dst_addr, C, shape, dst_stride);
 }
 
 void okk_gdma_32bit_set_C_local_at(const char *okk_file, int okk_line, local_addr_t dst_addr, x32 C, const dim4 *shape, const dim4 *dst_stride) {
-    if (okk_callbacks.okk_gdma_32bit_set_C_local(okk_file, okk_line, dst_addr, C.u32, shape, dst_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(39, okk_file, okk_line);
+    okk_callbacks.okk_gdma_32bit_set_C_local(okk_source, dst_addr, C.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride));
+    okk_shim_check();
 }
 void okk_gdma_32bit_set_C_local(local_addr_t dst_addr, x32 C, const dim4 *shape, const dim4 *dst_stride) {
     okk_gdma_32bit_set_C_local_at("?", 0, dst_addr, C, shape, dst_stride);
 }
 
 void okk_gdma_16bit_cpy_S2L_at(const char *okk_file, int okk_line, local_addr_t dst_addr, system_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_gdma_16bit_cpy_S2L(okk_file, okk_line, dst_addr, src_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(40, okk_file, okk_line);
+    okk_callbacks.okk_gdma_16bit_cpy_S2L(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_gdma_16bit_cpy_S2L(local_addr_t dst_addr, system_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_gdma_16bit_cpy_S2L_at("?", 0, dst_addr, src_addr, shape, dst_stride, src_stride);
 }
 
 void okk_gdma_16bit_cpy_L2S_at(const char *okk_file, int okk_line, system_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_gdma_16bit_cpy_L2S(okk_file, okk_line, dst_addr, src_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(41, okk_file, okk_line);
+    okk_callbacks.okk_gdma_16bit_cpy_L2S(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_gdma_16bit_cpy_L2S(system_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_gdma_16bit_cpy_L2S_at("?", 0, dst_addr, src_addr, shape, dst_stride, src_stride);
 }
 
 void okk_gdma_16bit_cpy_L2L_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_gdma_16bit_cpy_L2L(okk_file, okk_line, dst_addr, src_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(42, okk_file, okk_line);
+    okk_callbacks.okk_gdma_16bit_cpy_L2L(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_gdma_16bit_cpy_L2L(local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_gdma_16bit_cpy_L2L_at("?", 0, dst_addr, src_addr, shape, dst_stride, src_stride);
 }
 
 void okk_gdma_16bit_cpy_S2S_at(const char *okk_file, int okk_line, system_addr_t dst_addr, system_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_gdma_16bit_cpy_S2S(okk_file, okk_line, dst_addr, src_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(43, okk_file, okk_line);
+    okk_callbacks.okk_gdma_16bit_cpy_S2S(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_gdma_16bit_cpy_S2S(system_addr_t dst_addr, system_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_gdma_16bit_cpy_S2S_at("?", 0, dst_addr, src_addr, shape, dst_stride, src_stride);
 }
 
 void okk_gdma_16bit_set_C_system_at(const char *okk_file, int okk_line, system_addr_t dst_addr, x16 C, const dim4 *shape, const dim4 *dst_stride) {
-    if (okk_callbacks.okk_gdma_16bit_set_C_system(okk_file, okk_line, dst_addr, C.u16, shape, dst_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(44, okk_file, okk_line);
+    okk_callbacks.okk_gdma_16bit_set_C_system(okk_source, dst_addr, C.u16, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride));
+    okk_shim_check();
 }
 void okk_gdma_16bit_set_C_system(system_addr_t dst_addr, x16 C, const dim4 *shape, const dim4 *dst_stride) {
     okk_gdma_16bit_set_C_system_at("?", 0, dst_addr, C, shape, dst_stride);
 }
 
 void okk_gdma_16bit_set_C_local_at(const char *okk_file, int okk_line, local_addr_t dst_addr, x16 C, const dim4 *shape, const dim4 *dst_stride) {
-    if (okk_callbacks.okk_gdma_16bit_set_C_local(okk_file, okk_line, dst_addr, C.u16, shape, dst_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(45, okk_file, okk_line);
+    okk_callbacks.okk_gdma_16bit_set_C_local(okk_source, dst_addr, C.u16, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride));
+    okk_shim_check();
 }
 void okk_gdma_16bit_set_C_local(local_addr_t dst_addr, x16 C, const dim4 *shape, const dim4 *dst_stride) {
     okk_gdma_16bit_set_C_local_at("?", 0, dst_addr, C, shape, dst_stride);
 }
 
 void okk_gdma_8bit_cpy_S2L_at(const char *okk_file, int okk_line, local_addr_t dst_addr, system_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_gdma_8bit_cpy_S2L(okk_file, okk_line, dst_addr, src_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(46, okk_file, okk_line);
+    okk_callbacks.okk_gdma_8bit_cpy_S2L(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_gdma_8bit_cpy_S2L(local_addr_t dst_addr, system_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_gdma_8bit_cpy_S2L_at("?", 0, dst_addr, src_addr, shape, dst_stride, src_stride);
 }
 
 void okk_gdma_8bit_cpy_L2S_at(const char *okk_file, int okk_line, system_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_gdma_8bit_cpy_L2S(okk_file, okk_line, dst_addr, src_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(47, okk_file, okk_line);
+    okk_callbacks.okk_gdma_8bit_cpy_L2S(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_gdma_8bit_cpy_L2S(system_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_gdma_8bit_cpy_L2S_at("?", 0, dst_addr, src_addr, shape, dst_stride, src_stride);
 }
 
 void okk_gdma_8bit_cpy_L2L_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_gdma_8bit_cpy_L2L(okk_file, okk_line, dst_addr, src_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(48, okk_file, okk_line);
+    okk_callbacks.okk_gdma_8bit_cpy_L2L(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_gdma_8bit_cpy_L2L(local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_gdma_8bit_cpy_L2L_at("?", 0, dst_addr, src_addr, shape, dst_stride, src_stride);
 }
 
 void okk_gdma_8bit_cpy_S2S_at(const char *okk_file, int okk_line, system_addr_t dst_addr, system_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_gdma_8bit_cpy_S2S(okk_file, okk_line, dst_addr, src_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(49, okk_file, okk_line);
+    okk_callbacks.okk_gdma_8bit_cpy_S2S(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_gdma_8bit_cpy_S2S(system_addr_t dst_addr, system_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_gdma_8bit_cpy_S2S_at("?", 0, dst_addr, src_addr, shape, dst_stride, src_stride);
 }
 
 void okk_gdma_8bit_set_C_system_at(const char *okk_file, int okk_line, system_addr_t dst_addr, x8 C, const dim4 *shape, const dim4 *dst_stride) {
-    if (okk_callbacks.okk_gdma_8bit_set_C_system(okk_file, okk_line, dst_addr, C.u8, shape, dst_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(50, okk_file, okk_line);
+    okk_callbacks.okk_gdma_8bit_set_C_system(okk_source, dst_addr, C.u8, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride));
+    okk_shim_check();
 }
 void okk_gdma_8bit_set_C_system(system_addr_t dst_addr, x8 C, const dim4 *shape, const dim4 *dst_stride) {
     okk_gdma_8bit_set_C_system_at("?", 0, dst_addr, C, shape, dst_stride);
 }
 
 void okk_gdma_8bit_set_C_local_at(const char *okk_file, int okk_line, local_addr_t dst_addr, x8 C, const dim4 *shape, const dim4 *dst_stride) {
-    if (okk_callbacks.okk_gdma_8bit_set_C_local(okk_file, okk_line, dst_addr, C.u8, shape, dst_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(51, okk_file, okk_line);
+    okk_callbacks.okk_gdma_8bit_set_C_local(okk_source, dst_addr, C.u8, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride));
+    okk_shim_check();
 }
 void okk_gdma_8bit_set_C_local(local_addr_t dst_addr, x8 C, const dim4 *shape, const dim4 *dst_stride) {
     okk_gdma_8bit_set_C_local_at("?", 0, dst_addr, C, shape, dst_stride);
 }
 
 void okk_bdc_32bit_cpy_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_32bit_cpy(okk_file, okk_line, dst_addr, src_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(52, okk_file, okk_line);
+    okk_callbacks.okk_bdc_32bit_cpy(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_32bit_cpy(local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_32bit_cpy_at("?", 0, dst_addr, src_addr, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_32bit_set_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, x32 C, const dim4 *shape, const dim4 *dst_stride) {
-    if (okk_callbacks.okk_bdc_32bit_set_C(okk_file, okk_line, dst_addr, C.u32, shape, dst_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(53, okk_file, okk_line);
+    okk_callbacks.okk_bdc_32bit_set_C(okk_source, dst_addr, C.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride));
+    okk_shim_check();
 }
 void okk_bdc_32bit_set_C(local_addr_t dst_addr, x32 C, const dim4 *shape, const dim4 *dst_stride) {
     okk_bdc_32bit_set_C_at("?", 0, dst_addr, C, shape, dst_stride);
 }
 
 void okk_bdc_fp32_to_int32_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape) {
-    if (okk_callbacks.okk_bdc_fp32_to_int32(okk_file, okk_line, dst_addr, src_addr, shape))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(54, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fp32_to_int32(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape));
+    okk_shim_check();
 }
 void okk_bdc_fp32_to_int32(local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape) {
     okk_bdc_fp32_to_int32_at("?", 0, dst_addr, src_addr, shape);
 }
 
 void okk_bdc_lookup_int32_to_fp32_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape) {
-    if (okk_callbacks.okk_bdc_lookup_int32_to_fp32(okk_file, okk_line, dst_addr, src_addr, shape))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(55, okk_file, okk_line);
+    okk_callbacks.okk_bdc_lookup_int32_to_fp32(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape));
+    okk_shim_check();
 }
 void okk_bdc_lookup_int32_to_fp32(local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape) {
     okk_bdc_lookup_int32_to_fp32_at("?", 0, dst_addr, src_addr, shape);
 }
 
 void okk_bdc_rsqrt_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape) {
-    if (okk_callbacks.okk_bdc_rsqrt(okk_file, okk_line, dst_addr, src_addr, shape))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(56, okk_file, okk_line);
+    okk_callbacks.okk_bdc_rsqrt(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape));
+    okk_shim_check();
 }
 void okk_bdc_rsqrt(local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape) {
     okk_bdc_rsqrt_at("?", 0, dst_addr, src_addr, shape);
 }
 
 void okk_bdc_sqrt_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape) {
-    if (okk_callbacks.okk_bdc_sqrt(okk_file, okk_line, dst_addr, src_addr, shape))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(57, okk_file, okk_line);
+    okk_callbacks.okk_bdc_sqrt(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape));
+    okk_shim_check();
 }
 void okk_bdc_sqrt(local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape) {
     okk_bdc_sqrt_at("?", 0, dst_addr, src_addr, shape);
 }
 
 void okk_bdc_taylor_exp_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, int num_series) {
-    if (okk_callbacks.okk_bdc_taylor_exp(okk_file, okk_line, dst_addr, src_addr, shape, num_series))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(58, okk_file, okk_line);
+    okk_callbacks.okk_bdc_taylor_exp(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), num_series);
+    okk_shim_check();
 }
 void okk_bdc_taylor_exp(local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, int num_series) {
     okk_bdc_taylor_exp_at("?", 0, dst_addr, src_addr, shape, num_series);
 }
 
 void okk_bdc_lookup_exp_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape) {
-    if (okk_callbacks.okk_bdc_lookup_exp(okk_file, okk_line, dst_addr, src_addr, shape))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(59, okk_file, okk_line);
+    okk_callbacks.okk_bdc_lookup_exp(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape));
+    okk_shim_check();
 }
 void okk_bdc_lookup_exp(local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape) {
     okk_bdc_lookup_exp_at("?", 0, dst_addr, src_addr, shape);
 }
 
 void okk_bdc_exp_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape) {
-    if (okk_callbacks.okk_bdc_exp(okk_file, okk_line, dst_addr, src_addr, work_addr, shape))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(60, okk_file, okk_line);
+    okk_callbacks.okk_bdc_exp(okk_source, dst_addr, src_addr, work_addr, okk_shim_object(OKK_SHIM_DIM4, shape));
+    okk_shim_check();
 }
 void okk_bdc_exp(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape) {
     okk_bdc_exp_at("?", 0, dst_addr, src_addr, work_addr, shape);
 }
 
 void okk_bdc_exp_tunable_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape, int num_series) {
-    if (okk_callbacks.okk_bdc_exp_tunable(okk_file, okk_line, dst_addr, src_addr, work_addr, shape, num_series))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(61, okk_file, okk_line);
+    okk_callbacks.okk_bdc_exp_tunable(okk_source, dst_addr, src_addr, work_addr, okk_shim_object(OKK_SHIM_DIM4, shape), num_series);
+    okk_shim_check();
 }
 void okk_bdc_exp_tunable(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape, int num_series) {
     okk_bdc_exp_tunable_at("?", 0, dst_addr, src_addr, work_addr, shape, num_series);
 }
 
 void okk_bdc_sigmoid_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape) {
-    if (okk_callbacks.okk_bdc_sigmoid(okk_file, okk_line, dst_addr, src_addr, work_addr, shape))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(62, okk_file, okk_line);
+    okk_callbacks.okk_bdc_sigmoid(okk_source, dst_addr, src_addr, work_addr, okk_shim_object(OKK_SHIM_DIM4, shape));
+    okk_shim_check();
 }
 void okk_bdc_sigmoid(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape) {
     okk_bdc_sigmoid_at("?", 0, dst_addr, src_addr, work_addr, shape);
 }
 
 void okk_bdc_sigmoid_tunable_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape, int num_series) {
-    if (okk_callbacks.okk_bdc_sigmoid_tunable(okk_file, okk_line, dst_addr, src_addr, work_addr, shape, num_series))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(63, okk_file, okk_line);
+    okk_callbacks.okk_bdc_sigmoid_tunable(okk_source, dst_addr, src_addr, work_addr, okk_shim_object(OKK_SHIM_DIM4, shape), num_series);
+    okk_shim_check();
 }
 void okk_bdc_sigmoid_tunable(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape, int num_series) {
     okk_bdc_sigmoid_tunable_at("?", 0, dst_addr, src_addr, work_addr, shape, num_series);
 }
 
 void okk_bdc_tanh_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape) {
-    if (okk_callbacks.okk_bdc_tanh(okk_file, okk_line, dst_addr, src_addr, work_addr, shape))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(64, okk_file, okk_line);
+    okk_callbacks.okk_bdc_tanh(okk_source, dst_addr, src_addr, work_addr, okk_shim_object(OKK_SHIM_DIM4, shape));
+    okk_shim_check();
 }
 void okk_bdc_tanh(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape) {
     okk_bdc_tanh_at("?", 0, dst_addr, src_addr, work_addr, shape);
 }
 
 void okk_bdc_tanh_tunable_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape, int num_series) {
-    if (okk_callbacks.okk_bdc_tanh_tunable(okk_file, okk_line, dst_addr, src_addr, work_addr, shape, num_series))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(65, okk_file, okk_line);
+    okk_callbacks.okk_bdc_tanh_tunable(okk_source, dst_addr, src_addr, work_addr, okk_shim_object(OKK_SHIM_DIM4, shape), num_series);
+    okk_shim_check();
 }
 void okk_bdc_tanh_tunable(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape, int num_series) {
     okk_bdc_tanh_tunable_at("?", 0, dst_addr, src_addr, work_addr, shape, num_series);
 }
 
 void okk_bdc_relu_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_relu(okk_file, okk_line, dst_addr, src_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(66, okk_file, okk_line);
+    okk_callbacks.okk_bdc_relu(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_relu(local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_relu_at("?", 0, dst_addr, src_addr, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_reciprocal_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_reciprocal(okk_file, okk_line, dst_addr, src_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(67, okk_file, okk_line);
+    okk_callbacks.okk_bdc_reciprocal(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_reciprocal(local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_reciprocal_at("?", 0, dst_addr, src_addr, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_neg_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_neg(okk_file, okk_line, dst_addr, src_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(68, okk_file, okk_line);
+    okk_callbacks.okk_bdc_neg(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_neg(local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_neg_at("?", 0, dst_addr, src_addr, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_add_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
-    if (okk_callbacks.okk_bdc_add(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(69, okk_file, okk_line);
+    okk_callbacks.okk_bdc_add(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
+    okk_shim_check();
 }
 void okk_bdc_add(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     okk_bdc_add_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride);
 }
 
 void okk_bdc_add_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_add_C(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(70, okk_file, okk_line);
+    okk_callbacks.okk_bdc_add_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_add_C(local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_add_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_sub_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
-    if (okk_callbacks.okk_bdc_sub(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(71, okk_file, okk_line);
+    okk_callbacks.okk_bdc_sub(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
+    okk_shim_check();
 }
 void okk_bdc_sub(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     okk_bdc_sub_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride);
 }
 
 void okk_bdc_sub_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_sub_C(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(72, okk_file, okk_line);
+    okk_callbacks.okk_bdc_sub_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_sub_C(local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_sub_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_C_sub_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_C_sub(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(73, okk_file, okk_line);
+    okk_callbacks.okk_bdc_C_sub(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_C_sub(local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_C_sub_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_mul_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
-    if (okk_callbacks.okk_bdc_mul(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(74, okk_file, okk_line);
+    okk_callbacks.okk_bdc_mul(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
+    okk_shim_check();
 }
 void okk_bdc_mul(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     okk_bdc_mul_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride);
 }
 
 void okk_bdc_mul_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_mul_C(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(75, okk_file, okk_line);
+    okk_callbacks.okk_bdc_mul_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_mul_C(local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_mul_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_div_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
-    if (okk_callbacks.okk_bdc_div(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(76, okk_file, okk_line);
+    okk_callbacks.okk_bdc_div(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
+    okk_shim_check();
 }
 void okk_bdc_div(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     okk_bdc_div_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride);
 }
 
 void okk_bdc_div_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_div_C(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(77, okk_file, okk_line);
+    okk_callbacks.okk_bdc_div_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_div_C(local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_div_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_C_div_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_C_div(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(78, okk_file, okk_line);
+    okk_callbacks.okk_bdc_C_div(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_C_div(local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_C_div_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_mac_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
-    if (okk_callbacks.okk_bdc_mac(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(79, okk_file, okk_line);
+    okk_callbacks.okk_bdc_mac(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
+    okk_shim_check();
 }
 void okk_bdc_mac(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     okk_bdc_mac_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride);
 }
 
 void okk_bdc_mac_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_mac_C(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(80, okk_file, okk_line);
+    okk_callbacks.okk_bdc_mac_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_mac_C(local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_mac_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_max_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
-    if (okk_callbacks.okk_bdc_max(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(81, okk_file, okk_line);
+    okk_callbacks.okk_bdc_max(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
+    okk_shim_check();
 }
 void okk_bdc_max(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     okk_bdc_max_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride);
 }
 
 void okk_bdc_max_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_max_C(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(82, okk_file, okk_line);
+    okk_callbacks.okk_bdc_max_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_max_C(local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_max_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_min_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
-    if (okk_callbacks.okk_bdc_min(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(83, okk_file, okk_line);
+    okk_callbacks.okk_bdc_min(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
+    okk_shim_check();
 }
 void okk_bdc_min(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     okk_bdc_min_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride);
 }
 
 void okk_bdc_min_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_min_C(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(84, okk_file, okk_line);
+    okk_callbacks.okk_bdc_min_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_min_C(local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_min_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_greater_select_value_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, x32 select_val, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
-    if (okk_callbacks.okk_bdc_greater_select_value(okk_file, okk_line, dst_addr, src0_addr, src1_addr, select_val.u32, shape, dst_stride, src0_stride, src1_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(85, okk_file, okk_line);
+    okk_callbacks.okk_bdc_greater_select_value(okk_source, dst_addr, src0_addr, src1_addr, select_val.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
+    okk_shim_check();
 }
 void okk_bdc_greater_select_value(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, x32 select_val, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     okk_bdc_greater_select_value_at("?", 0, dst_addr, src0_addr, src1_addr, select_val, shape, dst_stride, src0_stride, src1_stride);
 }
 
 void okk_bdc_greater_C_select_value_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, x32 select_val, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_greater_C_select_value(okk_file, okk_line, dst_addr, src_addr, C, select_val.u32, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(86, okk_file, okk_line);
+    okk_callbacks.okk_bdc_greater_C_select_value(okk_source, dst_addr, src_addr, C, select_val.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_greater_C_select_value(local_addr_t dst_addr, local_addr_t src_addr, float C, x32 select_val, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_greater_C_select_value_at("?", 0, dst_addr, src_addr, C, select_val, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_C_greater_select_value_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, x32 select_val, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_C_greater_select_value(okk_file, okk_line, dst_addr, src_addr, C, select_val.u32, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(87, okk_file, okk_line);
+    okk_callbacks.okk_bdc_C_greater_select_value(okk_source, dst_addr, src_addr, C, select_val.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_C_greater_select_value(local_addr_t dst_addr, local_addr_t src_addr, float C, x32 select_val, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_C_greater_select_value_at("?", 0, dst_addr, src_addr, C, select_val, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_equal_select_value_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, x32 select_val, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
-    if (okk_callbacks.okk_bdc_equal_select_value(okk_file, okk_line, dst_addr, src0_addr, src1_addr, select_val.u32, shape, dst_stride, src0_stride, src1_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(88, okk_file, okk_line);
+    okk_callbacks.okk_bdc_equal_select_value(okk_source, dst_addr, src0_addr, src1_addr, select_val.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
+    okk_shim_check();
 }
 void okk_bdc_equal_select_value(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, x32 select_val, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     okk_bdc_equal_select_value_at("?", 0, dst_addr, src0_addr, src1_addr, select_val, shape, dst_stride, src0_stride, src1_stride);
 }
 
 void okk_bdc_equal_C_select_value_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, x32 select_val, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_equal_C_select_value(okk_file, okk_line, dst_addr, src_addr, C, select_val.u32, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(89, okk_file, okk_line);
+    okk_callbacks.okk_bdc_equal_C_select_value(okk_source, dst_addr, src_addr, C, select_val.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_equal_C_select_value(local_addr_t dst_addr, local_addr_t src_addr, float C, x32 select_val, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_equal_C_select_value_at("?", 0, dst_addr, src_addr, C, select_val, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_32bit_and_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
-    if (okk_callbacks.okk_bdc_32bit_and(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(90, okk_file, okk_line);
+    okk_callbacks.okk_bdc_32bit_and(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
+    okk_shim_check();
 }
 void okk_bdc_32bit_and(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     okk_bdc_32bit_and_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride);
 }
 
 void okk_bdc_32bit_and_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, x32 C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_32bit_and_C(okk_file, okk_line, dst_addr, src_addr, C.u32, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(91, okk_file, okk_line);
+    okk_callbacks.okk_bdc_32bit_and_C(okk_source, dst_addr, src_addr, C.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_32bit_and_C(local_addr_t dst_addr, local_addr_t src_addr, x32 C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_32bit_and_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_32bit_or_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
-    if (okk_callbacks.okk_bdc_32bit_or(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(92, okk_file, okk_line);
+    okk_callbacks.okk_bdc_32bit_or(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
+    okk_shim_check();
 }
 void okk_bdc_32bit_or(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     okk_bdc_32bit_or_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride);
 }
 
 void okk_bdc_32bit_or_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, x32 C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_32bit_or_C(okk_file, okk_line, dst_addr, src_addr, C.u32, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(93, okk_file, okk_line);
+    okk_callbacks.okk_bdc_32bit_or_C(okk_source, dst_addr, src_addr, C.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_32bit_or_C(local_addr_t dst_addr, local_addr_t src_addr, x32 C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_32bit_or_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_32bit_xor_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
-    if (okk_callbacks.okk_bdc_32bit_xor(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(94, okk_file, okk_line);
+    okk_callbacks.okk_bdc_32bit_xor(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
+    okk_shim_check();
 }
 void okk_bdc_32bit_xor(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     okk_bdc_32bit_xor_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride);
 }
 
 void okk_bdc_32bit_xor_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, x32 C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_32bit_xor_C(okk_file, okk_line, dst_addr, src_addr, C.u32, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(95, okk_file, okk_line);
+    okk_callbacks.okk_bdc_32bit_xor_C(okk_source, dst_addr, src_addr, C.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_32bit_xor_C(local_addr_t dst_addr, local_addr_t src_addr, x32 C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_32bit_xor_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_32bit_arithmetic_shift_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
-    if (okk_callbacks.okk_bdc_32bit_arithmetic_shift(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(96, okk_file, okk_line);
+    okk_callbacks.okk_bdc_32bit_arithmetic_shift(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
+    okk_shim_check();
 }
 void okk_bdc_32bit_arithmetic_shift(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     okk_bdc_32bit_arithmetic_shift_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride);
 }
 
 void okk_bdc_32bit_logical_shift_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
-    if (okk_callbacks.okk_bdc_32bit_logical_shift(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(97, okk_file, okk_line);
+    okk_callbacks.okk_bdc_32bit_logical_shift(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
+    okk_shim_check();
 }
 void okk_bdc_32bit_logical_shift(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     okk_bdc_32bit_logical_shift_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride);
 }
 
 void okk_bdc_32bit_arithmetic_shift_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_32bit_arithmetic_shift_C(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(98, okk_file, okk_line);
+    okk_callbacks.okk_bdc_32bit_arithmetic_shift_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_32bit_arithmetic_shift_C(local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_32bit_arithmetic_shift_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_32bit_logical_shift_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_32bit_logical_shift_C(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(99, okk_file, okk_line);
+    okk_callbacks.okk_bdc_32bit_logical_shift_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_32bit_logical_shift_C(local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_32bit_logical_shift_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_32bit_C_arithmetic_shift_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_32bit_C_arithmetic_shift(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(100, okk_file, okk_line);
+    okk_callbacks.okk_bdc_32bit_C_arithmetic_shift(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_32bit_C_arithmetic_shift(local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_32bit_C_arithmetic_shift_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_32bit_C_logical_shift_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, unsigned int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_32bit_C_logical_shift(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(101, okk_file, okk_line);
+    okk_callbacks.okk_bdc_32bit_C_logical_shift(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_32bit_C_logical_shift(local_addr_t dst_addr, local_addr_t src_addr, unsigned int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_32bit_C_logical_shift_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_4N_int8_to_fp32_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape, bool is_signed, bool is_aligned_layout) {
-    if (okk_callbacks.okk_bdc_4N_int8_to_fp32(okk_file, okk_line, dst_addr, src_addr, work_addr, shape, is_signed, is_aligned_layout))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(102, okk_file, okk_line);
+    okk_callbacks.okk_bdc_4N_int8_to_fp32(okk_source, dst_addr, src_addr, work_addr, okk_shim_object(OKK_SHIM_DIM4, shape), is_signed, is_aligned_layout);
+    okk_shim_check();
 }
 void okk_bdc_4N_int8_to_fp32(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape, bool is_signed, bool is_aligned_layout) {
     okk_bdc_4N_int8_to_fp32_at("?", 0, dst_addr, src_addr, work_addr, shape, is_signed, is_aligned_layout);
 }
 
 void okk_bdc_int8_to_fp32_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape, bool is_signed, bool is_aligned_layout) {
-    if (okk_callbacks.okk_bdc_int8_to_fp32(okk_file, okk_line, dst_addr, src_addr, work_addr, shape, is_signed, is_aligned_layout))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(103, okk_file, okk_line);
+    okk_callbacks.okk_bdc_int8_to_fp32(okk_source, dst_addr, src_addr, work_addr, okk_shim_object(OKK_SHIM_DIM4, shape), is_signed, is_aligned_layout);
+    okk_shim_check();
 }
 void okk_bdc_int8_to_fp32(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape, bool is_signed, bool is_aligned_layout) {
     okk_bdc_int8_to_fp32_at("?", 0, dst_addr, src_addr, work_addr, shape, is_signed, is_aligned_layout);
 }
 
 void okk_bdc_bias_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t bias_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_bias(okk_file, okk_line, dst_addr, src_addr, bias_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(104, okk_file, okk_line);
+    okk_callbacks.okk_bdc_bias(okk_source, dst_addr, src_addr, bias_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_bias(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t bias_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_bias_at("?", 0, dst_addr, src_addr, bias_addr, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_scale_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t scale_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_scale(okk_file, okk_line, dst_addr, src_addr, scale_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(105, okk_file, okk_line);
+    okk_callbacks.okk_bdc_scale(okk_source, dst_addr, src_addr, scale_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_scale(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t scale_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_scale_at("?", 0, dst_addr, src_addr, scale_addr, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_scale_bias_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t scale_addr, local_addr_t bias_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_scale_bias(okk_file, okk_line, dst_addr, src_addr, scale_addr, bias_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(106, okk_file, okk_line);
+    okk_callbacks.okk_bdc_scale_bias(okk_source, dst_addr, src_addr, scale_addr, bias_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_scale_bias(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t scale_addr, local_addr_t bias_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_scale_bias_at("?", 0, dst_addr, src_addr, scale_addr, bias_addr, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_conv2d_at(const char *okk_file, int okk_line, local_addr_t output_addr, local_addr_t input_addr, local_addr_t weight_addr, local_addr_t bias_addr, const dim4 *input_shape, int output_c, int kernel_h, int kernel_w, const dim4 *input_stride, const dim4 *kernel_stride, bool using_bias, bool result_add, const Padding *padding, const dim2 *stride, const dim2 *dilation) {
-    if (okk_callbacks.okk_bdc_conv2d(okk_file, okk_line, output_addr, input_addr, weight_addr, bias_addr, input_shape, output_c, kernel_h, kernel_w, input_stride, kernel_stride, using_bias, result_add, padding, stride, dilation))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(107, okk_file, okk_line);
+    okk_callbacks.okk_bdc_conv2d(okk_source, output_addr, input_addr, weight_addr, bias_addr, okk_shim_object(OKK_SHIM_DIM4, input_shape), output_c, kernel_h, kernel_w, okk_shim_object(OKK_SHIM_DIM4, input_stride), okk_shim_object(OKK_SHIM_DIM4, kernel_stride), using_bias, result_add, okk_shim_object(OKK_SHIM_PADDING, padding), okk_shim_object(OKK_SHIM_DIM2, stride), okk_shim_object(OKK_SHIM_DIM2, dilation));
+    okk_shim_check();
 }
 void okk_bdc_conv2d(local_addr_t output_addr, local_addr_t input_addr, local_addr_t weight_addr, local_addr_t bias_addr, const dim4 *input_shape, int output_c, int kernel_h, int kernel_w, const dim4 *input_stride, const dim4 *kernel_stride, bool using_bias, bool result_add, const Padding *padding, const dim2 *stride, const dim2 *dilation) {
     okk_bdc_conv2d_at("?", 0, output_addr, input_addr, weight_addr, bias_addr, input_shape, output_c, kernel_h, kernel_w, input_stride, kernel_stride, using_bias, result_add, padding, stride, dilation);
 }
 
 void okk_bdc_depthwise2d_at(const char *okk_file, int okk_line, local_addr_t output_addr, local_addr_t input_addr, local_addr_t weight_addr, local_addr_t bias_addr, const dim4 *input_shape, int kernel_h, int kernel_w, bool using_bias, const Padding *padding, const dim2 *stride, const dim2 *dilation) {
-    if (okk_callbacks.okk_bdc_depthwise2d(okk_file, okk_line, output_addr, input_addr, weight_addr, bias_addr, input_shape, kernel_h, kernel_w, using_bias, padding, stride, dilation))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(108, okk_file, okk_line);
+    okk_callbacks.okk_bdc_depthwise2d(okk_source, output_addr, input_addr, weight_addr, bias_addr, okk_shim_object(OKK_SHIM_DIM4, input_shape), kernel_h, kernel_w, using_bias, okk_shim_object(OKK_SHIM_PADDING, padding), okk_shim_object(OKK_SHIM_DIM2, stride), okk_shim_object(OKK_SHIM_DIM2, dilation));
+    okk_shim_check();
 }
 void okk_bdc_depthwise2d(local_addr_t output_addr, local_addr_t input_addr, local_addr_t weight_addr, local_addr_t bias_addr, const dim4 *input_shape, int kernel_h, int kernel_w, bool using_bias, const Padding *padding, const dim2 *stride, const dim2 *dilation) {
     okk_bdc_depthwise2d_at("?", 0, output_addr, input_addr, weight_addr, bias_addr, input_shape, kernel_h, kernel_w, using_bias, padding, stride, dilation);
 }
 
 void okk_bdc_avg_pool2d_at(const char *okk_file, int okk_line, local_addr_t output_addr, local_addr_t input_addr, const dim4 *input_shape, int kernel_h, int kernel_w, const Padding *padding, const dim2 *stride) {
-    if (okk_callbacks.okk_bdc_avg_pool2d(okk_file, okk_line, output_addr, input_addr, input_shape, kernel_h, kernel_w, padding, stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(109, okk_file, okk_line);
+    okk_callbacks.okk_bdc_avg_pool2d(okk_source, output_addr, input_addr, okk_shim_object(OKK_SHIM_DIM4, input_shape), kernel_h, kernel_w, okk_shim_object(OKK_SHIM_PADDING, padding), okk_shim_object(OKK_SHIM_DIM2, stride));
+    okk_shim_check();
 }
 void okk_bdc_avg_pool2d(local_addr_t output_addr, local_addr_t input_addr, const dim4 *input_shape, int kernel_h, int kernel_w, const Padding *padding, const dim2 *stride) {
     okk_bdc_avg_pool2d_at("?", 0, output_addr, input_addr, input_shape, kernel_h, kernel_w, padding, stride);
 }
 
 void okk_bdc_max_pool2d_at(const char *okk_file, int okk_line, local_addr_t output_addr, local_addr_t input_addr, const dim4 *input_shape, int kernel_h, int kernel_w, const Padding *padding, const dim2 *stride) {
-    if (okk_callbacks.okk_bdc_max_pool2d(okk_file, okk_line, output_addr, input_addr, input_shape, kernel_h, kernel_w, padding, stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(110, okk_file, okk_line);
+    okk_callbacks.okk_bdc_max_pool2d(okk_source, output_addr, input_addr, okk_shim_object(OKK_SHIM_DIM4, input_shape), kernel_h, kernel_w, okk_shim_object(OKK_SHIM_PADDING, padding), okk_shim_object(OKK_SHIM_DIM2, stride));
+    okk_shim_check();
 }
 void okk_bdc_max_pool2d(local_addr_t output_addr, local_addr_t input_addr, const dim4 *input_shape, int kernel_h, int kernel_w, const Padding *padding, const dim2 *stride) {
     okk_bdc_max_pool2d_at("?", 0, output_addr, input_addr, input_shape, kernel_h, kernel_w, padding, stride);
 }
 
 void okk_bdc_matmul_at(const char *okk_file, int okk_line, local_addr_t output_addr, local_addr_t left_addr, local_addr_t right_addr, local_addr_t bias_addr, int left_rows, int left_cols, int right_cols, int left_cols_per_channel, int right_cols_per_channel, bool using_bias, bool result_add) {
-    if (okk_callbacks.okk_bdc_matmul(okk_file, okk_line, output_addr, left_addr, right_addr, bias_addr, left_rows, left_cols, right_cols, left_cols_per_channel, right_cols_per_channel, using_bias, result_add))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(111, okk_file, okk_line);
+    okk_callbacks.okk_bdc_matmul(okk_source, output_addr, left_addr, right_addr, bias_addr, left_rows, left_cols, right_cols, left_cols_per_channel, right_cols_per_channel, using_bias, result_add);
+    okk_shim_check();
 }
 void okk_bdc_matmul(local_addr_t output_addr, local_addr_t left_addr, local_addr_t right_addr, local_addr_t bias_addr, int left_rows, int left_cols, int right_cols, int left_cols_per_channel, int right_cols_per_channel, bool using_bias, bool result_add) {
     okk_bdc_matmul_at("?", 0, output_addr, left_addr, right_addr, bias_addr, left_rows, left_cols, right_cols, left_cols_per_channel, right_cols_per_channel, using_bias, result_add);
 }
 
 void okk_bdc_greater_select_at(const char *okk_file, int okk_line, local_addr_t dst_addr, const fp32_or_addr_t *src0, const fp32_or_addr_t *src1, const x32_or_addr_t *select0, const x32_or_addr_t *select1, const dim4 *shape) {
-    if (okk_callbacks.okk_bdc_greater_select(okk_file, okk_line, dst_addr, src0, src1, select0, select1, shape))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(112, okk_file, okk_line);
+    okk_callbacks.okk_bdc_greater_select(okk_source, dst_addr, okk_shim_object(OKK_SHIM_FP32_OR_ADDR, src0), okk_shim_object(OKK_SHIM_FP32_OR_ADDR, src1), okk_shim_object(OKK_SHIM_X32_OR_ADDR, select0), okk_shim_object(OKK_SHIM_X32_OR_ADDR, select1), okk_shim_object(OKK_SHIM_DIM4, shape));
+    okk_shim_check();
 }
 void okk_bdc_greater_select(local_addr_t dst_addr, const fp32_or_addr_t *src0, const fp32_or_addr_t *src1, const x32_or_addr_t *select0, const x32_or_addr_t *select1, const dim4 *shape) {
     okk_bdc_greater_select_at("?", 0, dst_addr, src0, src1, select0, select1, shape);
 }
 
 void okk_bdc_equal_select_at(const char *okk_file, int okk_line, local_addr_t dst_addr, const fp32_or_addr_t *src0, const fp32_or_addr_t *src1, const x32_or_addr_t *select0, const x32_or_addr_t *select1, const dim4 *shape) {
-    if (okk_callbacks.okk_bdc_equal_select(okk_file, okk_line, dst_addr, src0, src1, select0, select1, shape))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(113, okk_file, okk_line);
+    okk_callbacks.okk_bdc_equal_select(okk_source, dst_addr, okk_shim_object(OKK_SHIM_FP32_OR_ADDR, src0), okk_shim_object(OKK_SHIM_FP32_OR_ADDR, src1), okk_shim_object(OKK_SHIM_X32_OR_ADDR, select0), okk_shim_object(OKK_SHIM_X32_OR_ADDR, select1), okk_shim_object(OKK_SHIM_DIM4, shape));
+    okk_shim_check();
 }
 void okk_bdc_equal_select(local_addr_t dst_addr, const fp32_or_addr_t *src0, const fp32_or_addr_t *src1, const x32_or_addr_t *select0, const x32_or_addr_t *select1, const dim4 *shape) {
     okk_bdc_equal_select_at("?", 0, dst_addr, src0, src1, select0, select1, shape);
 }
 
 void okk_bdc_fixed_point_packed_add_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, op_type_t op_type, int rshift) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_add(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride, op_type, rshift))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(114, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_add(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride), op_type, rshift);
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_add(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, op_type_t op_type, int rshift) {
     okk_bdc_fixed_point_packed_add_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride, op_type, rshift);
 }
 
 void okk_bdc_fixed_point_packed_add_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, op_type_t op_type, int rshift) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_add_C(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride, op_type, rshift))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(115, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_add_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride), op_type, rshift);
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_add_C(local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, op_type_t op_type, int rshift) {
     okk_bdc_fixed_point_packed_add_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride, op_type, rshift);
 }
 
 void okk_bdc_fixed_point_packed_sub_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, op_type_t op_type, int rshift) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_sub(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride, op_type, rshift))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(116, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_sub(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride), op_type, rshift);
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_sub(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, op_type_t op_type, int rshift) {
     okk_bdc_fixed_point_packed_sub_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride, op_type, rshift);
 }
 
 void okk_bdc_fixed_point_packed_sub_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, op_type_t op_type, int rshift) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_sub_C(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride, op_type, rshift))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(117, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_sub_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride), op_type, rshift);
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_sub_C(local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, op_type_t op_type, int rshift) {
     okk_bdc_fixed_point_packed_sub_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride, op_type, rshift);
 }
 
 void okk_bdc_fixed_point_packed_C_sub_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, op_type_t op_type, int rshift) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_C_sub(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride, op_type, rshift))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(118, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_C_sub(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride), op_type, rshift);
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_C_sub(local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, op_type_t op_type, int rshift) {
     okk_bdc_fixed_point_packed_C_sub_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride, op_type, rshift);
 }
 
 void okk_bdc_fixed_point_packed_mul_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, op_type_t op_type, int rshift) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_mul(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride, op_type, rshift))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(119, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_mul(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride), op_type, rshift);
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_mul(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, op_type_t op_type, int rshift) {
     okk_bdc_fixed_point_packed_mul_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride, op_type, rshift);
 }
 
 void okk_bdc_fixed_point_packed_mul_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, op_type_t op_type, int rshift) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_mul_C(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride, op_type, rshift))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(120, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_mul_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride), op_type, rshift);
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_mul_C(local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, op_type_t op_type, int rshift) {
     okk_bdc_fixed_point_packed_mul_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride, op_type, rshift);
 }
 
 void okk_bdc_fixed_point_packed_mac_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, bool is_origin_dst_signed, op_type_t op_type, int lshift, int rshift) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_mac(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride, is_origin_dst_signed, op_type, lshift, rshift))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(121, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_mac(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride), is_origin_dst_signed, op_type, lshift, rshift);
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_mac(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, bool is_origin_dst_signed, op_type_t op_type, int lshift, int rshift) {
     okk_bdc_fixed_point_packed_mac_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride, is_origin_dst_signed, op_type, lshift, rshift);
 }
 
 void okk_bdc_fixed_point_packed_mac_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, bool is_origin_dst_signed, op_type_t op_type, int lshift, int rshift) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_mac_C(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride, is_origin_dst_signed, op_type, lshift, rshift))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(122, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_mac_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride), is_origin_dst_signed, op_type, lshift, rshift);
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_mac_C(local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, bool is_origin_dst_signed, op_type_t op_type, int lshift, int rshift) {
     okk_bdc_fixed_point_packed_mac_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride, is_origin_dst_signed, op_type, lshift, rshift);
 }
 
 void okk_bdc_fixed_point_packed_max_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, op_type_t op_type) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_max(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride, op_type))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(123, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_max(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride), op_type);
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_max(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, op_type_t op_type) {
     okk_bdc_fixed_point_packed_max_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride, op_type);
 }
 
 void okk_bdc_fixed_point_packed_max_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, op_type_t op_type) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_max_C(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride, op_type))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(124, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_max_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride), op_type);
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_max_C(local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, op_type_t op_type) {
     okk_bdc_fixed_point_packed_max_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride, op_type);
 }
 
 void okk_bdc_fixed_point_packed_min_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, op_type_t op_type) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_min(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride, op_type))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(125, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_min(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride), op_type);
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_min(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, op_type_t op_type) {
     okk_bdc_fixed_point_packed_min_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride, op_type);
 }
 
 void okk_bdc_fixed_point_packed_min_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, op_type_t op_type) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_min_C(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride, op_type))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(126, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_min_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride), op_type);
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_min_C(local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, op_type_t op_type) {
     okk_bdc_fixed_point_packed_min_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride, op_type);
 }
 
 void okk_bdc_fixed_point_packed_16bit_arithmetic_shift_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_16bit_arithmetic_shift(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(127, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_16bit_arithmetic_shift(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_16bit_arithmetic_shift(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     okk_bdc_fixed_point_packed_16bit_arithmetic_shift_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride);
 }
 
 void okk_bdc_fixed_point_packed_16bit_logical_shift_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_16bit_logical_shift(okk_file, okk_line, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(128, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_16bit_logical_shift(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_16bit_logical_shift(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     okk_bdc_fixed_point_packed_16bit_logical_shift_at("?", 0, dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride, src1_stride);
 }
 
 void okk_bdc_fixed_point_packed_16bit_arithmetic_shift_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, short C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_16bit_arithmetic_shift_C(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(129, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_16bit_arithmetic_shift_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_16bit_arithmetic_shift_C(local_addr_t dst_addr, local_addr_t src_addr, short C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_fixed_point_packed_16bit_arithmetic_shift_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_fixed_point_packed_16bit_logical_shift_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, short C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_16bit_logical_shift_C(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(130, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_16bit_logical_shift_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_16bit_logical_shift_C(local_addr_t dst_addr, local_addr_t src_addr, short C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_fixed_point_packed_16bit_logical_shift_C_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_fixed_point_packed_16bit_C_arithmetic_shift_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, short C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_16bit_C_arithmetic_shift(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(131, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_16bit_C_arithmetic_shift(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_16bit_C_arithmetic_shift(local_addr_t dst_addr, local_addr_t src_addr, short C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_fixed_point_packed_16bit_C_arithmetic_shift_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_fixed_point_packed_16bit_C_logical_shift_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, unsigned short C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_16bit_C_logical_shift(okk_file, okk_line, dst_addr, src_addr, C, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(132, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_16bit_C_logical_shift(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_16bit_C_logical_shift(local_addr_t dst_addr, local_addr_t src_addr, unsigned short C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_fixed_point_packed_16bit_C_logical_shift_at("?", 0, dst_addr, src_addr, C, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_fixed_point_packed_16bit_split_high_8bit_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_16bit_split_high_8bit(okk_file, okk_line, dst_addr, src_addr, shape, dst_stride, src_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(133, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_16bit_split_high_8bit(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_16bit_split_high_8bit(local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     okk_bdc_fixed_point_packed_16bit_split_high_8bit_at("?", 0, dst_addr, src_addr, shape, dst_stride, src_stride);
 }
 
 void okk_bdc_fixed_point_packed_16bit_split_low_8bit_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, const dim4 *work_stride) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_16bit_split_low_8bit(okk_file, okk_line, dst_addr, src_addr, work_addr, shape, dst_stride, src_stride, work_stride))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(134, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_16bit_split_low_8bit(okk_source, dst_addr, src_addr, work_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride), okk_shim_object(OKK_SHIM_DIM4, work_stride));
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_16bit_split_low_8bit(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, const dim4 *work_stride) {
     okk_bdc_fixed_point_packed_16bit_split_low_8bit_at("?", 0, dst_addr, src_addr, work_addr, shape, dst_stride, src_stride, work_stride);
 }
 
 void okk_bdc_fixed_point_packed_16bit_mul_8bit_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_high_addr, local_addr_t src0_low_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_high_stride, const dim4 *src0_low_stride, const dim4 *src1_stride, mul_type_t mul_type, int rshift) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_16bit_mul_8bit(okk_file, okk_line, dst_addr, src0_high_addr, src0_low_addr, src1_addr, shape, dst_stride, src0_high_stride, src0_low_stride, src1_stride, mul_type, rshift))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(135, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_16bit_mul_8bit(okk_source, dst_addr, src0_high_addr, src0_low_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_high_stride), okk_shim_object(OKK_SHIM_DIM4, src0_low_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride), mul_type, rshift);
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_16bit_mul_8bit(local_addr_t dst_addr, local_addr_t src0_high_addr, local_addr_t src0_low_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_high_stride, const dim4 *src0_low_stride, const dim4 *src1_stride, mul_type_t mul_type, int rshift) {
     okk_bdc_fixed_point_packed_16bit_mul_8bit_at("?", 0, dst_addr, src0_high_addr, src0_low_addr, src1_addr, shape, dst_stride, src0_high_stride, src0_low_stride, src1_stride, mul_type, rshift);
 }
 
 void okk_bdc_fixed_point_packed_s16_mul_u8_to_s16_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, local_addr_t work_addr, local_addr_t work_high_addr, local_addr_t work_low_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, const dim4 *work_stride, const dim4 *work_high_stride, const dim4 *work_low_stride, int rshift) {
-    if (okk_callbacks.okk_bdc_fixed_point_packed_s16_mul_u8_to_s16(okk_file, okk_line, dst_addr, src0_addr, src1_addr, work_addr, work_high_addr, work_low_addr, shape, dst_stride, src0_stride, src1_stride, work_stride, work_high_stride, work_low_stride, rshift))
-        okk_shim_stop();
+    void *okk_source = okk_shim_enter(136, okk_file, okk_line);
+    okk_callbacks.okk_bdc_fixed_point_packed_s16_mul_u8_to_s16(okk_source, dst_addr, src0_addr, src1_addr, work_addr, work_high_addr, work_low_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride), okk_shim_object(OKK_SHIM_DIM4, work_stride), okk_shim_object(OKK_SHIM_DIM4, work_high_stride), okk_shim_object(OKK_SHIM_DIM4, work_low_stride), rshift);
+    okk_shim_check();
 }
 void okk_bdc_fixed_point_packed_s16_mul_u8_to_s16(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, local_addr_t work_addr, local_addr_t work_high_addr, local_addr_t work_low_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, const dim4 *work_stride, const dim4 *work_high_stride, const dim4 *work_low_stride, int rshift) {
     okk_bdc_fixed_point_packed_s16_mul_u8_to_s16_at("?", 0, dst_addr, src0_addr, src1_addr, work_addr, work_high_addr, work_low_addr, shape, dst_stride, src0_stride, src1_stride, work_stride, work_high_stride, work_low_stride, rshift);
