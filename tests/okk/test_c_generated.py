@@ -58,7 +58,7 @@ def test_shim_has_one_callback_per_forwarded_function():
     forwarded = [n for n, _, _ in FUNCTIONS if n not in C_ONLY]
     assert members == [(n, "void *source") for n in forwarded] + [
         ("okk_log", "const char *file"), ("okk_assert_fail", "const char *file"), ("okk_object", "int kind"),
-        ("okk_forget", "void)")]
+        ("okk_forget", "void)"), ("okk_settle", "void)")]
     assert f"#define OKK_SHIM_FUNCTIONS {len(forwarded)}\n" in s
 
 

@@ -145,11 +145,15 @@ def kernel_source() -> tuple[str, dict[int, int], dict[int, dict]]:
     return "\n".join(lines), where, expected
 
 
-def install_recorder(k, monkeypatch, record, failing=()):
-    """Fill kernel library ``k`` with callbacks whose Python functions record their arguments."""
+def install_recorder(k, monkeypatch, record, failing=(), real=()):
+    """Fill kernel library ``k`` with callbacks whose Python functions record their arguments (those named
+    in ``real`` stay npusim's)."""
     index = {name: i for i, (name, _, _) in enumerate(FORWARDED)}
+    python_function = bridge.python_function
 
     def fake(name):
+        if name in real:
+            return python_function(name)
         i, ret = index[name], FORWARDED[index[name]][1]
         outs = [j for j, (t, _) in enumerate(arguments(FORWARDED[i][2])) if t == "dim4 *"]
 
@@ -272,6 +276,19 @@ void sweep(const void *args) {
 }
 OKKERNEL_FUNC_REGISTER(sweep);
 
+/* A dim4 the kernel builds in DTCM through a pointer, w never written: the instruction sees it after
+   the pointer window is settled (its untouched canary bytes back to 0), as a C store is seen first. */
+void watched(const void *args) {
+    dim4 *d = (dim4 *)okk_dtcm_addr(okk_dtcm_start_addr());
+    d->n = 2;
+    d->c = 64;
+    d->h = 3;
+    okk_bdc_relu(0, 0, d, NULL, NULL);
+    d->w = 5;
+    okk_bdc_relu(0, 0, d, NULL, NULL);
+}
+OKKERNEL_FUNC_REGISTER(watched);
+
 void bad_addr(const void *args) {
     okk_bdc_equal_select(0, NULL, NULL, &(x32_or_addr_t){.is_addr = true, .context.addr = 0xFFFFFFF0u}, NULL, NULL);
     okk_bdc_relu(0, 0, NULL, NULL, NULL);
@@ -341,6 +358,16 @@ def test_an_error_building_an_argument_stops_the_kernel(cache_kernel, monkeypatc
         cache_kernel.run("cache", dict(n=3))
     assert e.value is boom and [name for name, _, _ in record] == ["okk_bdc_relu"]
     assert bridge.SHARED.failed == 0
+    del keep
+
+
+def test_struct_arguments_are_read_after_pointer_stores_are_settled(cache_kernel, monkeypatch):
+    record = []
+    keep = install_recorder(cache_kernel, monkeypatch, record,
+                            real=("okk_dtcm_addr", "okk_dtcm_start_addr", "okk_initialize", "okk_poll"))
+    with okk.Device():
+        cache_kernel.run("watched")
+    assert [a[2] for name, a, _ in record if name == "okk_bdc_relu"] == [okk.dim4(2, 64, 3, 0), okk.dim4(2, 64, 3, 5)]
     del keep
 
 

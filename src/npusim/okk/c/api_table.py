@@ -177,6 +177,12 @@ MUL_TYPES: list[tuple[str, tuple[int, int, int]]] = [
 ]
 
 
+def is_instruction(name: str) -> bool:
+    """Only instructions read memory, so only they first mark what the kernel stored through the pointers a
+    getter returned (pointers.py); getters must not (one pointer per element is common, each settle copies)."""
+    return name.startswith(("okk_bdc_", "okk_gdma_"))
+
+
 def arguments(args: str) -> list[tuple[str, str]]:
     """'const dim4 *shape, int n' -> [('const dim4 *', 'shape'), ('int', 'n')]."""
     out = []

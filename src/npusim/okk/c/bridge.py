@@ -7,7 +7,9 @@ distinct value and run (ctypes ``py_object``; ``None`` for NULL). So a callback 
 (``core.timeline.SOURCE_OVERRIDE``) and calls the function: no ctypes reads per call. An exception is stored
 in ``state.error`` and ``SHARED.failed`` set; the shim then jumps back to the run entry and ``CKernel.run``
 re-raises the same exception. An out ``dim4 *`` arrives as the pointer (None when NULL): Python fills a
-fresh dim4 and leaves it in ``SHARED.out``, which the shim copies to the kernel's dim4.
+fresh dim4 and leaves it in ``SHARED.out``, which the shim copies to the kernel's dim4. After a pointer
+getter the shim calls ``okk_settle`` before the next instruction (``pointers.settle``), before it reads
+that instruction's arguments, as a C store must be seen first.
 
 Object addresses are CPython's ``id()``: ``_objects`` keeps every object the shim may hold alive until the
 shim says ``okk_forget`` (each run's start and end, and when its cache is half full, between two calls).
@@ -42,10 +44,10 @@ FORWARDED = [name for name, _, _ in FUNCTIONS if name not in C_ONLY]
 
 class Shared(C.Structure):
     """``okk_shim_shared_t``: one per process, every kernel library points at it."""
-    _fields_ = [("failed", C.c_int), ("out", C.c_int * 4), ("none", C.c_void_p)]
+    _fields_ = [("failed", C.c_int), ("watching", C.c_int), ("out", C.c_int * 4), ("none", C.c_void_p)]
 
 
-SHARED = Shared(0, (0, 0, 0, 0), id(None))
+SHARED = Shared(0, 0, (0, 0, 0, 0), id(None))
 _SHARED_BYTES = memoryview(SHARED).cast("B")
 _OUT = Shared.out.offset
 
@@ -137,6 +139,14 @@ def _forget():
     _objects.clear()
 
 
+def _settle():
+    """okk_settle: before an instruction, after a pointer getter ran (the shim keeps the flag)."""
+    try:
+        pointers.settle()
+    except BaseException as e:       # noqa: BLE001
+        _fail(e)
+
+
 # ---- the Python function behind each name ----
 
 def _initialize():
@@ -216,31 +226,15 @@ def _make_callback(name: str, ret: str, args: str):
             finally:
                 ext.pop()
         return value_callback
-    if not name.startswith(("okk_bdc_", "okk_gdma_")):
-        def callback(source, *args):
-            ext.append(source)
-            try:
-                fn(*args)
-            except BaseException as e:       # noqa: BLE001
-                _fail(e)
-            finally:
-                ext.pop()
-        return callback
-    # Only instructions read memory, so only they mark what the kernel stored through its pointers
-    # (getters must not: one pointer per element is common, and each would cost a window copy).
-    watches, settle = pointers._watches, pointers.settle
-
-    def instruction_callback(source, *args):
+    def callback(source, *args):
         ext.append(source)
         try:
-            if watches:
-                settle()
             fn(*args)
         except BaseException as e:       # noqa: BLE001
             _fail(e)
         finally:
             ext.pop()
-    return instruction_callback
+    return callback
 
 
 def _out_callback(fn, out: int, ext):
@@ -287,10 +281,10 @@ def callback_struct():
     log_t = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_int, C.c_void_p)
     assert_t = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_int, C.c_void_p, C.c_void_p)
     object_t = C.CFUNCTYPE(C.c_void_p, C.c_int, C.c_void_p, C.c_int)
-    forget_t = C.CFUNCTYPE(None)
+    void_t = C.CFUNCTYPE(None)
     fields += [("okk_log", log_t), ("okk_assert_fail", assert_t), ("okk_object", object_t),
-               ("okk_forget", forget_t)]
-    values += [log_t(_log), assert_t(_assert_fail), object_t(_object), forget_t(_forget)]
+               ("okk_forget", void_t), ("okk_settle", void_t)]
+    values += [log_t(_log), assert_t(_assert_fail), object_t(_object), void_t(_forget), void_t(_settle)]
     cls = type("okk_callbacks_t", (C.Structure,), {"_fields_": fields})
     return cls, cls(*values), values
 

@@ -182,6 +182,7 @@ typedef struct {
     int (*okk_assert_fail)(const char *file, int line, const char *func, const char *assertion);
     void *(*okk_object)(int kind, const void *value, int line);
     void (*okk_forget)(void);
+    void (*okk_settle)(void);
 } okk_callbacks_t;
 
 okk_callbacks_t okk_callbacks;
@@ -198,6 +199,7 @@ unsigned long okk_shim_callbacks_size(void) { return sizeof(okk_callbacks_t); }
 /* Shared with Python (bridge.SHARED; Python points this at it when it loads the library). */
 typedef struct {
     int failed;        /* a callback stored a Python exception: stop the kernel */
+    int watching;      /* a pointer getter ran since the last okk_settle */
     int out[4];        /* the dim4 an out-parameter function filled */
     void *none;        /* Python's None: what a NULL struct pointer becomes */
 } okk_shim_shared_t;
@@ -212,6 +214,16 @@ static void okk_shim_check(void) {
     if (okk_shim_shared->failed) {
         okk_shim_shared->failed = 0;
         okk_shim_stop();
+    }
+}
+
+/* Before an instruction reads memory (and before its arguments are read): mark what the kernel stored
+   through the pointers getters returned (pointers.py). */
+static void okk_shim_settle(void) {
+    if (okk_shim_shared->watching) {
+        okk_shim_shared->watching = 0;
+        okk_callbacks.okk_settle();
+        okk_shim_check();
     }
 }
 
@@ -300,6 +312,7 @@ int okk_shim_run(okk_kernel_func_t func, const void *args) {
     jmp_buf *outer = okk_shim_jump;
     int failed = 0;
     if (!outer) {
+        okk_shim_shared->watching = 0;          /* the last run's end settled every window */
         memset(okk_shim_calls, 0, sizeof okk_shim_calls);
         okk_shim_ordered = 0;
         okk_shim_forget();
@@ -468,6 +481,7 @@ unsigned int okk_eu_num(void) {
 unsigned char *okk_global_mem_addr_at(const char *okk_file, int okk_line, unsigned long long addr) {
     void *okk_source = okk_shim_enter(12, okk_file, okk_line);
     unsigned char *result = okk_callbacks.okk_global_mem_addr(okk_source, addr);
+    okk_shim_shared->watching = 1;
     okk_shim_check();
     return result;
 }
@@ -478,6 +492,7 @@ unsigned char *okk_global_mem_addr(unsigned long long addr) {
 unsigned char *okk_local_mem_addr_at(const char *okk_file, int okk_line, unsigned int idx, unsigned int addr) {
     void *okk_source = okk_shim_enter(13, okk_file, okk_line);
     unsigned char *result = okk_callbacks.okk_local_mem_addr(okk_source, idx, addr);
+    okk_shim_shared->watching = 1;
     okk_shim_check();
     return result;
 }
@@ -488,6 +503,7 @@ unsigned char *okk_local_mem_addr(unsigned int idx, unsigned int addr) {
 unsigned char *okk_l2_sram_addr_at(const char *okk_file, int okk_line, unsigned int addr) {
     void *okk_source = okk_shim_enter(14, okk_file, okk_line);
     unsigned char *result = okk_callbacks.okk_l2_sram_addr(okk_source, addr);
+    okk_shim_shared->watching = 1;
     okk_shim_check();
     return result;
 }
@@ -498,6 +514,7 @@ unsigned char *okk_l2_sram_addr(unsigned int addr) {
 unsigned char *okk_dtcm_addr_at(const char *okk_file, int okk_line, unsigned int addr) {
     void *okk_source = okk_shim_enter(15, okk_file, okk_line);
     unsigned char *result = okk_callbacks.okk_dtcm_addr(okk_source, addr);
+    okk_shim_shared->watching = 1;
     okk_shim_check();
     return result;
 }
@@ -668,6 +685,7 @@ void okk_continuous_stride(dim4 *stride, const dim4 *shape) {
 
 void okk_gdma_32bit_cpy_S2L_at(const char *okk_file, int okk_line, local_addr_t dst_addr, system_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(32, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_32bit_cpy_S2L(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -677,6 +695,7 @@ void okk_gdma_32bit_cpy_S2L(local_addr_t dst_addr, system_addr_t src_addr, const
 
 void okk_gdma_32bit_cpy_L2S_at(const char *okk_file, int okk_line, system_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(33, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_32bit_cpy_L2S(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -686,6 +705,7 @@ void okk_gdma_32bit_cpy_L2S(system_addr_t dst_addr, local_addr_t src_addr, const
 
 void okk_gdma_32bit_cpy_L2L_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(34, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_32bit_cpy_L2L(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -695,6 +715,7 @@ void okk_gdma_32bit_cpy_L2L(local_addr_t dst_addr, local_addr_t src_addr, const 
 
 void okk_gdma_32bit_cpy_S2S_at(const char *okk_file, int okk_line, system_addr_t dst_addr, system_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(35, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_32bit_cpy_S2S(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -704,6 +725,7 @@ void okk_gdma_32bit_cpy_S2S(system_addr_t dst_addr, system_addr_t src_addr, cons
 
 void okk_gdma_32bit_matrix_S2L_at(const char *okk_file, int okk_line, local_addr_t dst_addr, system_addr_t src_addr, int rows, int cols, int cols_per_channel, int row_stride) {
     void *okk_source = okk_shim_enter(36, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_32bit_matrix_S2L(okk_source, dst_addr, src_addr, rows, cols, cols_per_channel, row_stride);
     okk_shim_check();
 }
@@ -713,6 +735,7 @@ void okk_gdma_32bit_matrix_S2L(local_addr_t dst_addr, system_addr_t src_addr, in
 
 void okk_gdma_32bit_matrix_L2S_at(const char *okk_file, int okk_line, system_addr_t dst_addr, local_addr_t src_addr, int rows, int cols, int cols_per_channel, int row_stride) {
     void *okk_source = okk_shim_enter(37, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_32bit_matrix_L2S(okk_source, dst_addr, src_addr, rows, cols, cols_per_channel, row_stride);
     okk_shim_check();
 }
@@ -722,6 +745,7 @@ void okk_gdma_32bit_matrix_L2S(system_addr_t dst_addr, local_addr_t src_addr, in
 
 void okk_gdma_32bit_set_C_system_at(const char *okk_file, int okk_line, system_addr_t dst_addr, x32 C, const dim4 *shape, const dim4 *dst_stride) {
     void *okk_source = okk_shim_enter(38, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_32bit_set_C_system(okk_source, dst_addr, C.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride));
     okk_shim_check();
 }
@@ -731,6 +755,7 @@ void okk_gdma_32bit_set_C_system(system_addr_t dst_addr, x32 C, const dim4 *shap
 
 void okk_gdma_32bit_set_C_local_at(const char *okk_file, int okk_line, local_addr_t dst_addr, x32 C, const dim4 *shape, const dim4 *dst_stride) {
     void *okk_source = okk_shim_enter(39, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_32bit_set_C_local(okk_source, dst_addr, C.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride));
     okk_shim_check();
 }
@@ -740,6 +765,7 @@ void okk_gdma_32bit_set_C_local(local_addr_t dst_addr, x32 C, const dim4 *shape,
 
 void okk_gdma_16bit_cpy_S2L_at(const char *okk_file, int okk_line, local_addr_t dst_addr, system_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(40, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_16bit_cpy_S2L(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -749,6 +775,7 @@ void okk_gdma_16bit_cpy_S2L(local_addr_t dst_addr, system_addr_t src_addr, const
 
 void okk_gdma_16bit_cpy_L2S_at(const char *okk_file, int okk_line, system_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(41, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_16bit_cpy_L2S(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -758,6 +785,7 @@ void okk_gdma_16bit_cpy_L2S(system_addr_t dst_addr, local_addr_t src_addr, const
 
 void okk_gdma_16bit_cpy_L2L_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(42, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_16bit_cpy_L2L(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -767,6 +795,7 @@ void okk_gdma_16bit_cpy_L2L(local_addr_t dst_addr, local_addr_t src_addr, const 
 
 void okk_gdma_16bit_cpy_S2S_at(const char *okk_file, int okk_line, system_addr_t dst_addr, system_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(43, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_16bit_cpy_S2S(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -776,6 +805,7 @@ void okk_gdma_16bit_cpy_S2S(system_addr_t dst_addr, system_addr_t src_addr, cons
 
 void okk_gdma_16bit_set_C_system_at(const char *okk_file, int okk_line, system_addr_t dst_addr, x16 C, const dim4 *shape, const dim4 *dst_stride) {
     void *okk_source = okk_shim_enter(44, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_16bit_set_C_system(okk_source, dst_addr, C.u16, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride));
     okk_shim_check();
 }
@@ -785,6 +815,7 @@ void okk_gdma_16bit_set_C_system(system_addr_t dst_addr, x16 C, const dim4 *shap
 
 void okk_gdma_16bit_set_C_local_at(const char *okk_file, int okk_line, local_addr_t dst_addr, x16 C, const dim4 *shape, const dim4 *dst_stride) {
     void *okk_source = okk_shim_enter(45, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_16bit_set_C_local(okk_source, dst_addr, C.u16, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride));
     okk_shim_check();
 }
@@ -794,6 +825,7 @@ void okk_gdma_16bit_set_C_local(local_addr_t dst_addr, x16 C, const dim4 *shape,
 
 void okk_gdma_8bit_cpy_S2L_at(const char *okk_file, int okk_line, local_addr_t dst_addr, system_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(46, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_8bit_cpy_S2L(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -803,6 +835,7 @@ void okk_gdma_8bit_cpy_S2L(local_addr_t dst_addr, system_addr_t src_addr, const 
 
 void okk_gdma_8bit_cpy_L2S_at(const char *okk_file, int okk_line, system_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(47, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_8bit_cpy_L2S(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -812,6 +845,7 @@ void okk_gdma_8bit_cpy_L2S(system_addr_t dst_addr, local_addr_t src_addr, const 
 
 void okk_gdma_8bit_cpy_L2L_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(48, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_8bit_cpy_L2L(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -821,6 +855,7 @@ void okk_gdma_8bit_cpy_L2L(local_addr_t dst_addr, local_addr_t src_addr, const d
 
 void okk_gdma_8bit_cpy_S2S_at(const char *okk_file, int okk_line, system_addr_t dst_addr, system_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(49, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_8bit_cpy_S2S(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -830,6 +865,7 @@ void okk_gdma_8bit_cpy_S2S(system_addr_t dst_addr, system_addr_t src_addr, const
 
 void okk_gdma_8bit_set_C_system_at(const char *okk_file, int okk_line, system_addr_t dst_addr, x8 C, const dim4 *shape, const dim4 *dst_stride) {
     void *okk_source = okk_shim_enter(50, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_8bit_set_C_system(okk_source, dst_addr, C.u8, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride));
     okk_shim_check();
 }
@@ -839,6 +875,7 @@ void okk_gdma_8bit_set_C_system(system_addr_t dst_addr, x8 C, const dim4 *shape,
 
 void okk_gdma_8bit_set_C_local_at(const char *okk_file, int okk_line, local_addr_t dst_addr, x8 C, const dim4 *shape, const dim4 *dst_stride) {
     void *okk_source = okk_shim_enter(51, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_gdma_8bit_set_C_local(okk_source, dst_addr, C.u8, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride));
     okk_shim_check();
 }
@@ -848,6 +885,7 @@ void okk_gdma_8bit_set_C_local(local_addr_t dst_addr, x8 C, const dim4 *shape, c
 
 void okk_bdc_32bit_cpy_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(52, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_32bit_cpy(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -857,6 +895,7 @@ void okk_bdc_32bit_cpy(local_addr_t dst_addr, local_addr_t src_addr, const dim4 
 
 void okk_bdc_32bit_set_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, x32 C, const dim4 *shape, const dim4 *dst_stride) {
     void *okk_source = okk_shim_enter(53, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_32bit_set_C(okk_source, dst_addr, C.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride));
     okk_shim_check();
 }
@@ -866,6 +905,7 @@ void okk_bdc_32bit_set_C(local_addr_t dst_addr, x32 C, const dim4 *shape, const 
 
 void okk_bdc_fp32_to_int32_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape) {
     void *okk_source = okk_shim_enter(54, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fp32_to_int32(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape));
     okk_shim_check();
 }
@@ -875,6 +915,7 @@ void okk_bdc_fp32_to_int32(local_addr_t dst_addr, local_addr_t src_addr, const d
 
 void okk_bdc_lookup_int32_to_fp32_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape) {
     void *okk_source = okk_shim_enter(55, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_lookup_int32_to_fp32(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape));
     okk_shim_check();
 }
@@ -884,6 +925,7 @@ void okk_bdc_lookup_int32_to_fp32(local_addr_t dst_addr, local_addr_t src_addr, 
 
 void okk_bdc_rsqrt_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape) {
     void *okk_source = okk_shim_enter(56, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_rsqrt(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape));
     okk_shim_check();
 }
@@ -893,6 +935,7 @@ void okk_bdc_rsqrt(local_addr_t dst_addr, local_addr_t src_addr, const dim4 *sha
 
 void okk_bdc_sqrt_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape) {
     void *okk_source = okk_shim_enter(57, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_sqrt(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape));
     okk_shim_check();
 }
@@ -902,6 +945,7 @@ void okk_bdc_sqrt(local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shap
 
 void okk_bdc_taylor_exp_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, int num_series) {
     void *okk_source = okk_shim_enter(58, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_taylor_exp(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), num_series);
     okk_shim_check();
 }
@@ -911,6 +955,7 @@ void okk_bdc_taylor_exp(local_addr_t dst_addr, local_addr_t src_addr, const dim4
 
 void okk_bdc_lookup_exp_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape) {
     void *okk_source = okk_shim_enter(59, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_lookup_exp(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape));
     okk_shim_check();
 }
@@ -920,6 +965,7 @@ void okk_bdc_lookup_exp(local_addr_t dst_addr, local_addr_t src_addr, const dim4
 
 void okk_bdc_exp_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape) {
     void *okk_source = okk_shim_enter(60, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_exp(okk_source, dst_addr, src_addr, work_addr, okk_shim_object(OKK_SHIM_DIM4, shape));
     okk_shim_check();
 }
@@ -929,6 +975,7 @@ void okk_bdc_exp(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work
 
 void okk_bdc_exp_tunable_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape, int num_series) {
     void *okk_source = okk_shim_enter(61, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_exp_tunable(okk_source, dst_addr, src_addr, work_addr, okk_shim_object(OKK_SHIM_DIM4, shape), num_series);
     okk_shim_check();
 }
@@ -938,6 +985,7 @@ void okk_bdc_exp_tunable(local_addr_t dst_addr, local_addr_t src_addr, local_add
 
 void okk_bdc_sigmoid_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape) {
     void *okk_source = okk_shim_enter(62, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_sigmoid(okk_source, dst_addr, src_addr, work_addr, okk_shim_object(OKK_SHIM_DIM4, shape));
     okk_shim_check();
 }
@@ -947,6 +995,7 @@ void okk_bdc_sigmoid(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t 
 
 void okk_bdc_sigmoid_tunable_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape, int num_series) {
     void *okk_source = okk_shim_enter(63, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_sigmoid_tunable(okk_source, dst_addr, src_addr, work_addr, okk_shim_object(OKK_SHIM_DIM4, shape), num_series);
     okk_shim_check();
 }
@@ -956,6 +1005,7 @@ void okk_bdc_sigmoid_tunable(local_addr_t dst_addr, local_addr_t src_addr, local
 
 void okk_bdc_tanh_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape) {
     void *okk_source = okk_shim_enter(64, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_tanh(okk_source, dst_addr, src_addr, work_addr, okk_shim_object(OKK_SHIM_DIM4, shape));
     okk_shim_check();
 }
@@ -965,6 +1015,7 @@ void okk_bdc_tanh(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t wor
 
 void okk_bdc_tanh_tunable_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape, int num_series) {
     void *okk_source = okk_shim_enter(65, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_tanh_tunable(okk_source, dst_addr, src_addr, work_addr, okk_shim_object(OKK_SHIM_DIM4, shape), num_series);
     okk_shim_check();
 }
@@ -974,6 +1025,7 @@ void okk_bdc_tanh_tunable(local_addr_t dst_addr, local_addr_t src_addr, local_ad
 
 void okk_bdc_relu_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(66, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_relu(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -983,6 +1035,7 @@ void okk_bdc_relu(local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shap
 
 void okk_bdc_reciprocal_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(67, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_reciprocal(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -992,6 +1045,7 @@ void okk_bdc_reciprocal(local_addr_t dst_addr, local_addr_t src_addr, const dim4
 
 void okk_bdc_neg_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(68, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_neg(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1001,6 +1055,7 @@ void okk_bdc_neg(local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape
 
 void okk_bdc_add_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     void *okk_source = okk_shim_enter(69, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_add(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
     okk_shim_check();
 }
@@ -1010,6 +1065,7 @@ void okk_bdc_add(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src
 
 void okk_bdc_add_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(70, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_add_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1019,6 +1075,7 @@ void okk_bdc_add_C(local_addr_t dst_addr, local_addr_t src_addr, float C, const 
 
 void okk_bdc_sub_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     void *okk_source = okk_shim_enter(71, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_sub(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
     okk_shim_check();
 }
@@ -1028,6 +1085,7 @@ void okk_bdc_sub(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src
 
 void okk_bdc_sub_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(72, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_sub_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1037,6 +1095,7 @@ void okk_bdc_sub_C(local_addr_t dst_addr, local_addr_t src_addr, float C, const 
 
 void okk_bdc_C_sub_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(73, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_C_sub(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1046,6 +1105,7 @@ void okk_bdc_C_sub(local_addr_t dst_addr, local_addr_t src_addr, float C, const 
 
 void okk_bdc_mul_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     void *okk_source = okk_shim_enter(74, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_mul(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
     okk_shim_check();
 }
@@ -1055,6 +1115,7 @@ void okk_bdc_mul(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src
 
 void okk_bdc_mul_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(75, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_mul_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1064,6 +1125,7 @@ void okk_bdc_mul_C(local_addr_t dst_addr, local_addr_t src_addr, float C, const 
 
 void okk_bdc_div_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     void *okk_source = okk_shim_enter(76, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_div(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
     okk_shim_check();
 }
@@ -1073,6 +1135,7 @@ void okk_bdc_div(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src
 
 void okk_bdc_div_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(77, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_div_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1082,6 +1145,7 @@ void okk_bdc_div_C(local_addr_t dst_addr, local_addr_t src_addr, float C, const 
 
 void okk_bdc_C_div_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(78, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_C_div(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1091,6 +1155,7 @@ void okk_bdc_C_div(local_addr_t dst_addr, local_addr_t src_addr, float C, const 
 
 void okk_bdc_mac_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     void *okk_source = okk_shim_enter(79, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_mac(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
     okk_shim_check();
 }
@@ -1100,6 +1165,7 @@ void okk_bdc_mac(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src
 
 void okk_bdc_mac_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(80, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_mac_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1109,6 +1175,7 @@ void okk_bdc_mac_C(local_addr_t dst_addr, local_addr_t src_addr, float C, const 
 
 void okk_bdc_max_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     void *okk_source = okk_shim_enter(81, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_max(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
     okk_shim_check();
 }
@@ -1118,6 +1185,7 @@ void okk_bdc_max(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src
 
 void okk_bdc_max_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(82, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_max_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1127,6 +1195,7 @@ void okk_bdc_max_C(local_addr_t dst_addr, local_addr_t src_addr, float C, const 
 
 void okk_bdc_min_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     void *okk_source = okk_shim_enter(83, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_min(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
     okk_shim_check();
 }
@@ -1136,6 +1205,7 @@ void okk_bdc_min(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src
 
 void okk_bdc_min_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(84, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_min_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1145,6 +1215,7 @@ void okk_bdc_min_C(local_addr_t dst_addr, local_addr_t src_addr, float C, const 
 
 void okk_bdc_greater_select_value_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, x32 select_val, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     void *okk_source = okk_shim_enter(85, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_greater_select_value(okk_source, dst_addr, src0_addr, src1_addr, select_val.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
     okk_shim_check();
 }
@@ -1154,6 +1225,7 @@ void okk_bdc_greater_select_value(local_addr_t dst_addr, local_addr_t src0_addr,
 
 void okk_bdc_greater_C_select_value_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, x32 select_val, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(86, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_greater_C_select_value(okk_source, dst_addr, src_addr, C, select_val.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1163,6 +1235,7 @@ void okk_bdc_greater_C_select_value(local_addr_t dst_addr, local_addr_t src_addr
 
 void okk_bdc_C_greater_select_value_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, x32 select_val, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(87, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_C_greater_select_value(okk_source, dst_addr, src_addr, C, select_val.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1172,6 +1245,7 @@ void okk_bdc_C_greater_select_value(local_addr_t dst_addr, local_addr_t src_addr
 
 void okk_bdc_equal_select_value_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, x32 select_val, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     void *okk_source = okk_shim_enter(88, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_equal_select_value(okk_source, dst_addr, src0_addr, src1_addr, select_val.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
     okk_shim_check();
 }
@@ -1181,6 +1255,7 @@ void okk_bdc_equal_select_value(local_addr_t dst_addr, local_addr_t src0_addr, l
 
 void okk_bdc_equal_C_select_value_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, float C, x32 select_val, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(89, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_equal_C_select_value(okk_source, dst_addr, src_addr, C, select_val.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1190,6 +1265,7 @@ void okk_bdc_equal_C_select_value(local_addr_t dst_addr, local_addr_t src_addr, 
 
 void okk_bdc_32bit_and_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     void *okk_source = okk_shim_enter(90, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_32bit_and(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
     okk_shim_check();
 }
@@ -1199,6 +1275,7 @@ void okk_bdc_32bit_and(local_addr_t dst_addr, local_addr_t src0_addr, local_addr
 
 void okk_bdc_32bit_and_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, x32 C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(91, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_32bit_and_C(okk_source, dst_addr, src_addr, C.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1208,6 +1285,7 @@ void okk_bdc_32bit_and_C(local_addr_t dst_addr, local_addr_t src_addr, x32 C, co
 
 void okk_bdc_32bit_or_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     void *okk_source = okk_shim_enter(92, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_32bit_or(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
     okk_shim_check();
 }
@@ -1217,6 +1295,7 @@ void okk_bdc_32bit_or(local_addr_t dst_addr, local_addr_t src0_addr, local_addr_
 
 void okk_bdc_32bit_or_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, x32 C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(93, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_32bit_or_C(okk_source, dst_addr, src_addr, C.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1226,6 +1305,7 @@ void okk_bdc_32bit_or_C(local_addr_t dst_addr, local_addr_t src_addr, x32 C, con
 
 void okk_bdc_32bit_xor_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     void *okk_source = okk_shim_enter(94, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_32bit_xor(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
     okk_shim_check();
 }
@@ -1235,6 +1315,7 @@ void okk_bdc_32bit_xor(local_addr_t dst_addr, local_addr_t src0_addr, local_addr
 
 void okk_bdc_32bit_xor_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, x32 C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(95, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_32bit_xor_C(okk_source, dst_addr, src_addr, C.u32, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1244,6 +1325,7 @@ void okk_bdc_32bit_xor_C(local_addr_t dst_addr, local_addr_t src_addr, x32 C, co
 
 void okk_bdc_32bit_arithmetic_shift_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     void *okk_source = okk_shim_enter(96, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_32bit_arithmetic_shift(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
     okk_shim_check();
 }
@@ -1253,6 +1335,7 @@ void okk_bdc_32bit_arithmetic_shift(local_addr_t dst_addr, local_addr_t src0_add
 
 void okk_bdc_32bit_logical_shift_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     void *okk_source = okk_shim_enter(97, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_32bit_logical_shift(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
     okk_shim_check();
 }
@@ -1262,6 +1345,7 @@ void okk_bdc_32bit_logical_shift(local_addr_t dst_addr, local_addr_t src0_addr, 
 
 void okk_bdc_32bit_arithmetic_shift_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(98, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_32bit_arithmetic_shift_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1271,6 +1355,7 @@ void okk_bdc_32bit_arithmetic_shift_C(local_addr_t dst_addr, local_addr_t src_ad
 
 void okk_bdc_32bit_logical_shift_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(99, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_32bit_logical_shift_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1280,6 +1365,7 @@ void okk_bdc_32bit_logical_shift_C(local_addr_t dst_addr, local_addr_t src_addr,
 
 void okk_bdc_32bit_C_arithmetic_shift_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(100, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_32bit_C_arithmetic_shift(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1289,6 +1375,7 @@ void okk_bdc_32bit_C_arithmetic_shift(local_addr_t dst_addr, local_addr_t src_ad
 
 void okk_bdc_32bit_C_logical_shift_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, unsigned int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(101, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_32bit_C_logical_shift(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1298,6 +1385,7 @@ void okk_bdc_32bit_C_logical_shift(local_addr_t dst_addr, local_addr_t src_addr,
 
 void okk_bdc_4N_int8_to_fp32_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape, bool is_signed, bool is_aligned_layout) {
     void *okk_source = okk_shim_enter(102, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_4N_int8_to_fp32(okk_source, dst_addr, src_addr, work_addr, okk_shim_object(OKK_SHIM_DIM4, shape), is_signed, is_aligned_layout);
     okk_shim_check();
 }
@@ -1307,6 +1395,7 @@ void okk_bdc_4N_int8_to_fp32(local_addr_t dst_addr, local_addr_t src_addr, local
 
 void okk_bdc_int8_to_fp32_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape, bool is_signed, bool is_aligned_layout) {
     void *okk_source = okk_shim_enter(103, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_int8_to_fp32(okk_source, dst_addr, src_addr, work_addr, okk_shim_object(OKK_SHIM_DIM4, shape), is_signed, is_aligned_layout);
     okk_shim_check();
 }
@@ -1316,6 +1405,7 @@ void okk_bdc_int8_to_fp32(local_addr_t dst_addr, local_addr_t src_addr, local_ad
 
 void okk_bdc_bias_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t bias_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(104, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_bias(okk_source, dst_addr, src_addr, bias_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1325,6 +1415,7 @@ void okk_bdc_bias(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t bia
 
 void okk_bdc_scale_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t scale_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(105, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_scale(okk_source, dst_addr, src_addr, scale_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1334,6 +1425,7 @@ void okk_bdc_scale(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t sc
 
 void okk_bdc_scale_bias_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t scale_addr, local_addr_t bias_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(106, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_scale_bias(okk_source, dst_addr, src_addr, scale_addr, bias_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1343,6 +1435,7 @@ void okk_bdc_scale_bias(local_addr_t dst_addr, local_addr_t src_addr, local_addr
 
 void okk_bdc_conv2d_at(const char *okk_file, int okk_line, local_addr_t output_addr, local_addr_t input_addr, local_addr_t weight_addr, local_addr_t bias_addr, const dim4 *input_shape, int output_c, int kernel_h, int kernel_w, const dim4 *input_stride, const dim4 *kernel_stride, bool using_bias, bool result_add, const Padding *padding, const dim2 *stride, const dim2 *dilation) {
     void *okk_source = okk_shim_enter(107, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_conv2d(okk_source, output_addr, input_addr, weight_addr, bias_addr, okk_shim_object(OKK_SHIM_DIM4, input_shape), output_c, kernel_h, kernel_w, okk_shim_object(OKK_SHIM_DIM4, input_stride), okk_shim_object(OKK_SHIM_DIM4, kernel_stride), using_bias, result_add, okk_shim_object(OKK_SHIM_PADDING, padding), okk_shim_object(OKK_SHIM_DIM2, stride), okk_shim_object(OKK_SHIM_DIM2, dilation));
     okk_shim_check();
 }
@@ -1352,6 +1445,7 @@ void okk_bdc_conv2d(local_addr_t output_addr, local_addr_t input_addr, local_add
 
 void okk_bdc_depthwise2d_at(const char *okk_file, int okk_line, local_addr_t output_addr, local_addr_t input_addr, local_addr_t weight_addr, local_addr_t bias_addr, const dim4 *input_shape, int kernel_h, int kernel_w, bool using_bias, const Padding *padding, const dim2 *stride, const dim2 *dilation) {
     void *okk_source = okk_shim_enter(108, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_depthwise2d(okk_source, output_addr, input_addr, weight_addr, bias_addr, okk_shim_object(OKK_SHIM_DIM4, input_shape), kernel_h, kernel_w, using_bias, okk_shim_object(OKK_SHIM_PADDING, padding), okk_shim_object(OKK_SHIM_DIM2, stride), okk_shim_object(OKK_SHIM_DIM2, dilation));
     okk_shim_check();
 }
@@ -1361,6 +1455,7 @@ void okk_bdc_depthwise2d(local_addr_t output_addr, local_addr_t input_addr, loca
 
 void okk_bdc_avg_pool2d_at(const char *okk_file, int okk_line, local_addr_t output_addr, local_addr_t input_addr, const dim4 *input_shape, int kernel_h, int kernel_w, const Padding *padding, const dim2 *stride) {
     void *okk_source = okk_shim_enter(109, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_avg_pool2d(okk_source, output_addr, input_addr, okk_shim_object(OKK_SHIM_DIM4, input_shape), kernel_h, kernel_w, okk_shim_object(OKK_SHIM_PADDING, padding), okk_shim_object(OKK_SHIM_DIM2, stride));
     okk_shim_check();
 }
@@ -1370,6 +1465,7 @@ void okk_bdc_avg_pool2d(local_addr_t output_addr, local_addr_t input_addr, const
 
 void okk_bdc_max_pool2d_at(const char *okk_file, int okk_line, local_addr_t output_addr, local_addr_t input_addr, const dim4 *input_shape, int kernel_h, int kernel_w, const Padding *padding, const dim2 *stride) {
     void *okk_source = okk_shim_enter(110, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_max_pool2d(okk_source, output_addr, input_addr, okk_shim_object(OKK_SHIM_DIM4, input_shape), kernel_h, kernel_w, okk_shim_object(OKK_SHIM_PADDING, padding), okk_shim_object(OKK_SHIM_DIM2, stride));
     okk_shim_check();
 }
@@ -1379,6 +1475,7 @@ void okk_bdc_max_pool2d(local_addr_t output_addr, local_addr_t input_addr, const
 
 void okk_bdc_matmul_at(const char *okk_file, int okk_line, local_addr_t output_addr, local_addr_t left_addr, local_addr_t right_addr, local_addr_t bias_addr, int left_rows, int left_cols, int right_cols, int left_cols_per_channel, int right_cols_per_channel, bool using_bias, bool result_add) {
     void *okk_source = okk_shim_enter(111, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_matmul(okk_source, output_addr, left_addr, right_addr, bias_addr, left_rows, left_cols, right_cols, left_cols_per_channel, right_cols_per_channel, using_bias, result_add);
     okk_shim_check();
 }
@@ -1388,6 +1485,7 @@ void okk_bdc_matmul(local_addr_t output_addr, local_addr_t left_addr, local_addr
 
 void okk_bdc_greater_select_at(const char *okk_file, int okk_line, local_addr_t dst_addr, const fp32_or_addr_t *src0, const fp32_or_addr_t *src1, const x32_or_addr_t *select0, const x32_or_addr_t *select1, const dim4 *shape) {
     void *okk_source = okk_shim_enter(112, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_greater_select(okk_source, dst_addr, okk_shim_object(OKK_SHIM_FP32_OR_ADDR, src0), okk_shim_object(OKK_SHIM_FP32_OR_ADDR, src1), okk_shim_object(OKK_SHIM_X32_OR_ADDR, select0), okk_shim_object(OKK_SHIM_X32_OR_ADDR, select1), okk_shim_object(OKK_SHIM_DIM4, shape));
     okk_shim_check();
 }
@@ -1397,6 +1495,7 @@ void okk_bdc_greater_select(local_addr_t dst_addr, const fp32_or_addr_t *src0, c
 
 void okk_bdc_equal_select_at(const char *okk_file, int okk_line, local_addr_t dst_addr, const fp32_or_addr_t *src0, const fp32_or_addr_t *src1, const x32_or_addr_t *select0, const x32_or_addr_t *select1, const dim4 *shape) {
     void *okk_source = okk_shim_enter(113, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_equal_select(okk_source, dst_addr, okk_shim_object(OKK_SHIM_FP32_OR_ADDR, src0), okk_shim_object(OKK_SHIM_FP32_OR_ADDR, src1), okk_shim_object(OKK_SHIM_X32_OR_ADDR, select0), okk_shim_object(OKK_SHIM_X32_OR_ADDR, select1), okk_shim_object(OKK_SHIM_DIM4, shape));
     okk_shim_check();
 }
@@ -1406,6 +1505,7 @@ void okk_bdc_equal_select(local_addr_t dst_addr, const fp32_or_addr_t *src0, con
 
 void okk_bdc_fixed_point_packed_add_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, op_type_t op_type, int rshift) {
     void *okk_source = okk_shim_enter(114, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_add(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride), op_type, rshift);
     okk_shim_check();
 }
@@ -1415,6 +1515,7 @@ void okk_bdc_fixed_point_packed_add(local_addr_t dst_addr, local_addr_t src0_add
 
 void okk_bdc_fixed_point_packed_add_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, op_type_t op_type, int rshift) {
     void *okk_source = okk_shim_enter(115, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_add_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride), op_type, rshift);
     okk_shim_check();
 }
@@ -1424,6 +1525,7 @@ void okk_bdc_fixed_point_packed_add_C(local_addr_t dst_addr, local_addr_t src_ad
 
 void okk_bdc_fixed_point_packed_sub_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, op_type_t op_type, int rshift) {
     void *okk_source = okk_shim_enter(116, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_sub(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride), op_type, rshift);
     okk_shim_check();
 }
@@ -1433,6 +1535,7 @@ void okk_bdc_fixed_point_packed_sub(local_addr_t dst_addr, local_addr_t src0_add
 
 void okk_bdc_fixed_point_packed_sub_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, op_type_t op_type, int rshift) {
     void *okk_source = okk_shim_enter(117, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_sub_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride), op_type, rshift);
     okk_shim_check();
 }
@@ -1442,6 +1545,7 @@ void okk_bdc_fixed_point_packed_sub_C(local_addr_t dst_addr, local_addr_t src_ad
 
 void okk_bdc_fixed_point_packed_C_sub_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, op_type_t op_type, int rshift) {
     void *okk_source = okk_shim_enter(118, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_C_sub(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride), op_type, rshift);
     okk_shim_check();
 }
@@ -1451,6 +1555,7 @@ void okk_bdc_fixed_point_packed_C_sub(local_addr_t dst_addr, local_addr_t src_ad
 
 void okk_bdc_fixed_point_packed_mul_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, op_type_t op_type, int rshift) {
     void *okk_source = okk_shim_enter(119, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_mul(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride), op_type, rshift);
     okk_shim_check();
 }
@@ -1460,6 +1565,7 @@ void okk_bdc_fixed_point_packed_mul(local_addr_t dst_addr, local_addr_t src0_add
 
 void okk_bdc_fixed_point_packed_mul_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, op_type_t op_type, int rshift) {
     void *okk_source = okk_shim_enter(120, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_mul_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride), op_type, rshift);
     okk_shim_check();
 }
@@ -1469,6 +1575,7 @@ void okk_bdc_fixed_point_packed_mul_C(local_addr_t dst_addr, local_addr_t src_ad
 
 void okk_bdc_fixed_point_packed_mac_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, bool is_origin_dst_signed, op_type_t op_type, int lshift, int rshift) {
     void *okk_source = okk_shim_enter(121, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_mac(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride), is_origin_dst_signed, op_type, lshift, rshift);
     okk_shim_check();
 }
@@ -1478,6 +1585,7 @@ void okk_bdc_fixed_point_packed_mac(local_addr_t dst_addr, local_addr_t src0_add
 
 void okk_bdc_fixed_point_packed_mac_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, bool is_origin_dst_signed, op_type_t op_type, int lshift, int rshift) {
     void *okk_source = okk_shim_enter(122, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_mac_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride), is_origin_dst_signed, op_type, lshift, rshift);
     okk_shim_check();
 }
@@ -1487,6 +1595,7 @@ void okk_bdc_fixed_point_packed_mac_C(local_addr_t dst_addr, local_addr_t src_ad
 
 void okk_bdc_fixed_point_packed_max_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, op_type_t op_type) {
     void *okk_source = okk_shim_enter(123, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_max(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride), op_type);
     okk_shim_check();
 }
@@ -1496,6 +1605,7 @@ void okk_bdc_fixed_point_packed_max(local_addr_t dst_addr, local_addr_t src0_add
 
 void okk_bdc_fixed_point_packed_max_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, op_type_t op_type) {
     void *okk_source = okk_shim_enter(124, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_max_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride), op_type);
     okk_shim_check();
 }
@@ -1505,6 +1615,7 @@ void okk_bdc_fixed_point_packed_max_C(local_addr_t dst_addr, local_addr_t src_ad
 
 void okk_bdc_fixed_point_packed_min_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, op_type_t op_type) {
     void *okk_source = okk_shim_enter(125, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_min(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride), op_type);
     okk_shim_check();
 }
@@ -1514,6 +1625,7 @@ void okk_bdc_fixed_point_packed_min(local_addr_t dst_addr, local_addr_t src0_add
 
 void okk_bdc_fixed_point_packed_min_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, int C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, op_type_t op_type) {
     void *okk_source = okk_shim_enter(126, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_min_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride), op_type);
     okk_shim_check();
 }
@@ -1523,6 +1635,7 @@ void okk_bdc_fixed_point_packed_min_C(local_addr_t dst_addr, local_addr_t src_ad
 
 void okk_bdc_fixed_point_packed_16bit_arithmetic_shift_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     void *okk_source = okk_shim_enter(127, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_16bit_arithmetic_shift(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
     okk_shim_check();
 }
@@ -1532,6 +1645,7 @@ void okk_bdc_fixed_point_packed_16bit_arithmetic_shift(local_addr_t dst_addr, lo
 
 void okk_bdc_fixed_point_packed_16bit_logical_shift_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride) {
     void *okk_source = okk_shim_enter(128, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_16bit_logical_shift(okk_source, dst_addr, src0_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride));
     okk_shim_check();
 }
@@ -1541,6 +1655,7 @@ void okk_bdc_fixed_point_packed_16bit_logical_shift(local_addr_t dst_addr, local
 
 void okk_bdc_fixed_point_packed_16bit_arithmetic_shift_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, short C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(129, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_16bit_arithmetic_shift_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1550,6 +1665,7 @@ void okk_bdc_fixed_point_packed_16bit_arithmetic_shift_C(local_addr_t dst_addr, 
 
 void okk_bdc_fixed_point_packed_16bit_logical_shift_C_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, short C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(130, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_16bit_logical_shift_C(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1559,6 +1675,7 @@ void okk_bdc_fixed_point_packed_16bit_logical_shift_C(local_addr_t dst_addr, loc
 
 void okk_bdc_fixed_point_packed_16bit_C_arithmetic_shift_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, short C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(131, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_16bit_C_arithmetic_shift(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1568,6 +1685,7 @@ void okk_bdc_fixed_point_packed_16bit_C_arithmetic_shift(local_addr_t dst_addr, 
 
 void okk_bdc_fixed_point_packed_16bit_C_logical_shift_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, unsigned short C, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(132, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_16bit_C_logical_shift(okk_source, dst_addr, src_addr, C, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1577,6 +1695,7 @@ void okk_bdc_fixed_point_packed_16bit_C_logical_shift(local_addr_t dst_addr, loc
 
 void okk_bdc_fixed_point_packed_16bit_split_high_8bit_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride) {
     void *okk_source = okk_shim_enter(133, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_16bit_split_high_8bit(okk_source, dst_addr, src_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride));
     okk_shim_check();
 }
@@ -1586,6 +1705,7 @@ void okk_bdc_fixed_point_packed_16bit_split_high_8bit(local_addr_t dst_addr, loc
 
 void okk_bdc_fixed_point_packed_16bit_split_low_8bit_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src_stride, const dim4 *work_stride) {
     void *okk_source = okk_shim_enter(134, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_16bit_split_low_8bit(okk_source, dst_addr, src_addr, work_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src_stride), okk_shim_object(OKK_SHIM_DIM4, work_stride));
     okk_shim_check();
 }
@@ -1595,6 +1715,7 @@ void okk_bdc_fixed_point_packed_16bit_split_low_8bit(local_addr_t dst_addr, loca
 
 void okk_bdc_fixed_point_packed_16bit_mul_8bit_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_high_addr, local_addr_t src0_low_addr, local_addr_t src1_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_high_stride, const dim4 *src0_low_stride, const dim4 *src1_stride, mul_type_t mul_type, int rshift) {
     void *okk_source = okk_shim_enter(135, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_16bit_mul_8bit(okk_source, dst_addr, src0_high_addr, src0_low_addr, src1_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_high_stride), okk_shim_object(OKK_SHIM_DIM4, src0_low_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride), mul_type, rshift);
     okk_shim_check();
 }
@@ -1604,6 +1725,7 @@ void okk_bdc_fixed_point_packed_16bit_mul_8bit(local_addr_t dst_addr, local_addr
 
 void okk_bdc_fixed_point_packed_s16_mul_u8_to_s16_at(const char *okk_file, int okk_line, local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, local_addr_t work_addr, local_addr_t work_high_addr, local_addr_t work_low_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, const dim4 *work_stride, const dim4 *work_high_stride, const dim4 *work_low_stride, int rshift) {
     void *okk_source = okk_shim_enter(136, okk_file, okk_line);
+    okk_shim_settle();
     okk_callbacks.okk_bdc_fixed_point_packed_s16_mul_u8_to_s16(okk_source, dst_addr, src0_addr, src1_addr, work_addr, work_high_addr, work_low_addr, okk_shim_object(OKK_SHIM_DIM4, shape), okk_shim_object(OKK_SHIM_DIM4, dst_stride), okk_shim_object(OKK_SHIM_DIM4, src0_stride), okk_shim_object(OKK_SHIM_DIM4, src1_stride), okk_shim_object(OKK_SHIM_DIM4, work_stride), okk_shim_object(OKK_SHIM_DIM4, work_high_stride), okk_shim_object(OKK_SHIM_DIM4, work_low_stride), rshift);
     okk_shim_check();
 }
