@@ -158,6 +158,9 @@ FUNCTIONS: list[tuple[str, str, str]] = [
     ("okk_bdc_fixed_point_packed_s16_mul_u8_to_s16", "void", "local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, local_addr_t work_addr, local_addr_t work_high_addr, local_addr_t work_low_addr, const dim4 *shape, const dim4 *dst_stride, const dim4 *src0_stride, const dim4 *src1_stride, const dim4 *work_stride, const dim4 *work_high_stride, const dim4 *work_low_stride, int rshift"),
 ]
 
+# The functions the shim forwards to Python; a function's index here is its id on both sides.
+FORWARDED: list[tuple[str, str, str]] = [f for f in FUNCTIONS if f[0] not in C_ONLY]
+
 # op_type_t / mul_type_t enumerators with their OP_TYPE / MUL_TYPE macro arguments (okk.h).
 OP_TYPES: list[tuple[str, tuple[int, int, int, int, int]]] = [
     ("S8_OP_S8_TO_S8", (1, 1, 1, 1, 1)), ("S8_OP_S8_TO_S16", (1, 1, 1, 0, 1)),

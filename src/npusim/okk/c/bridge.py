@@ -24,8 +24,8 @@ from ...core.errors import NpuSimError
 from ...core.timeline import SOURCE_OVERRIDE
 from .. import types as okk_types
 from .. import types_part_two
-from . import pointers
-from .api_table import C_ONLY, FUNCTIONS, OBJECT_KINDS, arguments
+from . import api_table, pointers
+from .api_table import OBJECT_KINDS, arguments
 
 C = ctypes
 SCALAR = {"bool": C.c_bool, "int": C.c_int, "short": C.c_short, "unsigned short": C.c_ushort,
@@ -38,8 +38,8 @@ RESULT = {"void": None, "bool": C.c_bool, "int": C.c_int, "unsigned int": C.c_ui
 
 _I4, _I2, _F1, _U1 = struct.Struct("<4i"), struct.Struct("<2i"), struct.Struct("<f"), struct.Struct("<I")
 
-#: The callbacks' names in api_table order: the shim's function ids.
-FORWARDED = [name for name, _, _ in FUNCTIONS if name not in C_ONLY]
+#: The callbacks' names; a name's index is the shim's function id (its okk_shim_calls slot).
+FORWARDED = [name for name, _, _ in api_table.FORWARDED]
 
 
 class Shared(C.Structure):
@@ -272,9 +272,7 @@ def _assert_fail(file, line, func, assertion):
 def callback_struct():
     """(Structure class, instance filled with live callbacks, the ctypes objects to keep alive)."""
     fields, values = [], []
-    for name, ret, args in FUNCTIONS:
-        if name in C_ONLY:
-            continue
+    for name, ret, args in api_table.FORWARDED:
         proto = prototype(ret, args)
         fields.append((name, proto))
         values.append(proto(_make_callback(name, ret, args)))
