@@ -1,0 +1,74 @@
+"""Per-geometry plans of the ISA ops: the key parts they share.
+
+An ISA call's rules, engine choice, cost and compute path depend on its operands' geometry (shape,
+strides, dtype, buffer), the chip, the op and its flags, never on addresses or values. The first call of
+a geometry runs every check; when all pass, the op keeps what they decided (a plan) under a key of
+everything those checks read. A later call with an equal key runs only what can differ per call: the
+per-view rules (``rules.tile``: scope, start partition, PSUM bank; cached on the view as ``checked``), the
+reads (init checks, in the general path's order), the compute and the timeline event. A call that fails
+a check stores nothing, so a plan is only ever hit by calls the general path accepted, and an invalid
+call raises exactly the general path's error, every time.
+
+isa_tensor_scalar.py was the first op built this way; isa.py, isa_act.py, isa_matmul.py and
+isa_vector.py follow it.
+"""
+from __future__ import annotations
+
+import itertools
+
+#: (shape, strides, dtype name, buffer) -> a small int naming it. A key of a few ints hashes faster than
+#: nested tuples (tuple hashes are not cached). Ids are never reused, so one kept on a view after the
+#: table was cleared cannot collide with a new one.
+_SIG_IDS: dict = {}
+_next_sig = itertools.count(1).__next__
+
+
+def sig(t) -> int:
+    """What an op's checks, cost and compute path read of one operand (views are immutable), as an id
+    cached on the view."""
+    i = t.sig
+    if i is not None:
+        return i
+    v = t.tv
+    s = (v.shape, v.strides, v.dtype.name, t.buffer)
+    i = _SIG_IDS.get(s)
+    if i is None:
+        if len(_SIG_IDS) > 65536:
+            _SIG_IDS.clear()
+        i = _SIG_IDS[s] = _next_sig()
+    t.sig = i
+    return i
+
+
+#: id(chip) -> (key, chip). Chips are frozen dataclasses holding a dict (unhashable); the table keeps a
+#: reference to each, so an id is never reused by another chip while its key is in use.
+_CHIP_KEYS: dict = {}
+
+
+def chip_key(chip) -> int:
+    """A small int naming ``chip`` (every field of it: costs read clocks, DMA rates, bank sizes)."""
+    k = _CHIP_KEYS.get(id(chip))
+    if k is None:
+        k = _CHIP_KEYS[id(chip)] = (len(_CHIP_KEYS) + 1, chip)
+    return k[0]
+
+
+#: Plans per table before a table is dropped (a kernel uses a handful of geometries per op).
+MAX_PLANS = 4096
+
+
+def remember(table: dict, key, plan):
+    """Store ``plan`` under ``key`` (None: the key was unhashable, nothing is stored)."""
+    if key is not None:
+        if len(table) > MAX_PLANS:
+            table.clear()
+        table[key] = plan
+    return plan
+
+
+def lookup(table: dict, key):
+    """(key, plan or None); key None when some part of it is unhashable (the general path reports it)."""
+    try:
+        return key, table.get(key)
+    except TypeError:
+        return None, None
