@@ -9,6 +9,7 @@ into ``reduce_res``.
 """
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -18,10 +19,12 @@ from . import accum
 from . import actfuncs
 from . import cost_two as _cost2
 from . import rules as R
+from . import runtime as _runtime
 from .accum import reduce_cmd
 from .alu import OPS
 from .isa import _operand, choose_engine as _choose, engine, store_result as _store
 from .runtime import NkiInstruction, current
+from .plan import chip_key as _chip_key, remember as _remember, sig as _sig
 from .tensor import NkiTensor
 
 NkiValidationError = R.NkiValidationError
@@ -69,15 +72,62 @@ def _low_precision_bias(api, bias, data, reads):
     return np.array(bias.read(api), np.float32).reshape((data.shape[0],) + (1,) * (len(data.shape) - 1))
 
 
+class _ActPlan:
+    """What one activation geometry decided (no reduction: reduce_cmd idle, no reduce_op/reduce_res)."""
+    __slots__ = ("act", "engine", "sc", "bi", "cycles", "args")
+
+    def __init__(self, act, eng, sc, bi, cycles, args):
+        self.act, self.engine, self.sc, self.bi, self.cycles, self.args = act, eng, sc, bi, cycles, args
+
+
+#: (chip, op, type(op), engine, type(engine), dst sig, data sig, scale part, bias part) -> the plan of an
+#: accepted call without reduction
+_ACT_PLANS: dict = {}
+_PLAIN = frozenset({float, int, bool})
+
+
+def _operand_part(v):
+    """A scale/bias argument's part of the plan key: a tile by geometry, a constant by type, value and the
+    sign of zero (0.0 == -0.0 hash alike); None when it cannot be keyed (the general path decides)."""
+    if v is None:
+        return None, None, None
+    if isinstance(v, NkiTensor):
+        return type(v), v.sig or _sig(v), None
+    if type(v) in _PLAIN or isinstance(v, (np.floating, np.integer)):
+        return type(v), v, v == 0 and math.copysign(1.0, v) < 0
+    raise TypeError
+
+
+def _tile_operand(api, param, t, data):
+    """A (P, 1) tile operand of a planned call: its per-view rules, then its values as float32."""
+    if not (type(t) is NkiTensor and t.checked and t.on_chip):
+        R.tile(api, param, t)
+    return np.array(t.read(api), np.float32).reshape((data.shape[0],) + (1,) * (len(data.shape) - 1))
+
+
 def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None,
                reduce_cmd=reduce_cmd.idle, engine=engine.unknown, name=None, _api="nisa.activation",
                _readout=None) -> NkiInstruction:
     """``dst = op(data * scale + bias)`` on ScalarE, optionally add-reducing into the reduce registers."""
     api = _api
-    run = current(api)
+    run = _runtime._current
+    if run is None:
+        run = current(api)
+    if not (type(dst) is NkiTensor and dst.checked and dst.on_chip):
+        R.tile(api, "dst", dst)
+    if not (type(data) is NkiTensor and data.checked and data.on_chip):
+        R.tile(api, "data", data)
+    key = None
+    if reduce_op is None and reduce_res is None and reduce_cmd is accum.reduce_cmd.idle:
+        try:
+            key = (_chip_key(run.chip), op, type(op), engine, type(engine), dst.sig or _sig(dst),
+                   data.sig or _sig(data), _operand_part(scale), _operand_part(bias), api)
+            plan = _ACT_PLANS.get(key)
+        except TypeError:
+            key = plan = None
+        if plan is not None:
+            return _planned(api, run, plan, dst, data, scale, bias)
     chip = run.chip
-    R.tile(api, "dst", dst)
-    R.tile(api, "data", data)
     R.same_partitions(api, ["dst", "data"], [dst, data])
     R.same_free_size(api, ["data", "dst"], [data, dst])
     act = _act_op(api, op)
@@ -150,8 +200,40 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
     cycles = (_cost2.scalar_pass(chip, n, data, dst) if eng == "scalar" else _cost2.one_pass(n, data, dst))
     if reduce_res is not None:
         cycles += _cost2.ACT_READ_ACCUMULATOR
-    return run.issue(api, eng, cycles, reads=reads, writes=writes, elements=dst.size,
-                     args={"op": act.name, "reduce_cmd": cmd.value})
+    args = {"op": act.name, "reduce_cmd": cmd.value}
+    if key is not None:
+        _remember(_ACT_PLANS, key, _ActPlan(act, eng, None if isinstance(scale, NkiTensor) else sc,
+                                            bi if R.is_scalar(bias) else None, cycles, args))
+    return run.issue(api, eng, cycles, reads=reads, writes=writes, elements=dst.size, args=dict(args))
+
+
+def _planned(api, run, plan, dst, data, scale, bias) -> NkiInstruction:
+    """A repeat of an accepted activation geometry: the per-call steps of the general path, in its order
+    (scale's and bias's per-view rules and reads, then data's)."""
+    reads = [data]
+    sc = plan.sc
+    if sc is None:
+        sc = _tile_operand(api, "scale", scale, data)
+        reads.append(scale)
+    bi = plan.bi
+    if bi is None and bias is not None:
+        bi = _tile_operand(api, "bias", bias, data)
+        reads.append(bias)
+    x = data.read(api)
+    x = x if x.dtype == np.float32 else x.astype(np.float32)
+    with np.errstate(all="ignore"):
+        if not (isinstance(sc, np.float32) and sc == 1.0):
+            x = x * sc
+        if bi is not None:
+            x = x + bi
+    act = plan.act
+    check_range(api, act, x)
+    with np.errstate(all="ignore"):
+        y = np.asarray(act.fn(x), np.float32)
+    _store(dst, y)
+    # (idle without reduce_res: the general path's accum.apply only reads the registers; nothing to do)
+    return run.issue(api, plan.engine, plan.cycles, reads=reads, writes=[dst], elements=dst.size,
+                     args=dict(plan.args))
 
 
 def activation_reduce(dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0, name=None) -> NkiInstruction:
