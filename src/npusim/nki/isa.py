@@ -19,7 +19,7 @@ from . import cost as _cost
 from . import rules as R
 from . import runtime as _runtime
 from .alu import AluOp
-from .plan import chip_key as _chip_key, remember as _remember, sig as _sig
+from .plan import remember as _remember, sig as _sig
 from .runtime import NkiInstruction, current
 from .tensor import NkiTensor, dtype_of
 
@@ -230,13 +230,14 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
     if not (type(dst) is NkiTensor and dst.checked and dst.on_chip):
         R.tile(api, "dst", dst)
     try:
-        key = (_chip_key(run.chip), op, type(op), engine, type(engine), dst.sig or _sig(dst),
+        key = (id(run.chip), op, type(op), engine, type(engine), dst.sig or _sig(dst),
                data1.sig or _sig(data1), data2.sig or _sig(data2))
         plan = _TT_PLANS.get(key)
     except TypeError:               # an unhashable op or engine: the checks report it
         key = plan = None
     if plan is None:
-        plan = _remember(_TT_PLANS, key, _tensor_tensor_plan(api, run, dst, data1, data2, op, engine))
+        plan = _remember(_TT_PLANS, key, _tensor_tensor_plan(api, run, dst, data1, data2, op, engine),
+                         run.chip)
     a = plan.a
     x1, x2 = data1.read(api), data2.read(api)
     if x2.shape != x1.shape:
@@ -302,13 +303,13 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None, dtype=None) -> NkiIn
     if not (type(src) is NkiTensor and src.checked and src.on_chip):
         R.tile(api, "src", src)
     try:
-        key = (_chip_key(run.chip), engine, type(engine), dtype, type(dtype), dst.sig or _sig(dst),
+        key = (id(run.chip), engine, type(engine), dtype, type(dtype), dst.sig or _sig(dst),
                src.sig or _sig(src))
         plan = _COPY_PLANS.get(key)
     except TypeError:
         key = plan = None
     if plan is None:
-        plan = _remember(_COPY_PLANS, key, _tensor_copy_plan(api, run, dst, src, engine, dtype))
+        plan = _remember(_COPY_PLANS, key, _tensor_copy_plan(api, run, dst, src, engine, dtype), run.chip)
     x = src.read(api)
     if plan.raw:
         dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
@@ -362,13 +363,13 @@ def memset(dst, value, engine=engine.unknown, name=None) -> NkiInstruction:
     if type(value) in _PLAIN_SCALARS or isinstance(value, (np.floating, np.integer, np.bool_)):
         # type and the sign of zero are part of a constant's identity (0.0 == -0.0 == False hash alike)
         try:
-            key = (_chip_key(run.chip), engine, type(engine), dst.sig or _sig(dst), type(value), value,
+            key = (id(run.chip), engine, type(engine), dst.sig or _sig(dst), type(value), value,
                    value == 0 and math.copysign(1.0, value) < 0, options().float_overflow)
             plan = _MEMSET_PLANS.get(key)
         except TypeError:
             key = plan = None
     if plan is None:
-        plan = _remember(_MEMSET_PLANS, key, _memset_plan(api, run, dst, value, engine))
+        plan = _remember(_MEMSET_PLANS, key, _memset_plan(api, run, dst, value, engine), run.chip)
     dst.write(plan.fill)
     return run.issue(api, plan.engine, plan.cycles, writes=[dst], elements=plan.elements)
 
@@ -427,11 +428,11 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     if not (isinstance(src, NkiTensor) and _alive(src)):
         R.tile(api, "src", src, on_chip=False)
     if oob_mode is None and dge_mode is None and not (src.is_indirect() or dst.is_indirect()):
-        key = (_chip_key(run.chip), dst.sig or _sig(dst), src.sig or _sig(src))
+        key = (id(run.chip), dst.sig or _sig(dst), src.sig or _sig(src))
         plan = _DMA_PLANS.get(key)
         if plan is None:
             _dma_copy_checks(api, run, dst, src, oob_mode, dge_mode)
-            plan = _remember(_DMA_PLANS, key, _DmaPlan(src.tv.dtype == dst.tv.dtype))
+            plan = _remember(_DMA_PLANS, key, _DmaPlan(src.tv.dtype == dst.tv.dtype), run.chip)
         x = src.read(api)
         if plan.same_dtype:
             dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)

@@ -24,7 +24,7 @@ from .accum import reduce_cmd
 from .alu import OPS
 from .isa import _operand, choose_engine as _choose, engine, store_result as _store
 from .runtime import NkiInstruction, current
-from .plan import chip_key as _chip_key, remember as _remember, sig as _sig
+from .plan import remember as _remember, sig as _sig
 from .tensor import NkiTensor
 
 NkiValidationError = R.NkiValidationError
@@ -120,7 +120,7 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
     key = None
     if reduce_op is None and reduce_res is None and reduce_cmd is accum.reduce_cmd.idle:
         try:
-            key = (_chip_key(run.chip), op, type(op), engine, type(engine), dst.sig or _sig(dst),
+            key = (id(run.chip), op, type(op), engine, type(engine), dst.sig or _sig(dst),
                    data.sig or _sig(data), _operand_part(scale), _operand_part(bias), api)
             plan = _ACT_PLANS.get(key)
         except TypeError:
@@ -203,7 +203,7 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
     args = {"op": act.name, "reduce_cmd": cmd.value}
     if key is not None:
         _remember(_ACT_PLANS, key, _ActPlan(act, eng, None if isinstance(scale, NkiTensor) else sc,
-                                            bi if R.is_scalar(bias) else None, cycles, args))
+                                            bi if R.is_scalar(bias) else None, cycles, args), chip)
     return run.issue(api, eng, cycles, reads=reads, writes=writes, elements=dst.size, args=dict(args))
 
 

@@ -26,7 +26,7 @@ from . import rules as R
 from . import runtime as _runtime
 from .isa import _f32, choose_engine as _choose, engine, store_result as _store
 from .runtime import NkiInstruction, current
-from .plan import chip_key as _chip_key, remember as _remember, sig as _sig
+from .plan import remember as _remember, sig as _sig
 from .tensor import SBUF, MemoryRegion, NkiTensor
 
 NkiValidationError = R.NkiValidationError
@@ -275,7 +275,7 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     key = plan = None
     if isinstance(dst, NkiTensor):
         try:
-            key = (_chip_key(chip), dst.sig or _sig(dst), stationary.sig or _sig(stationary),
+            key = (id(chip), dst.sig or _sig(dst), stationary.sig or _sig(stationary),
                    moving.sig or _sig(moving), is_stationary_onezero, is_moving_onezero, accumulate,
                    type(accumulate), tile_position, tile_size, perf_mode)
             plan = _MM_PLANS.get(key)
@@ -289,7 +289,7 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         cycles, ls_cycles = _matmul_cost(k, m, n, s_dt, m_dt, perf, is_stationary_onezero, is_moving_onezero)
         plan = _remember(_MM_PLANS, key, _MatmulPlan(
             multi_bank, k, m, n, cycles, ls_cycles,
-            {"K": k, "M": m, "N": n, "dtype": s_dt, "load_stationary_cycles": ls_cycles}))
+            {"K": k, "M": m, "N": n, "dtype": s_dt, "load_stationary_cycles": ls_cycles}), chip)
     elif plan.multi_bank:
         R.in_scope(api, "dst", dst)
     elif not dst.checked:           # _psum_dst's per-view rules (the rest is geometry)

@@ -24,11 +24,8 @@ _next_sig = itertools.count(1).__next__
 
 
 def sig(t) -> int:
-    """What an op's checks, cost and compute path read of one operand (views are immutable), as an id
-    cached on the view."""
-    i = t.sig
-    if i is not None:
-        return i
+    """What an op's checks, cost and compute path read of one operand (views are immutable), as an id;
+    cached on the view as ``t.sig`` (callers write ``t.sig or sig(t)``)."""
     v = t.tv
     s = (v.shape, v.strides, v.dtype.name, t.buffer)
     i = _SIG_IDS.get(s)
@@ -40,35 +37,22 @@ def sig(t) -> int:
     return i
 
 
-#: id(chip) -> (key, chip). Chips are frozen dataclasses holding a dict (unhashable); the table keeps a
-#: reference to each, so an id is never reused by another chip while its key is in use.
-_CHIP_KEYS: dict = {}
-
-
-def chip_key(chip) -> int:
-    """A small int naming ``chip`` (every field of it: costs read clocks, DMA rates, bank sizes)."""
-    k = _CHIP_KEYS.get(id(chip))
-    if k is None:
-        k = _CHIP_KEYS[id(chip)] = (len(_CHIP_KEYS) + 1, chip)
-    return k[0]
+#: id(chip) -> chip, for every chip a stored plan's key names: a key holds ``id(run.chip)`` (chips are
+#: frozen dataclasses holding a dict, so unhashable), and keeping the chip alive here means its id is never
+#: reused by another chip while such a key exists.
+_CHIPS: dict = {}
 
 
 #: Plans per table before a table is dropped (a kernel uses a handful of geometries per op).
 MAX_PLANS = 4096
 
 
-def remember(table: dict, key, plan):
-    """Store ``plan`` under ``key`` (None: the key was unhashable, nothing is stored)."""
+def remember(table: dict, key, plan, chip):
+    """Store ``plan`` under ``key`` (None: the key was unhashable, nothing is stored); the key's first
+    part is ``id(chip)``."""
     if key is not None:
         if len(table) > MAX_PLANS:
             table.clear()
+        _CHIPS[id(chip)] = chip
         table[key] = plan
     return plan
-
-
-def lookup(table: dict, key):
-    """(key, plan or None); key None when some part of it is unhashable (the general path reports it)."""
-    try:
-        return key, table.get(key)
-    except TypeError:
-        return None, None
