@@ -162,10 +162,11 @@ _TT_BITVEC, _TT_INT, _TT_DIRECT, _TT_CAST = "bitvec", "int", "direct", "cast"
 
 class _TensorTensorPlan:
     """What one tensor_tensor geometry decided (everything but the values)."""
-    __slots__ = ("a", "engine", "path", "cycles", "elements")
+    __slots__ = ("a", "engine", "path", "cycles", "elements", "f32_in")
 
-    def __init__(self, a, eng, path, cycles, elements):
+    def __init__(self, a, eng, path, cycles, elements, f32_in):
         self.a, self.engine, self.path, self.cycles, self.elements = a, eng, path, cycles, elements
+        self.f32_in = f32_in        # both inputs read as float32 arrays (no conversion)
 
 
 #: (chip, op, type(op), engine, type(engine), dst sig, data1 sig, data2 sig) -> the plan of a call that
@@ -212,7 +213,8 @@ def _tensor_tensor_plan(api, run, dst, data1, data2, op, engine_value) -> _Tenso
     else:
         path = _TT_CAST
     return _TensorTensorPlan(a, eng, path, _cost.two_input(chip, eng, data1, data2, dst),
-                             dst.partitions * dst.free_size)
+                             dst.partitions * dst.free_size,
+                             data1.tv.dtype.name == "float32" and data2.tv.dtype.name == "float32")
 
 
 def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> NkiInstruction:
@@ -244,7 +246,10 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
         x2 = x2.reshape(x1.shape)
     path = plan.path
     if path is _TT_DIRECT:
-        a.fn(_f32(x1), _f32(x2), out=dst.tv.array())
+        if plan.f32_in:
+            a.fn(x1, x2, out=dst.tv.array())
+        else:
+            a.fn(_f32(x1), _f32(x2), out=dst.tv.array())
         dst.mark_written()
     elif path is _TT_BITVEC:
         u = _bits_unsigned(data1.tv.dtype)
@@ -410,12 +415,6 @@ def _dma_copy_checks(api, run, dst, src, oob_mode, dge_mode) -> None:
                                  f"got src={src.size}, dst={dst.size}")
 
 
-def _alive(t) -> bool:
-    """rules.in_scope would pass (checked here without a call: the common case)."""
-    scope = (t.root or t).scope
-    return scope is None or not (scope.ended and scope.strict)
-
-
 def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engine.unknown,
              name=None) -> NkiInstruction:
     """Copy HBM<->SBUF, SBUF<->SBUF or HBM<->HBM; element counts match; casts go src -> fp32 -> dst."""
@@ -423,9 +422,17 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     run = _runtime._current
     if run is None:
         run = current(api)
-    if not (isinstance(dst, NkiTensor) and _alive(dst)):
+    # R.tile(api, p, t, on_chip=False) for dst then src: called only when it raises (not a tensor, or
+    # a dead tile), so the common case costs no call
+    if not (type(dst) is NkiTensor or isinstance(dst, NkiTensor)):
         R.tile(api, "dst", dst, on_chip=False)
-    if not (isinstance(src, NkiTensor) and _alive(src)):
+    scope = (dst.root or dst).scope
+    if scope is not None and scope.ended and scope.strict:
+        R.tile(api, "dst", dst, on_chip=False)
+    if not (type(src) is NkiTensor or isinstance(src, NkiTensor)):
+        R.tile(api, "src", src, on_chip=False)
+    scope = (src.root or src).scope
+    if scope is not None and scope.ended and scope.strict:
         R.tile(api, "src", src, on_chip=False)
     if oob_mode is None and dge_mode is None and not (src.is_indirect() or dst.is_indirect()):
         key = (id(run.chip), dst.sig or _sig(dst), src.sig or _sig(src))
@@ -489,16 +496,24 @@ def _dma_place(api, run, reads, writes, groups, ns, data_ns, elements) -> NkiIns
 
 
 def _dma_issue_planned(api, run, dst, src, plan) -> NkiInstruction:
-    """dma_issue for a planned dma_copy: groups, cost and element count kept per start-partition pair."""
+    """dma_issue for a planned dma_copy: groups, cost and element count kept per start-partition pair
+    (_dma_place's steps inline)."""
     where = (dst.tv.footprint.lane_lo if dst.on_chip else -1, src.tv.footprint.lane_lo if src.on_chip else -1)
     timing = plan.timing.get(where)
+    chip = run.chip
     if timing is None:
-        chip = run.chip
         groups = _dma_groups(chip, dst, src)
         ns = _cost.dma_ns(chip, max(dst.tv.nbytes, src.tv.nbytes), len(groups))
         timing = plan.timing[where] = (groups, ns, ns - chip.dma_fixed_ns, dst.partitions * dst.free_size)
     groups, ns, data_ns, elements = timing
-    return _dma_place(api, run, [src], [dst], groups, ns, data_ns, elements)
+    fixed = chip.dma_fixed_ns
+    reads, writes = [src], [dst]
+    q = run.dma_queue()
+    ready = run.ready_ns(q, reads=reads, writes=writes)
+    data_start = run.dma_engines.earliest(groups, ready + fixed, data_ns)
+    ins = run.issue(api, q, ns, reads=reads, writes=writes, elements=elements, not_before_ns=data_start - fixed)
+    run.dma_engines.reserve(groups, ins.event.end_ns - data_ns, data_ns)
+    return ins
 
 
 # ---- part two (TensorE, activation, reductions, GpSimd ...): see part_two.py ----

@@ -99,12 +99,6 @@ def _check_tiling(api, chip, tile_position, tile_size, k, m, perf) -> None:
                                  tile_size)
 
 
-def _input_values(t: NkiTensor, api: str, rows: int, cols: int) -> np.ndarray:
-    x = t.read(api)
-    # a contiguous float32 copy: SBUF views stride by a whole partition, which keeps numpy off BLAS
-    return np.ascontiguousarray(x, dtype=np.float32).reshape(rows, cols)
-
-
 class PsumAccumulateWarning(UserWarning):
     """nc_matmul accumulates onto PSUM values no matmul wrote (a memset or copy): undefined on
     NeuronCore-v2/v3 (nc_matmul docstring)."""
@@ -296,8 +290,10 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         R.in_scope(api, "dst", dst)
         R.compute_tile(api, "dst", dst)
     k, m, n = plan.k, plan.m, plan.n
-    a = _input_values(stationary, api, k, m)
-    b = _input_values(moving, api, k, n)
+    # (_input_values inline) contiguous float32 copies: SBUF views stride by a whole partition, which
+    # keeps numpy off BLAS
+    a = np.ascontiguousarray(stationary.read(api), dtype=np.float32).reshape(k, m)
+    b = np.ascontiguousarray(moving.read(api), dtype=np.float32).reshape(k, n)
     if is_stationary_onezero and not np.all((a == 0) | (a == 1)):
         raise NkiValidationError(api, "is_stationary_onezero", "stationary holds only 0 and 1 when the flag "
                                  "is set", "other values")

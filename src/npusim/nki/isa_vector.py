@@ -169,18 +169,18 @@ def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, rev
             if reverse0 or reverse1:
                 for c0, c1, o in zip(x0t, x1t, outt):
                     if reverse0:
-                        f0(prev, c0, out=t)
+                        f0(prev, c0, t)
                     else:
-                        f0(c0, prev, out=t)
+                        f0(c0, prev, t)
                     if reverse1:
-                        f1(c1, t, out=o)
+                        f1(c1, t, o)
                     else:
-                        f1(t, c1, out=o)
+                        f1(t, c1, o)
                     prev = o
-            else:
+            else:           # (the out array positional: ~10% less per ufunc call than out=)
                 for c0, c1, o in zip(x0t, x1t, outt):
-                    f0(c0, prev, out=t)
-                    f1(t, c1, out=o)
+                    f0(c0, prev, t)
+                    f1(t, c1, o)
                     prev = o
             out = outt.T
         else:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 
-#: (shape, strides, dtype name, buffer) -> a small int naming it. A key of a few ints hashes faster than
+#: (shape, strides, dtype name, in PSUM, on chip) -> a small int naming it. A key of a few ints hashes faster than
 #: nested tuples (tuple hashes are not cached). Ids are never reused, so one kept on a view after the
 #: table was cleared cannot collide with a new one.
 _SIG_IDS: dict = {}
@@ -24,10 +24,13 @@ _next_sig = itertools.count(1).__next__
 
 
 def sig(t) -> int:
-    """What an op's checks, cost and compute path read of one operand (views are immutable), as an id;
+    """What an op's checks, cost and compute path read of one operand (views are immutable): shape,
+    strides, dtype and buffer, as an id;
     cached on the view as ``t.sig`` (callers write ``t.sig or sig(t)``)."""
     v = t.tv
-    s = (v.shape, v.strides, v.dtype.name, t.buffer)
+    # (in_psum, on_chip) name the buffer for every rule (HBM kinds behave alike); bools hash in C, the
+    # MemoryRegion enum through a Python __hash__
+    s = (v.shape, v.strides, v.dtype.name, t.in_psum, t.on_chip)
     i = _SIG_IDS.get(s)
     if i is None:
         if len(_SIG_IDS) > 65536:

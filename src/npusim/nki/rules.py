@@ -35,12 +35,15 @@ def short(api: str) -> str:
 def tile(api: str, param: str, t, on_chip: bool = True) -> NkiTensor:
     if not isinstance(t, NkiTensor):
         raise NkiValidationError(api, param, "an NKI tensor (nl.ndarray or a view of one)", type(t).__name__)
-    in_scope(api, param, t)
-    if on_chip and not t.on_chip:
-        raise NkiValidationError(api, param, "a tile in SBUF or PSUM", t.buffer,
-                                 f"{short(api)} {param} must be in ['sbuf', 'psum'], got {t.buffer.value}")
+    scope = (t.root or t).scope
+    if scope is not None and scope.ended and scope.strict:
+        in_scope(api, param, t)     # raises (the condition in_scope checks)
     if on_chip:
-        compute_tile(api, param, t)
+        if not t.on_chip:
+            raise NkiValidationError(api, param, "a tile in SBUF or PSUM", t.buffer,
+                                     f"{short(api)} {param} must be in ['sbuf', 'psum'], got {t.buffer.value}")
+        if not t.checked:
+            compute_tile(api, param, t)
     return t
 
 
