@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import math
+import sys
 
 import numpy as np
 
@@ -22,6 +23,9 @@ from .alu import AluOp
 from .plan import remember as _remember, sig as _sig
 from .runtime import NkiInstruction, current
 from .tensor import NkiTensor, dtype_of
+
+#: core/options.py itself: ``_options_mod._current`` is options() without a call (per-instruction paths)
+_options_mod = sys.modules[options.__module__]
 
 NkiValidationError = R.NkiValidationError
 
@@ -369,7 +373,7 @@ def memset(dst, value, engine=engine.unknown, name=None) -> NkiInstruction:
         # type and the sign of zero are part of a constant's identity (0.0 == -0.0 == False hash alike)
         try:
             key = (id(run.chip), engine, type(engine), dst.sig or _sig(dst), type(value), value,
-                   value == 0 and math.copysign(1.0, value) < 0, options().float_overflow)
+                   value == 0 and math.copysign(1.0, value) < 0, _options_mod._current.float_overflow)
             plan = _MEMSET_PLANS.get(key)
         except TypeError:
             key = plan = None
@@ -445,7 +449,24 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
             dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
         else:
             store_result(dst, _f32(x).reshape(dst.shape))
-        return _dma_issue_planned(api, run, dst, src, plan)
+        # dma_issue with the groups, cost and element count the plan keeps per start-partition pair
+        where = (dst.tv.footprint.lane_lo if dst.on_chip else -1, src.tv.footprint.lane_lo if src.on_chip else -1)
+        timing = plan.timing.get(where)
+        chip = run.chip
+        if timing is None:
+            groups = _dma_groups(chip, dst, src)
+            ns = _cost.dma_ns(chip, max(dst.tv.nbytes, src.tv.nbytes), len(groups))
+            timing = plan.timing[where] = (groups, ns, ns - chip.dma_fixed_ns, dst.partitions * dst.free_size)
+        groups, ns, data_ns, elements = timing
+        fixed = chip.dma_fixed_ns
+        reads, writes = [src], [dst]
+        q = run.dma_queue()
+        ready = run.ready_ns(q, reads=reads, writes=writes)
+        data_start = run.dma_engines.earliest(groups, ready + fixed, data_ns)
+        ins = run.issue(api, q, ns, reads=reads, writes=writes, elements=elements,
+                        not_before_ns=data_start - fixed)
+        run.dma_engines.reserve(groups, ins.event.end_ns - data_ns, data_ns)
+        return ins
     _dma_copy_checks(api, run, dst, src, oob_mode, dge_mode)
     if not (src.is_indirect() or dst.is_indirect()):
         x = src.read(api)
@@ -487,27 +508,6 @@ def dma_issue(api: str, run, dst, src, reads, writes, elements=None) -> NkiInstr
 
 def _dma_place(api, run, reads, writes, groups, ns, data_ns, elements) -> NkiInstruction:
     fixed = run.chip.dma_fixed_ns
-    q = run.dma_queue()
-    ready = run.ready_ns(q, reads=reads, writes=writes)
-    data_start = run.dma_engines.earliest(groups, ready + fixed, data_ns)
-    ins = run.issue(api, q, ns, reads=reads, writes=writes, elements=elements, not_before_ns=data_start - fixed)
-    run.dma_engines.reserve(groups, ins.event.end_ns - data_ns, data_ns)
-    return ins
-
-
-def _dma_issue_planned(api, run, dst, src, plan) -> NkiInstruction:
-    """dma_issue for a planned dma_copy: groups, cost and element count kept per start-partition pair
-    (_dma_place's steps inline)."""
-    where = (dst.tv.footprint.lane_lo if dst.on_chip else -1, src.tv.footprint.lane_lo if src.on_chip else -1)
-    timing = plan.timing.get(where)
-    chip = run.chip
-    if timing is None:
-        groups = _dma_groups(chip, dst, src)
-        ns = _cost.dma_ns(chip, max(dst.tv.nbytes, src.tv.nbytes), len(groups))
-        timing = plan.timing[where] = (groups, ns, ns - chip.dma_fixed_ns, dst.partitions * dst.free_size)
-    groups, ns, data_ns, elements = timing
-    fixed = chip.dma_fixed_ns
-    reads, writes = [src], [dst]
     q = run.dma_queue()
     ready = run.ready_ns(q, reads=reads, writes=writes)
     data_start = run.dma_engines.earliest(groups, ready + fixed, data_ns)

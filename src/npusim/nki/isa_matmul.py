@@ -15,6 +15,7 @@ new accumulation group. ``accumulate=True`` always adds, ``False`` always overwr
 from __future__ import annotations
 
 import enum
+import sys
 import warnings
 import numpy as np
 
@@ -28,6 +29,9 @@ from .isa import _f32, choose_engine as _choose, engine, store_result as _store
 from .runtime import NkiInstruction, current
 from .plan import remember as _remember, sig as _sig
 from .tensor import SBUF, MemoryRegion, NkiTensor
+
+#: core/options.py itself: ``_options_mod._current`` is options() without a call (per-instruction paths)
+_options_mod = sys.modules[options.__module__]
 
 NkiValidationError = R.NkiValidationError
 
@@ -104,15 +108,6 @@ class PsumAccumulateWarning(UserWarning):
     NeuronCore-v2/v3 (nc_matmul docstring)."""
 
 
-def _matmul_written(run, dst: NkiTensor) -> np.ndarray:
-    """A uint32 view over dst's elements of the run's "last written by nc_matmul" map (fp32 dst)."""
-    m = getattr(run, "_psum_mm_map", None)
-    if m is None:
-        m = run._psum_mm_map = np.zeros(run.psum.size, np.uint8)
-    v = dst.tv
-    return np.ndarray(v.shape, np.uint32, buffer=m, offset=v.offset, strides=v.strides)
-
-
 def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, run) -> None:
     """PSUM read-accumulate-write in fp32: overwrite where this is the first write (see module doc)."""
     root = dst.root or dst
@@ -123,7 +118,7 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, r
         acc_mask = True
         if not root.full:
             previous = dst.read(api)   # never-written PSUM: warns and reads poison, or raises (strict)
-    elif options().track_init:
+    elif _options_mod._current.track_init:         # (options() without the call)
         # a new tile on reused PSUM bytes still carries the freed tile's init map: clear it first, or the
         # first matmul would accumulate onto the old values
         if root.stale:
@@ -139,7 +134,12 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, r
     result = result.reshape(dst.shape)
     if dst.tv.dtype.name == "float32":
         if run.chip.nc_version < 4:
-            mm = _matmul_written(run, dst)
+            # a uint32 view over dst's elements of the run's "last written by nc_matmul" map (fp32 dst)
+            mm = getattr(run, "_psum_mm_map", None)
+            if mm is None:
+                mm = run._psum_mm_map = np.zeros(run.psum.size, np.uint8)
+            v = dst.tv
+            mm = np.ndarray(v.shape, np.uint32, buffer=mm, offset=v.offset, strides=v.strides)
             if acc_mask is not False:
                 foreign = (mm == 0) if acc_mask is True else ((mm == 0) & acc_mask.reshape(dst.shape))
                 if foreign.any() and not root.full and options().track_init:
@@ -303,24 +303,18 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     with np.errstate(all="ignore"):
         result = _blas.matmul(a.T, b)         # fp32 products and sums (PSUM accumulates in fp32)
     _accumulate_into(dst, result, accumulate, api, run)
-    ls_end = _load_stationary(run, stationary, plan.ls_cycles)
+    # When this matmul's LoadStationary ends. It runs in the background of the previous MultiplyMoving
+    # (the PE array double-buffers its weights): it starts once the stationary data is ready, the previous
+    # LoadStationary is done and the previous MultiplyMoving has started (freeing the other weight
+    # buffer). So it is hidden behind back-to-back matmuls and exposed only after TensorE waited for data.
+    tl = run.timeline
+    ready = tl.dependencies_end([stationary.tv.footprint], [], "tensor")
+    start = max(ready, getattr(run, "_ls_end_ns", 0.0), getattr(run, "_mm_last_start_ns", 0.0))
+    ls_end = run._ls_end_ns = start + tl.engines["tensor"].ns(plan.ls_cycles)
     ins = run.issue(api, "tensor", plan.cycles, reads=[stationary, moving], writes=[dst], elements=dst.size,
                     args=dict(plan.args), not_before_ns=ls_end)
     run._mm_last_start_ns = ins.event.start_ns
     return ins
-
-
-def _load_stationary(run, stationary: NkiTensor, ls_cycles: float) -> float:
-    """When this matmul's LoadStationary ends. It runs in the background of the previous MultiplyMoving
-    (the PE array double-buffers its weights): it starts once the stationary data is ready, the previous
-    LoadStationary is done and the previous MultiplyMoving has started (freeing the other weight buffer).
-    So it is hidden behind back-to-back matmuls and exposed only after TensorE waited for data."""
-    tl = run.timeline
-    ready = tl.dependencies_end([stationary.tv.footprint], [], "tensor")
-    start = max(ready, getattr(run, "_ls_end_ns", 0.0), getattr(run, "_mm_last_start_ns", 0.0))
-    end = start + tl.engines["tensor"].ns(ls_cycles)
-    run._ls_end_ns = end
-    return end
 
 
 # --------------------------------------------------------------------------------------------- transpose

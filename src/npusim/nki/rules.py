@@ -43,7 +43,13 @@ def tile(api: str, param: str, t, on_chip: bool = True) -> NkiTensor:
             raise NkiValidationError(api, param, "a tile in SBUF or PSUM", t.buffer,
                                      f"{short(api)} {param} must be in ['sbuf', 'psum'], got {t.buffer.value}")
         if not t.checked:
-            compute_tile(api, param, t)
+            # compute_tile's remembered pass of an SBUF view inline (a loop's fresh tiles repeat it)
+            if t.ind is None and not t.in_psum and ((t.sig or _sig(t)), t.tv.footprint.lane_lo) in _PASSED:
+                t.checked = True
+                if scope is not None:
+                    scope.add_view(t)       # unchecked again when the tile dies (scope.py)
+            else:
+                compute_tile(api, param, t)
     return t
 
 
