@@ -389,13 +389,16 @@ def test_an_invalid_call_raises_the_general_error_every_time(case):
 
 
 def test_per_call_checks_still_run_on_a_plan_hit():
-    """What a plan leaves to each call: a view's start partition and PSUM bank, the 0/1 flags' values,
-    and a tile's scope."""
+    """What a plan leaves to each call: a view's start partition and PSUM bank (same geometry, another
+    place) and the 0/1 flags' values."""
     def body(r):
         msgs = []
         big = _tile((128, 8), np.float32, np.ones((128, 8)))
         nisa.tensor_copy(_tile((32, 8), np.float32), big[0:32])          # accepted: a plan
         msgs.append(_error(lambda: nisa.tensor_copy(_tile((32, 8), np.float32), big[16:48])))
+        wide = _tile((4, 1024), np.float32, np.ones((4, 1024)), nl.psum)     # two PSUM banks
+        nisa.tensor_copy(_tile((4, 512), np.float32), wide[:, 0:512])        # accepted: one bank
+        msgs.append(_error(lambda: nisa.tensor_copy(_tile((4, 512), np.float32), wide[:, 256:768])))
         ones, vals = _tile((4, 4), np.float32, np.ones((4, 4))), _tile((4, 4), np.float32, np.full((4, 4), 2.0))
         ps = _tile((4, 4), np.float32, buffer=nl.psum)
         nisa.nc_matmul(ps, ones, ones, is_moving_onezero=True)
@@ -405,8 +408,9 @@ def test_per_call_checks_still_run_on_a_plan_hit():
     general = _run(body, plans=False)
     planned = _run(body, plans=True)
     assert planned == general
-    assert "starts at partition 0 or 64" in planned[0][0] or "partition" in planned[0][0]
-    assert "only 0 and 1" in planned[0][1]
+    assert "a tile of 1..32 partitions starts at partition 0, 32, 64 or 96" in planned[0][0]
+    assert "lies inside one 2048-byte bank" in planned[0][1]
+    assert "only 0 and 1" in planned[0][2]
 
 
 def test_a_dead_tile_is_reported_on_a_plan_hit():
