@@ -53,7 +53,7 @@ def _run(body, plans: bool, target: str = "trn2"):
     finally:
         for m, n, t in saved:
             setattr(m, n, t)
-    return out, events, [(w.category, str(w.message), w.lineno) for w in caught]
+    return out, events, [(w.category, str(w.message), w.filename, w.lineno) for w in caught]
 
 
 def _same_with_and_without_plans(body, target="trn2"):
@@ -188,12 +188,13 @@ def test_memset_plan_equals_general_path(shape, dt, value, eng):
 
 @settings(max_examples=25, deadline=None)
 @given(shape=shapes, dt=st.sampled_from(["float32", "bfloat16"]),
-       fn=st.sampled_from(["exp", "tanh", "copy", "sigmoid"]),
+       fn=st.sampled_from(["exp", "tanh", "copy", "sigmoid", "sin"]),
        scale=st.sampled_from([1.0, 0.5, -0.0, "tile"]), bias=st.sampled_from([None, 0.25, "tile", "bf16tile"]),
        target=st.sampled_from(["trn1", "trn2"]), seed=st.integers(0, 99))
 def test_activation_plan_equals_general_path(shape, dt, fn, scale, bias, target, seed):
     rng = np.random.default_rng(seed)
-    inputs = [(rng.uniform(-2, 2, shape).astype(np.float32), rng.uniform(-1, 1, (shape[0], 1)).astype(np.float32),
+    # (sin's documented range is [-pi, pi]: inputs up to 4 warn, and the warning points at the caller)
+    inputs = [(rng.uniform(-4, 4, shape).astype(np.float32), rng.uniform(-1, 1, (shape[0], 1)).astype(np.float32),
                rng.uniform(-1, 1, (shape[0], 1)).astype(np.float32)) for _ in range(3)]
 
     def body(r):
@@ -430,3 +431,24 @@ def test_a_dead_tile_is_reported_on_a_plan_hit():
     general = _run(body, plans=False)
     planned = _run(body, plans=True)
     assert planned == general
+
+
+def test_warnings_point_where_they_did():
+    """Reads of never-written bytes and out-of-range activation inputs on plan hits warn with the same
+    message, file and line as on the general path."""
+    def body(r):
+        for _ in range(3):
+            a, b = _tile((32, 8), np.float32), _tile((32, 8), np.float32)      # never written
+            nisa.tensor_tensor(_tile((32, 8), np.float32), a, b, nl.add)
+            s = _tile((32, 1), np.float32)
+            nisa.activation(_tile((32, 8), np.float32), nl.exp, a, scale=s)
+            x = _tile((32, 8), np.float32, np.full((32, 8), 5.0))
+            nisa.activation(_tile((32, 8), np.float32), nl.sin, x)
+        return []
+
+    general = _run(body, plans=False)
+    planned = _run(body, plans=True)
+    assert planned == general
+    kinds = {w[0].__name__ for w in planned[2]}
+    assert kinds == {"UninitializedReadWarning", "ActivationRangeWarning"}
+    assert all(w[2] == __file__ for w in planned[2] if w[0].__name__ == "ActivationRangeWarning")

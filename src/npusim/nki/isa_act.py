@@ -98,40 +98,13 @@ def _operand_part(v):
     raise TypeError
 
 
-def _tile_operand(api, param, t, data):
-    """A (P, 1) tile operand of a planned call: its per-view rules, then its values as float32."""
-    if not (type(t) is NkiTensor and t.checked and t.on_chip):
-        R.tile(api, param, t)
-    return np.array(t.read(api), np.float32).reshape((data.shape[0],) + (1,) * (len(data.shape) - 1))
-
-
-def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None,
-               reduce_cmd=reduce_cmd.idle, engine=engine.unknown, name=None, _api="nisa.activation",
-               _readout=None) -> NkiInstruction:
-    """``dst = op(data * scale + bias)`` on ScalarE, optionally add-reducing into the reduce registers."""
-    api = _api
-    run = _runtime._current
-    if run is None:
-        run = current(api)
-    if not (type(dst) is NkiTensor and dst.checked and dst.on_chip):
-        R.tile(api, "dst", dst)
-    if not (type(data) is NkiTensor and data.checked and data.on_chip):
-        R.tile(api, "data", data)
-    key = None
-    if reduce_op is None and reduce_res is None and reduce_cmd is accum.reduce_cmd.idle:
-        try:
-            key = (id(run.chip), op, type(op), engine, type(engine), dst.sig or _sig(dst),
-                   data.sig or _sig(data), _operand_part(scale), _operand_part(bias), api)
-            plan = _ACT_PLANS.get(key)
-        except TypeError:
-            key = plan = None
-        if plan is not None:
-            return _planned(api, run, plan, dst, data, scale, bias)
+def _activation_checks(api, run, dst, data, op, scale, bias, reduce_op, reduce_res, cmd, engine_value, reads):
+    """Every rule of activation after dst's and data's per-view ones, in the general order; reads a tile
+    scale/bias (appending it to ``reads``). Returns (act, reducing, sc, bi, engine)."""
     chip = run.chip
     R.same_partitions(api, ["dst", "data"], [dst, data])
     R.same_free_size(api, ["data", "dst"], [data, dst])
     act = _act_op(api, op)
-    cmd = reduce_cmd
     if not isinstance(cmd, accum.reduce_cmd):
         raise NkiValidationError(api, "reduce_cmd", "a nisa.reduce_cmd member", cmd)
     reducing = cmd in (accum.reduce_cmd.reduce, accum.reduce_cmd.reset_reduce)
@@ -149,7 +122,6 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
         if reduce_res.shape[0] != data.partitions or reduce_res.free_size != 1:
             raise NkiValidationError(api, "reduce_res", f"a ({data.partitions}, 1) tile (one value per "
                                      "partition)", reduce_res.shape)
-    reads = [data]
     if R.is_scalar(scale):
         sc = np.float32(scale)
     else:
@@ -175,50 +147,46 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
            "gpsimd": ("activation on GpSimd exists from NeuronCore-v4 (trn3) on" if chip.nc_version < 4 else
                       "the reduce registers are ScalarE's" if (reducing or reduce_res is not None) else
                       R.gpsimd_memory(api, names, tiles))}
-    eng = _choose(api, run, engine, why, order=("scalar", "gpsimd"))
-
-    x = data.read(api)
-    x = x if x.dtype == np.float32 else x.astype(np.float32)
-    with np.errstate(all="ignore"):
-        if not (isinstance(sc, np.float32) and sc == 1.0):
-            x = x * sc
-        if bi is not None:
-            x = x + bi
-    check_range(api, act, x)
-    with np.errstate(all="ignore"):
-        y = np.asarray(act.fn(x), np.float32)
-    _store(dst, y)
-    lanes = slice(data.start_partition, data.start_partition + data.partitions)
-    sums = accum.reduce_rows("add", y) if (reducing or (reduce_res is not None and cmd is accum.reduce_cmd.idle)) \
-        else None
-    res = accum.apply(run, "scalar", cmd, "add", lanes, sums)
-    writes = [dst]
-    if reduce_res is not None:
-        _store(reduce_res, res.reshape(reduce_res.shape))
-        writes.append(reduce_res)
-    n = data.free_size
-    cycles = (_cost2.scalar_pass(chip, n, data, dst) if eng == "scalar" else _cost2.one_pass(n, data, dst))
-    if reduce_res is not None:
-        cycles += _cost2.ACT_READ_ACCUMULATOR
-    args = {"op": act.name, "reduce_cmd": cmd.value}
-    if key is not None:
-        _remember(_ACT_PLANS, key, _ActPlan(act, eng, None if isinstance(scale, NkiTensor) else sc,
-                                            bi if R.is_scalar(bias) else None, cycles, args), chip)
-    return run.issue(api, eng, cycles, reads=reads, writes=writes, elements=dst.size, args=dict(args))
+    return act, reducing, sc, bi, _choose(api, run, engine_value, why, order=("scalar", "gpsimd"))
 
 
-def _planned(api, run, plan, dst, data, scale, bias) -> NkiInstruction:
-    """A repeat of an accepted activation geometry: the per-call steps of the general path, in its order
-    (scale's and bias's per-view rules and reads, then data's)."""
+def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None,
+               reduce_cmd=reduce_cmd.idle, engine=engine.unknown, name=None, _api="nisa.activation",
+               _readout=None) -> NkiInstruction:
+    """``dst = op(data * scale + bias)`` on ScalarE, optionally add-reducing into the reduce registers."""
+    api = _api
+    run = _runtime._current
+    if run is None:
+        run = current(api)
+    if not (type(dst) is NkiTensor and dst.checked and dst.on_chip):
+        R.tile(api, "dst", dst)
+    if not (type(data) is NkiTensor and data.checked and data.on_chip):
+        R.tile(api, "data", data)
+    cmd = reduce_cmd
+    key = plan = None
+    if reduce_op is None and reduce_res is None and cmd is accum.reduce_cmd.idle:
+        try:
+            key = (id(run.chip), op, type(op), engine, type(engine), dst.sig or _sig(dst),
+                   data.sig or _sig(data), _operand_part(scale), _operand_part(bias), api)
+            plan = _ACT_PLANS.get(key)
+        except TypeError:
+            key = plan = None
     reads = [data]
-    sc = plan.sc
-    if sc is None:
-        sc = _tile_operand(api, "scale", scale, data)
-        reads.append(scale)
-    bi = plan.bi
-    if bi is None and bias is not None:
-        bi = _tile_operand(api, "bias", bias, data)
-        reads.append(bias)
+    if plan is None:
+        act, reducing, sc, bi, eng = _activation_checks(api, run, dst, data, op, scale, bias, reduce_op,
+                                                        reduce_res, cmd, engine, reads)
+    else:
+        # a repeat of an accepted geometry: a tile scale's and bias's per-view rules and reads, by the
+        # general path's functions (so a warning points where it did)
+        act, reducing, eng = plan.act, False, plan.engine
+        sc = plan.sc
+        if sc is None:
+            sc = _operand(api, "scale", scale, data, _ADD, reads)
+        bi = plan.bi
+        if bi is None and bias is not None:
+            bi = (_low_precision_bias(api, bias, data, reads) if bias.tv.dtype.name != "float32" else
+                  _operand(api, "bias", bias, data, _ADD, reads))
+
     x = data.read(api)
     x = x if x.dtype == np.float32 else x.astype(np.float32)
     with np.errstate(all="ignore"):
@@ -226,14 +194,34 @@ def _planned(api, run, plan, dst, data, scale, bias) -> NkiInstruction:
             x = x * sc
         if bi is not None:
             x = x + bi
-    act = plan.act
     check_range(api, act, x)
     with np.errstate(all="ignore"):
         y = np.asarray(act.fn(x), np.float32)
     _store(dst, y)
-    # (idle without reduce_res: the general path's accum.apply only reads the registers; nothing to do)
-    return run.issue(api, plan.engine, plan.cycles, reads=reads, writes=[dst], elements=dst.size,
-                     args=dict(plan.args))
+    writes = [dst]
+    # (idle without reduce_res leaves the registers as they are: nothing to do; registers never set read
+    # as the identity whenever they are first used)
+    if reducing or reduce_res is not None or cmd is not accum.reduce_cmd.idle:
+        lanes = slice(data.start_partition, data.start_partition + data.partitions)
+        sums = accum.reduce_rows("add", y) if (reducing or (reduce_res is not None and cmd is accum.reduce_cmd.idle)) \
+            else None
+        res = accum.apply(run, "scalar", cmd, "add", lanes, sums)
+        if reduce_res is not None:
+            _store(reduce_res, res.reshape(reduce_res.shape))
+            writes.append(reduce_res)
+    if plan is None:
+        chip = run.chip
+        n = data.free_size
+        cycles = (_cost2.scalar_pass(chip, n, data, dst) if eng == "scalar" else _cost2.one_pass(n, data, dst))
+        if reduce_res is not None:
+            cycles += _cost2.ACT_READ_ACCUMULATOR
+        args = {"op": act.name, "reduce_cmd": cmd.value}
+        if key is not None:
+            _remember(_ACT_PLANS, key, _ActPlan(act, eng, None if isinstance(scale, NkiTensor) else sc,
+                                                bi if R.is_scalar(bias) else None, cycles, args), chip)
+    else:
+        cycles, args = plan.cycles, plan.args
+    return run.issue(api, eng, cycles, reads=reads, writes=writes, elements=dst.size, args=dict(args))
 
 
 def activation_reduce(dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0, name=None) -> NkiInstruction:

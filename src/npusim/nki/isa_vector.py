@@ -146,12 +146,8 @@ def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, rev
     if plan is None:
         plan, init = _scan_plan(api, run, dst, data0, data1, initial, op0, op1, reads)
         _remember(_SCAN_PLANS, key, plan, run.chip)
-    elif plan.init is None:         # a (P, 1) tile: its per-view rules and read, as _operand does them
-        if not (type(initial) is NkiTensor and initial.checked and initial.on_chip):
-            R.tile(api, "initial", initial)
-        reads.append(initial)
-        init = np.array(initial.read(api), np.float32).reshape(
-            (data0.shape[0],) + (1,) * (len(data0.shape) - 1))
+    elif plan.init is None:         # a (P, 1) tile: its per-view rules and read, by the general path's
+        init = _operand(api, "initial", initial, data0, plan.a0, reads)      # function
     else:
         init = plan.init
     a0, a1 = plan.a0, plan.a1
