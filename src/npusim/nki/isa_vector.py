@@ -154,7 +154,10 @@ def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, rev
     p = data0.partitions
     x0 = _f32(data0.read(api)).reshape(p, -1)
     x1 = _f32(data1.read(api)).reshape(p, -1)
-    prev = np.broadcast_to(np.asarray(init, np.float32).reshape(-1), (p,)).astype(np.float32)
+    # the initial value on every partition (a scalar, or the (P, 1) tile's column): a same-dtype broadcast
+    # assignment copies the bits, as np.broadcast_to(...).astype did, without its Python wrapper
+    prev = np.empty(p, np.float32)
+    prev[...] = np.asarray(init, np.float32).reshape(-1)
     f0, f1 = a0.fn, a1.fn
     with np.errstate(all="ignore"):
         if plan.ufuncs:
