@@ -342,6 +342,36 @@ def test_a_changed_key_field_misses_the_plan(run):
         assert np.signbit(d.numpy()).all() == (math.copysign(1.0, v) < 0)
 
 
+def test_changed_flags_and_constants_miss_the_other_ops_plans(run):
+    for m, n in TABLES:
+        getattr(m, n).clear()
+    x = _tile((32, 8), np.float32, np.full((32, 8), 2.0))
+    d = _tile((32, 8), np.float32)
+    # activation: scale 0.0 and -0.0 are different plans (copy(2 * -0.0) is -0.0)
+    for sc in (0.0, -0.0):
+        assert "_ACT_PLANS" in _plans_added(lambda: nisa.activation(d, nl.copy, x, scale=sc))
+        assert np.signbit(d.numpy()).all() == (sc == 0 and math.copysign(1.0, sc) < 0)
+    # tensor_tensor_scan: initial 0.0 and -0.0 (res = 0 * init + (-0.0) keeps init's sign)
+    nz = _tile((32, 8), np.float32, np.full((32, 8), -0.0))
+    zeros = _tile((32, 8), np.float32, np.zeros((32, 8)))
+    for init in (0.0, -0.0):
+        assert "_SCAN_PLANS" in _plans_added(
+            lambda: nisa.tensor_tensor_scan(d, zeros, nz, init, nl.multiply, nl.add))
+        assert np.signbit(d.numpy()[:, 0]).all() == (math.copysign(1.0, init) < 0)
+    # tensor_copy's engine, dma_copy's dst dtype, nc_matmul's accumulate flag
+    assert "_COPY_PLANS" in _plans_added(lambda: nisa.tensor_copy(d, x, engine=nisa.engine.gpsimd))
+    hbm = _tile((32, 8), np.float32, np.full((32, 8), 2.5), nl.shared_hbm)
+    assert "_DMA_PLANS" in _plans_added(lambda: nisa.dma_copy(dst=_tile((32, 8), np.float32), src=hbm))
+    i32 = _tile((32, 8), np.int32)
+    assert "_DMA_PLANS" in _plans_added(lambda: nisa.dma_copy(dst=i32, src=hbm))
+    assert (i32.numpy() == 2).all()             # 2.5 rounds to even
+    ps = _tile((32, 8), np.float32, buffer=nl.psum)
+    one = _tile((32, 32), np.float32, np.eye(32))
+    for acc in (None, False, True):
+        assert "_MM_PLANS" in _plans_added(lambda: nisa.nc_matmul(ps, one, x, accumulate=acc))
+    assert (ps.numpy() == 4.0).all()            # None overwrote, False overwrote, True added
+
+
 def test_the_chip_is_part_of_the_key():
     for m, n in TABLES:
         getattr(m, n).clear()
