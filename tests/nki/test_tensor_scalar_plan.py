@@ -6,6 +6,7 @@ import pytest
 
 import npusim.nki.isa as nisa
 import npusim.nki.isa_tensor_scalar as ts
+import npusim.nki.plan as plan
 import npusim.nki.language as nl
 from npusim.nki import run_context
 
@@ -72,5 +73,5 @@ def test_signature_ids_are_never_reused():
     with run_context("trn2"):
         a, b = nl.ndarray((8, 8), nl.float32), nl.ndarray((8, 4), nl.float32)
         old = ts._sig(a)
-        ts._SIG_IDS.clear()
+        plan._SIG_IDS.clear()
         assert ts._sig(b) != old and ts._sig(a) != old

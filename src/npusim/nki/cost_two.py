@@ -26,7 +26,7 @@ def matmul(n_moving: int, fp32: bool, factor: float = 1.0) -> float:
 def load_stationary(m: int, fp32: bool) -> float:
     """LoadStationary of a [K, M] stationary: M/4 cycles ("up to 4x faster" than an MM of the same free
     size; nki_perf_guide: LS_II ~= 128/4 = 32), x4 for fp32 like the MM. Overlapped with the previous
-    MultiplyMoving (see isa_matmul._load_stationary)."""
+    MultiplyMoving (see isa_matmul.nc_matmul, LoadStationary)."""
     return float(math.ceil(m / LS_SPEEDUP) * (FP32_MATMUL_FACTOR if fp32 else 1))
 
 

@@ -7,6 +7,8 @@ write through ``dst`` only, and place one event via ``Run.issue`` with a cycle c
 from __future__ import annotations
 
 import enum
+import math
+import sys
 
 import numpy as np
 
@@ -16,9 +18,14 @@ from . import access as _access
 from . import alu as _alu
 from . import cost as _cost
 from . import rules as R
+from . import runtime as _runtime
 from .alu import AluOp
+from .plan import remember as _remember, sig as _sig
 from .runtime import NkiInstruction, current
 from .tensor import NkiTensor, dtype_of
+
+#: core/options.py itself: ``_options_mod._current`` is options() without a call (per-instruction paths)
+_options_mod = sys.modules[options.__module__]
 
 NkiValidationError = R.NkiValidationError
 
@@ -152,14 +159,28 @@ def choose_engine(api: str, run, engine_value, why: dict[str, str | None], order
 
 _INT32 = ("int32", "uint32")
 
+# How a tensor_tensor plan computes: bit patterns, exact int64 math (GpSimd int32), float32 straight into
+# dst, or float32 then the cast into dst's dtype.
+_TT_BITVEC, _TT_INT, _TT_DIRECT, _TT_CAST = "bitvec", "int", "direct", "cast"
 
-def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> NkiInstruction:
-    """``dst = data1 <op> data2`` elementwise (no broadcasting; not both inputs in PSUM)."""
-    api = "nisa.tensor_tensor"
-    run = current(api)
+
+class _TensorTensorPlan:
+    """What one tensor_tensor geometry decided (everything but the values)."""
+    __slots__ = ("a", "engine", "path", "cycles", "elements", "f32_in")
+
+    def __init__(self, a, eng, path, cycles, elements, f32_in):
+        self.a, self.engine, self.path, self.cycles, self.elements = a, eng, path, cycles, elements
+        self.f32_in = f32_in        # both inputs read as float32 arrays (no conversion)
+
+
+#: (chip, op, type(op), engine, type(engine), dst sig, data1 sig, data2 sig) -> the plan of a call that
+#: passed every rule
+_TT_PLANS: dict = {}
+
+
+def _tensor_tensor_plan(api, run, dst, data1, data2, op, engine_value) -> _TensorTensorPlan:
+    """Every geometry rule of tensor_tensor after the per-view ones, in the general order."""
     chip = run.chip
-    for p, t in (("data1", data1), ("data2", data2), ("dst", dst)):    # inputs first, as the official
-        R.tile(api, p, t)                                                 # simulator reports them
     R.same_partitions(api, ["dst", "data1", "data2"], [dst, data1, data2])
     R.same_free_size(api, ["data1", "data2"], [data1, data2])
     R.same_free_size(api, ["data1", "dst"], [data1, dst])
@@ -182,46 +203,88 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
            "gpsimd": psum_reason or (None if ("gpsimd" in a.engines or all_int32) and not a.is_bitvec
                                      else f"GpSimd runs tensor_tensor only for add, multiply, power and "
                                           f"all-int32 operands ({a.name})")}
-    eng_name = R.engine_arg(api, engine, globals()["engine"])
+    eng_name = R.engine_arg(api, engine_value, engine)
     if eng_name == "unknown" and why["gpsimd"] is None and (a.name == "power" or all_int32):
         eng = "gpsimd"       # the compiler's default: power, and exact 32-bit integer math, on GpSimd
     else:
-        eng = choose_engine(api, run, engine, why, order=("vector", "gpsimd"))
+        eng = choose_engine(api, run, engine_value, why, order=("vector", "gpsimd"))
+    if a.is_bitvec:
+        path = _TT_BITVEC
+    elif eng == "gpsimd" and all_int32 and a.name in ("add", "subtract", "multiply", "maximum", "minimum"):
+        path = _TT_INT
+    elif dst.tv.dtype.name == "float32" and dst.shape == data1.shape and isinstance(a.fn, np.ufunc):
+        path = _TT_DIRECT
+    else:
+        path = _TT_CAST
+    return _TensorTensorPlan(a, eng, path, _cost.two_input(chip, eng, data1, data2, dst),
+                             dst.partitions * dst.free_size,
+                             data1.tv.dtype.name == "float32" and data2.tv.dtype.name == "float32")
+
+
+def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> NkiInstruction:
+    """``dst = data1 <op> data2`` elementwise (no broadcasting; not both inputs in PSUM)."""
+    api = "nisa.tensor_tensor"
+    run = _runtime._current
+    if run is None:
+        run = current(api)          # raises: no kernel is running
+    # inputs first, as the official simulator reports them; a view that passed its per-view rules
+    # (rules.compute_tile sets .checked) skips the call
+    if not (type(data1) is NkiTensor and data1.checked and data1.on_chip):
+        R.tile(api, "data1", data1)
+    if not (type(data2) is NkiTensor and data2.checked and data2.on_chip):
+        R.tile(api, "data2", data2)
+    if not (type(dst) is NkiTensor and dst.checked and dst.on_chip):
+        R.tile(api, "dst", dst)
+    try:
+        key = (id(run.chip), op, type(op), engine, type(engine), dst.sig or _sig(dst),
+               data1.sig or _sig(data1), data2.sig or _sig(data2))
+        plan = _TT_PLANS.get(key)
+    except TypeError:               # an unhashable op or engine: the checks report it
+        key = plan = None
+    if plan is None:
+        plan = _remember(_TT_PLANS, key, _tensor_tensor_plan(api, run, dst, data1, data2, op, engine),
+                         run.chip)
+    a = plan.a
     x1, x2 = data1.read(api), data2.read(api)
     if x2.shape != x1.shape:
         x2 = x2.reshape(x1.shape)
-    if a.is_bitvec:
+    path = plan.path
+    if path is _TT_DIRECT:
+        if plan.f32_in:
+            a.fn(x1, x2, out=dst.tv.array())
+        else:
+            a.fn(_f32(x1), _f32(x2), out=dst.tv.array())
+        dst.mark_written()
+    elif path is _TT_BITVEC:
         u = _bits_unsigned(data1.tv.dtype)
         r = a.fn(x1.view(u), x2.astype(np.int64).astype(u) if x2.dtype != x1.dtype else x2.view(u))
         dst.write(np.asarray(r, u).view(dst.tv.dtype.np).reshape(dst.shape))
-    elif eng == "gpsimd" and all_int32 and a.name in ("add", "subtract", "multiply", "maximum", "minimum"):
+    elif path is _TT_INT:
         r = a.fn(x1.astype(np.int64), x2.astype(np.int64))
         dst.write(cast(r, dst.tv.dtype).reshape(dst.shape))
     else:
-        out = dst.tv.array() if (dst.tv.dtype.name == "float32" and dst.shape == data1.shape
-                                   and isinstance(a.fn, np.ufunc)) else None
-        if out is not None:
-            a.fn(_f32(x1), _f32(x2), out=out)
-            dst.mark_written()
-        else:
-            store_result(dst, _f32(np.asarray(a.fn(_f32(x1), _f32(x2)))))
-    cycles = _cost.two_input(chip, eng, data1, data2, dst)
-    return run.issue(api, eng, cycles, reads=[data1, data2], writes=[dst], elements=dst.partitions * dst.free_size,
+        store_result(dst, _f32(np.asarray(a.fn(_f32(x1), _f32(x2)))))
+    return run.issue(api, plan.engine, plan.cycles, reads=[data1, data2], writes=[dst], elements=plan.elements,
                      args={"op": a.name})
 
 
 # ------------------------------------------------------------------------------------------ tensor_copy
 
-def tensor_copy(dst, src, engine=engine.unknown, name=None, dtype=None) -> NkiInstruction:
-    """Copy ``src`` to ``dst``; bit-exact on Vector/GpSimd when dtypes match, else through float32.
-    ``dtype=`` is not in the current signature; the official matmul tutorials still pass it, with a dst of
-    another dtype (fp32 ``res_sb``, ``dtype=result.dtype`` bf16), so it is accepted, checked to be an NKI
-    dtype, and has no effect: dst's dtype decides the result."""
-    api = "nisa.tensor_copy"
-    run = current(api)
+class _CopyPlan:
+    """What one tensor_copy geometry decided."""
+    __slots__ = ("engine", "raw", "cycles", "elements")
+
+    def __init__(self, eng, raw, cycles, elements):
+        self.engine, self.raw, self.cycles, self.elements = eng, raw, cycles, elements
+
+
+#: (chip, engine, type(engine), dtype, type(dtype), dst sig, src sig) -> the plan of an accepted call
+_COPY_PLANS: dict = {}
+
+
+def _tensor_copy_plan(api, run, dst, src, engine_value, dtype) -> _CopyPlan:
+    """Every rule of tensor_copy after the per-view ones, in the general order."""
     chip = run.chip
-    R.tile(api, "dst", dst)
-    R.tile(api, "src", src)
     R.same_partitions(api, ["dst", "src"], [dst, src])
     R.same_free_size(api, ["src", "dst"], [src, dst])
     if dtype is not None:
@@ -230,23 +293,56 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None, dtype=None) -> NkiIn
            "scalar": None if chip.nc_version >= 3 else "tensor_copy on the Scalar engine is not supported on "
                                                         "NeuronCore-v2 (use activation(op=nl.copy))",
            "gpsimd": R.gpsimd_memory(api, ["dst", "src"], [dst, src])}
-    eng = choose_engine(api, run, engine, why)
+    eng = choose_engine(api, run, engine_value, why)
+    return _CopyPlan(eng, src.tv.dtype == dst.tv.dtype and eng != "scalar", _cost.one_input(chip, eng, src, dst),
+                     dst.partitions * dst.free_size)
+
+
+def tensor_copy(dst, src, engine=engine.unknown, name=None, dtype=None) -> NkiInstruction:
+    """Copy ``src`` to ``dst``; bit-exact on Vector/GpSimd when dtypes match, else through float32.
+    ``dtype=`` is not in the current signature; the official matmul tutorials still pass it, with a dst of
+    another dtype (fp32 ``res_sb``, ``dtype=result.dtype`` bf16), so it is accepted, checked to be an NKI
+    dtype, and has no effect: dst's dtype decides the result."""
+    api = "nisa.tensor_copy"
+    run = _runtime._current
+    if run is None:
+        run = current(api)
+    if not (type(dst) is NkiTensor and dst.checked and dst.on_chip):
+        R.tile(api, "dst", dst)
+    if not (type(src) is NkiTensor and src.checked and src.on_chip):
+        R.tile(api, "src", src)
+    try:
+        key = (id(run.chip), engine, type(engine), dtype, type(dtype), dst.sig or _sig(dst),
+               src.sig or _sig(src))
+        plan = _COPY_PLANS.get(key)
+    except TypeError:
+        key = plan = None
+    if plan is None:
+        plan = _remember(_COPY_PLANS, key, _tensor_copy_plan(api, run, dst, src, engine, dtype), run.chip)
     x = src.read(api)
-    if src.tv.dtype == dst.tv.dtype and eng != "scalar":
+    if plan.raw:
         dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
     else:
         store_result(dst, _f32(x))
-    cycles = _cost.one_input(chip, eng, src, dst)
-    return run.issue(api, eng, cycles, reads=[src], writes=[dst], elements=dst.partitions * dst.free_size)
+    return run.issue(api, plan.engine, plan.cycles, reads=[src], writes=[dst], elements=plan.elements)
 
 
 # ----------------------------------------------------------------------------------------------- memset
 
-def memset(dst, value, engine=engine.unknown, name=None) -> NkiInstruction:
-    """Fill ``dst`` with ``value`` (which matches dst's dtype: an int for integer tiles)."""
-    api = "nisa.memset"
-    run = current(api)
-    R.tile(api, "dst", dst)
+class _MemsetPlan:
+    __slots__ = ("engine", "fill", "cycles", "elements")
+
+    def __init__(self, eng, fill, cycles, elements):
+        self.engine, self.fill, self.cycles, self.elements = eng, fill, cycles, elements
+
+
+#: (chip, engine, type(engine), dst sig, type(value), value, value is -0, float_overflow) -> plan
+_MEMSET_PLANS: dict = {}
+_PLAIN_SCALARS = frozenset({float, int, bool})
+
+
+def _memset_plan(api, run, dst, value, engine_value) -> _MemsetPlan:
+    """Every rule of memset after the per-view ones, in the general order."""
     d = dst.tv.dtype
     if not R.is_scalar(value):
         raise NkiValidationError(api, "value", "a scalar constant", type(value).__name__)
@@ -260,21 +356,50 @@ def memset(dst, value, engine=engine.unknown, name=None) -> NkiInstruction:
     else:
         fill = cast(np.array(value, np.float64), d, overflow=options().float_overflow)
     why = {"vector": None, "gpsimd": R.gpsimd_memory(api, ["dst"], [dst])}
-    eng = choose_engine(api, run, engine, why, order=("vector", "gpsimd"))
-    dst.write(fill)
-    cycles = _cost.memset(run.chip, dst, value == 0)
-    return run.issue(api, eng, cycles, writes=[dst], elements=dst.partitions * dst.free_size)
+    eng = choose_engine(api, run, engine_value, why, order=("vector", "gpsimd"))
+    return _MemsetPlan(eng, fill, _cost.memset(run.chip, dst, value == 0), dst.partitions * dst.free_size)
+
+
+def memset(dst, value, engine=engine.unknown, name=None) -> NkiInstruction:
+    """Fill ``dst`` with ``value`` (which matches dst's dtype: an int for integer tiles)."""
+    api = "nisa.memset"
+    run = _runtime._current
+    if run is None:
+        run = current(api)
+    if not (type(dst) is NkiTensor and dst.checked and dst.on_chip):
+        R.tile(api, "dst", dst)
+    key = plan = None
+    if type(value) in _PLAIN_SCALARS or isinstance(value, (np.floating, np.integer, np.bool_)):
+        # type and the sign of zero are part of a constant's identity (0.0 == -0.0 == False hash alike)
+        try:
+            key = (id(run.chip), engine, type(engine), dst.sig or _sig(dst), type(value), value,
+                   value == 0 and math.copysign(1.0, value) < 0, _options_mod._current.float_overflow)
+            plan = _MEMSET_PLANS.get(key)
+        except TypeError:
+            key = plan = None
+    if plan is None:
+        plan = _remember(_MEMSET_PLANS, key, _memset_plan(api, run, dst, value, engine), run.chip)
+    dst.write(plan.fill)
+    return run.issue(api, plan.engine, plan.cycles, writes=[dst], elements=plan.elements)
 
 
 # --------------------------------------------------------------------------------------------- dma_copy
 
-def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engine.unknown,
-             name=None) -> NkiInstruction:
-    """Copy HBM<->SBUF, SBUF<->SBUF or HBM<->HBM; element counts match; casts go src -> fp32 -> dst."""
-    api = "nisa.dma_copy"
-    run = current(api)
-    R.tile(api, "dst", dst, on_chip=False)
-    R.tile(api, "src", src, on_chip=False)
+class _DmaPlan:
+    """What one dma_copy geometry decided; ``timing`` caches (groups, ns) per start-partition pair."""
+    __slots__ = ("same_dtype", "timing")
+
+    def __init__(self, same_dtype):
+        self.same_dtype = same_dtype
+        self.timing = {}
+
+
+#: (chip, dst sig, src sig) -> the plan of an accepted direct (not indirect) dma_copy without options
+_DMA_PLANS: dict = {}
+
+
+def _dma_copy_checks(api, run, dst, src, oob_mode, dge_mode) -> None:
+    """Every rule of dma_copy after the operand type and scope checks, in the general order."""
     for p, v, cls in (("oob_mode", oob_mode, globals()["oob_mode"]), ("dge_mode", dge_mode, globals()["dge_mode"])):
         if v is not None and not isinstance(v, cls):
             raise NkiValidationError(api, p, f"an nki.isa.{p} member (or None)", v)
@@ -292,6 +417,57 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
                                  f"dst {dst.shape} ({dst.size}), src {src.shape} ({src.size})",
                                  "dma_copy requires src and dst to have the same number of elements, "
                                  f"got src={src.size}, dst={dst.size}")
+
+
+def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engine.unknown,
+             name=None) -> NkiInstruction:
+    """Copy HBM<->SBUF, SBUF<->SBUF or HBM<->HBM; element counts match; casts go src -> fp32 -> dst."""
+    api = "nisa.dma_copy"
+    run = _runtime._current
+    if run is None:
+        run = current(api)
+    # R.tile(api, p, t, on_chip=False) for dst then src: called only when it raises (not a tensor, or
+    # a dead tile), so the common case costs no call
+    if not (type(dst) is NkiTensor or isinstance(dst, NkiTensor)):
+        R.tile(api, "dst", dst, on_chip=False)
+    scope = (dst.root or dst).scope
+    if scope is not None and scope.ended and scope.strict:
+        R.tile(api, "dst", dst, on_chip=False)
+    if not (type(src) is NkiTensor or isinstance(src, NkiTensor)):
+        R.tile(api, "src", src, on_chip=False)
+    scope = (src.root or src).scope
+    if scope is not None and scope.ended and scope.strict:
+        R.tile(api, "src", src, on_chip=False)
+    if oob_mode is None and dge_mode is None and not (src.is_indirect() or dst.is_indirect()):
+        key = (id(run.chip), dst.sig or _sig(dst), src.sig or _sig(src))
+        plan = _DMA_PLANS.get(key)
+        if plan is None:
+            _dma_copy_checks(api, run, dst, src, oob_mode, dge_mode)
+            plan = _remember(_DMA_PLANS, key, _DmaPlan(src.tv.dtype == dst.tv.dtype), run.chip)
+        x = src.read(api)
+        if plan.same_dtype:
+            dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
+        else:
+            store_result(dst, _f32(x).reshape(dst.shape))
+        # dma_issue with the groups, cost and element count the plan keeps per start-partition pair
+        where = (dst.tv.footprint.lane_lo if dst.on_chip else -1, src.tv.footprint.lane_lo if src.on_chip else -1)
+        timing = plan.timing.get(where)
+        chip = run.chip
+        if timing is None:
+            groups = _dma_groups(chip, dst, src)
+            ns = _cost.dma_ns(chip, max(dst.tv.nbytes, src.tv.nbytes), len(groups))
+            timing = plan.timing[where] = (groups, ns, ns - chip.dma_fixed_ns, dst.partitions * dst.free_size)
+        groups, ns, data_ns, elements = timing
+        fixed = chip.dma_fixed_ns
+        reads, writes = [src], [dst]
+        q = run.dma_queue()
+        ready = run.ready_ns(q, reads=reads, writes=writes)
+        data_start = run.dma_engines.earliest(groups, ready + fixed, data_ns)
+        ins = run.issue(api, q, ns, reads=reads, writes=writes, elements=elements,
+                        not_before_ns=data_start - fixed)
+        run.dma_engines.reserve(groups, ins.event.end_ns - data_ns, data_ns)
+        return ins
+    _dma_copy_checks(api, run, dst, src, oob_mode, dge_mode)
     if not (src.is_indirect() or dst.is_indirect()):
         x = src.read(api)
         if src.tv.dtype == dst.tv.dtype:
@@ -305,6 +481,16 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     return dma_issue(api, run, dst, src, reads, writes)
 
 
+def _dma_groups(chip, dst, src) -> list:
+    """The DMA engines a transfer's data phase uses: those of the SBUF side's partitions, else all."""
+    per = _cost.PARTITIONS_PER_DMA_ENGINE
+    groups = set()
+    for t in (dst, src):
+        if t.on_chip:
+            groups.update(range(t.start_partition // per, (t.start_partition + t.partitions - 1) // per + 1))
+    return sorted(g for g in groups if g < chip.dma_queues) or list(range(chip.dma_queues))
+
+
 def dma_issue(api: str, run, dst, src, reads, writes, elements=None) -> NkiInstruction:
     """Place one DMA transfer on the timeline (dma_copy, dma_transpose): the first free of the 16 queues,
     the fixed latency overlapping, the data phase on the DMA engines of the partitions it touches."""
@@ -312,24 +498,21 @@ def dma_issue(api: str, run, dst, src, reads, writes, elements=None) -> NkiInstr
     # HBM<->HBM uses all (dma.py). The data phase needs those engines to itself; the fixed latency
     # overlaps across queues.
     chip = run.chip
-    per = _cost.PARTITIONS_PER_DMA_ENGINE
-    groups = set()
-    for t in (dst, src):
-        if t.on_chip:
-            groups.update(range(t.start_partition // per, (t.start_partition + t.partitions - 1) // per + 1))
-    groups = sorted(g for g in groups if g < chip.dma_queues) or list(range(chip.dma_queues))
+    groups = _dma_groups(chip, dst, src)
     nbytes = max(dst.tv.nbytes, src.tv.nbytes)
-    q = run.dma_queue()
     ns = _cost.dma_ns(chip, nbytes, len(groups))
-    data_ns = ns - chip.dma_fixed_ns
-    ready = run.ready_ns(q, reads=reads, writes=writes)
-    data_start = run.dma_engines.earliest(groups, ready + chip.dma_fixed_ns, data_ns)
     if elements is None:
         elements = dst.partitions * dst.free_size
-    ins = run.issue(api, q, ns, reads=reads, writes=writes, elements=elements,
-                    not_before_ns=data_start - chip.dma_fixed_ns)
-    ev = ins.event
-    run.dma_engines.reserve(groups, ev.end_ns - data_ns, data_ns)
+    return _dma_place(api, run, reads, writes, groups, ns, ns - chip.dma_fixed_ns, elements)
+
+
+def _dma_place(api, run, reads, writes, groups, ns, data_ns, elements) -> NkiInstruction:
+    fixed = run.chip.dma_fixed_ns
+    q = run.dma_queue()
+    ready = run.ready_ns(q, reads=reads, writes=writes)
+    data_start = run.dma_engines.earliest(groups, ready + fixed, data_ns)
+    ins = run.issue(api, q, ns, reads=reads, writes=writes, elements=elements, not_before_ns=data_start - fixed)
+    run.dma_engines.reserve(groups, ins.event.end_ns - data_ns, data_ns)
     return ins
 
 

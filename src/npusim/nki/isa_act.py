@@ -9,6 +9,7 @@ into ``reduce_res``.
 """
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -18,10 +19,12 @@ from . import accum
 from . import actfuncs
 from . import cost_two as _cost2
 from . import rules as R
+from . import runtime as _runtime
 from .accum import reduce_cmd
 from .alu import OPS
 from .isa import _operand, choose_engine as _choose, engine, store_result as _store
 from .runtime import NkiInstruction, current
+from .plan import remember as _remember, sig as _sig
 from .tensor import NkiTensor
 
 NkiValidationError = R.NkiValidationError
@@ -69,19 +72,39 @@ def _low_precision_bias(api, bias, data, reads):
     return np.array(bias.read(api), np.float32).reshape((data.shape[0],) + (1,) * (len(data.shape) - 1))
 
 
-def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None,
-               reduce_cmd=reduce_cmd.idle, engine=engine.unknown, name=None, _api="nisa.activation",
-               _readout=None) -> NkiInstruction:
-    """``dst = op(data * scale + bias)`` on ScalarE, optionally add-reducing into the reduce registers."""
-    api = _api
-    run = current(api)
+class _ActPlan:
+    """What one activation geometry decided (no reduction: reduce_cmd idle, no reduce_op/reduce_res)."""
+    __slots__ = ("act", "engine", "sc", "bi", "cycles", "args")
+
+    def __init__(self, act, eng, sc, bi, cycles, args):
+        self.act, self.engine, self.sc, self.bi, self.cycles, self.args = act, eng, sc, bi, cycles, args
+
+
+#: (chip, op, type(op), engine, type(engine), dst sig, data sig, scale part, bias part) -> the plan of an
+#: accepted call without reduction
+_ACT_PLANS: dict = {}
+_PLAIN = frozenset({float, int, bool})
+
+
+def _operand_part(v):
+    """A scale/bias argument's part of the plan key: a tile by geometry, a constant by type, value and the
+    sign of zero (0.0 == -0.0 hash alike); None when it cannot be keyed (the general path decides)."""
+    if v is None:
+        return None, None, None
+    if isinstance(v, NkiTensor):
+        return type(v), v.sig or _sig(v), None
+    if type(v) in _PLAIN or isinstance(v, (np.floating, np.integer)):
+        return type(v), v, v == 0 and math.copysign(1.0, v) < 0
+    raise TypeError
+
+
+def _activation_checks(api, run, dst, data, op, scale, bias, reduce_op, reduce_res, cmd, engine_value, reads):
+    """Every rule of activation after dst's and data's per-view ones, in the general order; reads a tile
+    scale/bias (appending it to ``reads``). Returns (act, reducing, sc, bi, engine)."""
     chip = run.chip
-    R.tile(api, "dst", dst)
-    R.tile(api, "data", data)
     R.same_partitions(api, ["dst", "data"], [dst, data])
     R.same_free_size(api, ["data", "dst"], [data, dst])
     act = _act_op(api, op)
-    cmd = reduce_cmd
     if not isinstance(cmd, accum.reduce_cmd):
         raise NkiValidationError(api, "reduce_cmd", "a nisa.reduce_cmd member", cmd)
     reducing = cmd in (accum.reduce_cmd.reduce, accum.reduce_cmd.reset_reduce)
@@ -99,7 +122,6 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
         if reduce_res.shape[0] != data.partitions or reduce_res.free_size != 1:
             raise NkiValidationError(api, "reduce_res", f"a ({data.partitions}, 1) tile (one value per "
                                      "partition)", reduce_res.shape)
-    reads = [data]
     if R.is_scalar(scale):
         sc = np.float32(scale)
     else:
@@ -125,7 +147,45 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
            "gpsimd": ("activation on GpSimd exists from NeuronCore-v4 (trn3) on" if chip.nc_version < 4 else
                       "the reduce registers are ScalarE's" if (reducing or reduce_res is not None) else
                       R.gpsimd_memory(api, names, tiles))}
-    eng = _choose(api, run, engine, why, order=("scalar", "gpsimd"))
+    return act, reducing, sc, bi, _choose(api, run, engine_value, why, order=("scalar", "gpsimd"))
+
+
+def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None,
+               reduce_cmd=reduce_cmd.idle, engine=engine.unknown, name=None, _api="nisa.activation",
+               _readout=None) -> NkiInstruction:
+    """``dst = op(data * scale + bias)`` on ScalarE, optionally add-reducing into the reduce registers."""
+    api = _api
+    run = _runtime._current
+    if run is None:
+        run = current(api)
+    if not (type(dst) is NkiTensor and dst.checked and dst.on_chip):
+        R.tile(api, "dst", dst)
+    if not (type(data) is NkiTensor and data.checked and data.on_chip):
+        R.tile(api, "data", data)
+    cmd = reduce_cmd
+    key = plan = None
+    if reduce_op is None and reduce_res is None and cmd is accum.reduce_cmd.idle:
+        try:
+            key = (id(run.chip), op, type(op), engine, type(engine), dst.sig or _sig(dst),
+                   data.sig or _sig(data), _operand_part(scale), _operand_part(bias), api)
+            plan = _ACT_PLANS.get(key)
+        except TypeError:
+            key = plan = None
+    reads = [data]
+    if plan is None:
+        act, reducing, sc, bi, eng = _activation_checks(api, run, dst, data, op, scale, bias, reduce_op,
+                                                        reduce_res, cmd, engine, reads)
+    else:
+        # a repeat of an accepted geometry: a tile scale's and bias's per-view rules and reads, by the
+        # general path's functions (so a warning points where it did)
+        act, reducing, eng = plan.act, False, plan.engine
+        sc = plan.sc
+        if sc is None:
+            sc = _operand(api, "scale", scale, data, _ADD, reads)
+        bi = plan.bi
+        if bi is None and bias is not None:
+            bi = (_low_precision_bias(api, bias, data, reads) if bias.tv.dtype.name != "float32" else
+                  _operand(api, "bias", bias, data, _ADD, reads))
 
     x = data.read(api)
     x = x if x.dtype == np.float32 else x.astype(np.float32)
@@ -138,20 +198,30 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
     with np.errstate(all="ignore"):
         y = np.asarray(act.fn(x), np.float32)
     _store(dst, y)
-    lanes = slice(data.start_partition, data.start_partition + data.partitions)
-    sums = accum.reduce_rows("add", y) if (reducing or (reduce_res is not None and cmd is accum.reduce_cmd.idle)) \
-        else None
-    res = accum.apply(run, "scalar", cmd, "add", lanes, sums)
     writes = [dst]
-    if reduce_res is not None:
-        _store(reduce_res, res.reshape(reduce_res.shape))
-        writes.append(reduce_res)
-    n = data.free_size
-    cycles = (_cost2.scalar_pass(chip, n, data, dst) if eng == "scalar" else _cost2.one_pass(n, data, dst))
-    if reduce_res is not None:
-        cycles += _cost2.ACT_READ_ACCUMULATOR
-    return run.issue(api, eng, cycles, reads=reads, writes=writes, elements=dst.size,
-                     args={"op": act.name, "reduce_cmd": cmd.value})
+    # (idle without reduce_res leaves the registers as they are: nothing to do; registers never set read
+    # as the identity whenever they are first used)
+    if reducing or reduce_res is not None or cmd is not accum.reduce_cmd.idle:
+        lanes = slice(data.start_partition, data.start_partition + data.partitions)
+        sums = accum.reduce_rows("add", y) if (reducing or (reduce_res is not None and cmd is accum.reduce_cmd.idle)) \
+            else None
+        res = accum.apply(run, "scalar", cmd, "add", lanes, sums)
+        if reduce_res is not None:
+            _store(reduce_res, res.reshape(reduce_res.shape))
+            writes.append(reduce_res)
+    if plan is None:
+        chip = run.chip
+        n = data.free_size
+        cycles = (_cost2.scalar_pass(chip, n, data, dst) if eng == "scalar" else _cost2.one_pass(n, data, dst))
+        if reduce_res is not None:
+            cycles += _cost2.ACT_READ_ACCUMULATOR
+        args = {"op": act.name, "reduce_cmd": cmd.value}
+        if key is not None:
+            _remember(_ACT_PLANS, key, _ActPlan(act, eng, None if isinstance(scale, NkiTensor) else sc,
+                                                bi if R.is_scalar(bias) else None, cycles, args), chip)
+    else:
+        cycles, args = plan.cycles, plan.args
+    return run.issue(api, eng, cycles, reads=reads, writes=writes, elements=dst.size, args=dict(args))
 
 
 def activation_reduce(dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0, name=None) -> NkiInstruction:

@@ -15,6 +15,7 @@ new accumulation group. ``accumulate=True`` always adds, ``False`` always overwr
 from __future__ import annotations
 
 import enum
+import sys
 import warnings
 import numpy as np
 
@@ -23,9 +24,14 @@ from . import blas as _blas
 from . import cost as _cost
 from . import cost_two as _cost2
 from . import rules as R
+from . import runtime as _runtime
 from .isa import _f32, choose_engine as _choose, engine, store_result as _store
 from .runtime import NkiInstruction, current
-from .tensor import MemoryRegion, NkiTensor
+from .plan import remember as _remember, sig as _sig
+from .tensor import SBUF, MemoryRegion, NkiTensor
+
+#: core/options.py itself: ``_options_mod._current`` is options() without a call (per-instruction paths)
+_options_mod = sys.modules[options.__module__]
 
 NkiValidationError = R.NkiValidationError
 
@@ -53,8 +59,9 @@ def _sbuf_input(api, param, t) -> None:
         raise NkiValidationError(api, param, "TensorE reads its inputs from SBUF", t.buffer)
 
 
-def _psum_dst(api, param, t, chip, allow_multi_bank: bool) -> None:
-    """dst of a TensorE op: a PSUM tile; inside one 2 KiB bank unless trn3 lets it span the PSUM."""
+def _psum_dst(api, param, t, chip, allow_multi_bank: bool) -> bool:
+    """dst of a TensorE op: a PSUM tile; inside one 2 KiB bank unless trn3 lets it span the PSUM (then
+    True: only the partition count is checked, not the per-view rules)."""
     if not isinstance(t, NkiTensor):
         raise NkiValidationError(api, param, "an NKI tensor (nl.ndarray or a view of one)", type(t).__name__)
     if t.buffer is not MemoryRegion.psum:
@@ -65,8 +72,9 @@ def _psum_dst(api, param, t, chip, allow_multi_bank: bool) -> None:
             raise NkiValidationError(api, param, "partition dim <= 128", t.shape,
                                      f"{R.short(api)} {param} partition dimension {t.partitions} exceeds "
                                      "maximum 128")
-        return
+        return True
     R.compute_tile(api, param, t)
+    return False
 
 
 def _check_tiling(api, chip, tile_position, tile_size, k, m, perf) -> None:
@@ -95,24 +103,9 @@ def _check_tiling(api, chip, tile_position, tile_size, k, m, perf) -> None:
                                  tile_size)
 
 
-def _input_values(t: NkiTensor, api: str, rows: int, cols: int) -> np.ndarray:
-    x = t.read(api)
-    # a contiguous float32 copy: SBUF views stride by a whole partition, which keeps numpy off BLAS
-    return np.ascontiguousarray(x, dtype=np.float32).reshape(rows, cols)
-
-
 class PsumAccumulateWarning(UserWarning):
     """nc_matmul accumulates onto PSUM values no matmul wrote (a memset or copy): undefined on
     NeuronCore-v2/v3 (nc_matmul docstring)."""
-
-
-def _matmul_written(run, dst: NkiTensor) -> np.ndarray:
-    """A uint32 view over dst's elements of the run's "last written by nc_matmul" map (fp32 dst)."""
-    m = getattr(run, "_psum_mm_map", None)
-    if m is None:
-        m = run._psum_mm_map = np.zeros(run.psum.size, np.uint8)
-    v = dst.tv
-    return np.ndarray(v.shape, np.uint32, buffer=m, offset=v.offset, strides=v.strides)
 
 
 def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, run) -> None:
@@ -125,18 +118,28 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, r
         acc_mask = True
         if not root.full:
             previous = dst.read(api)   # never-written PSUM: warns and reads poison, or raises (strict)
-    elif options().track_init:
+    elif _options_mod._current.track_init:         # (options() without the call)
         # a new tile on reused PSUM bytes still carries the freed tile's init map: clear it first, or the
         # first matmul would accumulate onto the old values
-        dst._fresh_init(root)
-        fresh = dst.tv.uninitialized_mask()
-        acc_mask = True if fresh is None else ~fresh.reshape(result.shape)
+        if root.stale:
+            # clearing it leaves every byte of the allocation, so of dst, never written: the mask would be
+            # all False, which overwrites everywhere and warns nowhere, as False does (without the mask)
+            dst._fresh_init(root)
+            acc_mask = False
+        else:
+            fresh = dst.tv.uninitialized_mask()
+            acc_mask = True if fresh is None else ~fresh.reshape(result.shape)
     else:
         acc_mask = False        # without init tracking, a view not yet fully written starts a group
     result = result.reshape(dst.shape)
     if dst.tv.dtype.name == "float32":
         if run.chip.nc_version < 4:
-            mm = _matmul_written(run, dst)
+            # a uint32 view over dst's elements of the run's "last written by nc_matmul" map (fp32 dst)
+            mm = getattr(run, "_psum_mm_map", None)
+            if mm is None:
+                mm = run._psum_mm_map = np.zeros(run.psum.size, np.uint8)
+            v = dst.tv
+            mm = np.ndarray(v.shape, np.uint32, buffer=mm, offset=v.offset, strides=v.strides)
             if acc_mask is not False:
                 foreign = (mm == 0) if acc_mask is True else ((mm == 0) & acc_mask.reshape(dst.shape))
                 if foreign.any() and not root.full and options().track_init:
@@ -166,18 +169,21 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, r
     _store(dst, result.astype(np.float32, copy=False))
 
 
-def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_onezero=False,
-              is_transpose=False, accumulate=None, tile_position=(), tile_size=(),
-              perf_mode=matmul_perf_mode.none, name=None) -> NkiInstruction:
-    """``dst = stationary.T @ moving`` on TensorE: stationary [K, M], moving [K, N] in SBUF; dst [M, N]
-    in PSUM, computed and accumulated in fp32."""
-    api = "nisa.nc_matmul"
-    run = current(api)
-    chip = run.chip
-    _sbuf_input(api, "stationary", stationary)
-    _sbuf_input(api, "moving", moving)
-    if is_transpose:
-        return _transpose_mode(api, run, dst, stationary, moving)
+class _MatmulPlan:
+    """What one nc_matmul geometry decided (not the transpose mode)."""
+    __slots__ = ("multi_bank", "k", "m", "n", "cycles", "ls_cycles", "args")
+
+    def __init__(self, multi_bank, k, m, n, cycles, ls_cycles, args):
+        self.multi_bank, self.k, self.m, self.n = multi_bank, k, m, n
+        self.cycles, self.ls_cycles, self.args = cycles, ls_cycles, args
+
+
+#: (chip, dst sig, stationary sig, moving sig, the flags and their types) -> the plan of an accepted call
+_MM_PLANS: dict = {}
+
+
+def _matmul_checks(api, chip, dst, stationary, moving, accumulate, tile_position, tile_size, perf_mode):
+    """Every rule of nc_matmul after the inputs' per-view ones, in the general order; returns the plan."""
     k, m, n = stationary.partitions, stationary.free_size, moving.free_size
     if moving.partitions != k:
         raise NkiValidationError(api, "moving", "stationary and moving have the same partition size (the "
@@ -196,7 +202,7 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     elif n > MAX_MOVING_FREE:
         raise NkiValidationError(api, "moving", f"moving free size N <= {MAX_MOVING_FREE} "
                                  "(gemm_moving_fmax)", n)
-    _psum_dst(api, "dst", dst, chip, allow_multi_bank=chip.nc_version >= 4)
+    multi_bank = _psum_dst(api, "dst", dst, chip, allow_multi_bank=chip.nc_version >= 4)
     if dst.partitions != m or dst.free_size != n:
         raise NkiValidationError(api, "dst", f"dst is [M, N] = [{m}, {n}] (stationary free size, moving "
                                  "free size)", dst.shape)
@@ -231,9 +237,63 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
             raise NkiValidationError(api, "perf_mode", "double_row is the FP8 mode: both inputs fp8",
                                      (s_dt, m_dt))
     _check_tiling(api, chip, tile_position, tile_size, k, m, perf)
+    return multi_bank, perf
 
-    a = _input_values(stationary, api, k, m)
-    b = _input_values(moving, api, k, n)
+
+def _matmul_cost(k, m, n, s_dt, m_dt, perf, is_stationary_onezero, is_moving_onezero):
+    fp32 = "float32" in (s_dt, m_dt)           # tf32 x tf32 runs at the 16-bit rate
+    factor = 1.0
+    if fp32 and (is_stationary_onezero or is_moving_onezero):
+        factor = 0.5                        # onezero flags give 2x for fp32 operands
+    if perf is matmul_perf_mode.double_row:
+        factor = 0.5
+    return _cost2.matmul(n, fp32, factor), _cost2.load_stationary(m, fp32)
+
+
+def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_onezero=False,
+              is_transpose=False, accumulate=None, tile_position=(), tile_size=(),
+              perf_mode=matmul_perf_mode.none, name=None) -> NkiInstruction:
+    """``dst = stationary.T @ moving`` on TensorE: stationary [K, M], moving [K, N] in SBUF; dst [M, N]
+    in PSUM, computed and accumulated in fp32."""
+    api = "nisa.nc_matmul"
+    run = _runtime._current
+    if run is None:
+        run = current(api)
+    chip = run.chip
+    if not (type(stationary) is NkiTensor and stationary.checked and stationary.buffer is SBUF):
+        _sbuf_input(api, "stationary", stationary)
+    if not (type(moving) is NkiTensor and moving.checked and moving.buffer is SBUF):
+        _sbuf_input(api, "moving", moving)
+    if is_transpose:
+        return _transpose_mode(api, run, dst, stationary, moving)
+    key = plan = None
+    if isinstance(dst, NkiTensor):
+        try:
+            key = (id(chip), dst.sig or _sig(dst), stationary.sig or _sig(stationary),
+                   moving.sig or _sig(moving), is_stationary_onezero, is_moving_onezero, accumulate,
+                   type(accumulate), tile_position, tile_size, perf_mode)
+            plan = _MM_PLANS.get(key)
+        except TypeError:
+            key = None
+    if plan is None:
+        multi_bank, perf = _matmul_checks(api, chip, dst, stationary, moving, accumulate, tile_position,
+                                          tile_size, perf_mode)
+        k, m, n = stationary.partitions, stationary.free_size, moving.free_size
+        s_dt, m_dt = stationary.tv.dtype.name, moving.tv.dtype.name
+        cycles, ls_cycles = _matmul_cost(k, m, n, s_dt, m_dt, perf, is_stationary_onezero, is_moving_onezero)
+        plan = _remember(_MM_PLANS, key, _MatmulPlan(
+            multi_bank, k, m, n, cycles, ls_cycles,
+            {"K": k, "M": m, "N": n, "dtype": s_dt, "load_stationary_cycles": ls_cycles}), chip)
+    elif plan.multi_bank:
+        R.in_scope(api, "dst", dst)
+    elif not dst.checked:           # _psum_dst's per-view rules (the rest is geometry)
+        R.in_scope(api, "dst", dst)
+        R.compute_tile(api, "dst", dst)
+    k, m, n = plan.k, plan.m, plan.n
+    # (_input_values inline) contiguous float32 copies: SBUF views stride by a whole partition, which
+    # keeps numpy off BLAS
+    a = np.ascontiguousarray(stationary.read(api), dtype=np.float32).reshape(k, m)
+    b = np.ascontiguousarray(moving.read(api), dtype=np.float32).reshape(k, n)
     if is_stationary_onezero and not np.all((a == 0) | (a == 1)):
         raise NkiValidationError(api, "is_stationary_onezero", "stationary holds only 0 and 1 when the flag "
                                  "is set", "other values")
@@ -243,34 +303,18 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     with np.errstate(all="ignore"):
         result = _blas.matmul(a.T, b)         # fp32 products and sums (PSUM accumulates in fp32)
     _accumulate_into(dst, result, accumulate, api, run)
-
-    fp32 = "float32" in (s_dt, m_dt)           # tf32 x tf32 runs at the 16-bit rate
-    factor = 1.0
-    if fp32 and (is_stationary_onezero or is_moving_onezero):
-        factor = 0.5                        # onezero flags give 2x for fp32 operands
-    if perf is matmul_perf_mode.double_row:
-        factor = 0.5
-    cycles = _cost2.matmul(n, fp32, factor)
-    ls_cycles = _cost2.load_stationary(m, fp32)
-    ls_end = _load_stationary(run, stationary, ls_cycles)
-    ins = run.issue(api, "tensor", cycles, reads=[stationary, moving], writes=[dst], elements=dst.size,
-                    args={"K": k, "M": m, "N": n, "dtype": s_dt, "load_stationary_cycles": ls_cycles},
-                    not_before_ns=ls_end)
-    run._mm_last_start_ns = ins.event.start_ns
-    return ins
-
-
-def _load_stationary(run, stationary: NkiTensor, ls_cycles: float) -> float:
-    """When this matmul's LoadStationary ends. It runs in the background of the previous MultiplyMoving
-    (the PE array double-buffers its weights): it starts once the stationary data is ready, the previous
-    LoadStationary is done and the previous MultiplyMoving has started (freeing the other weight buffer).
-    So it is hidden behind back-to-back matmuls and exposed only after TensorE waited for data."""
+    # When this matmul's LoadStationary ends. It runs in the background of the previous MultiplyMoving
+    # (the PE array double-buffers its weights): it starts once the stationary data is ready, the previous
+    # LoadStationary is done and the previous MultiplyMoving has started (freeing the other weight
+    # buffer). So it is hidden behind back-to-back matmuls and exposed only after TensorE waited for data.
     tl = run.timeline
     ready = tl.dependencies_end([stationary.tv.footprint], [], "tensor")
     start = max(ready, getattr(run, "_ls_end_ns", 0.0), getattr(run, "_mm_last_start_ns", 0.0))
-    end = start + tl.engines["tensor"].ns(ls_cycles)
-    run._ls_end_ns = end
-    return end
+    ls_end = run._ls_end_ns = start + tl.engines["tensor"].ns(plan.ls_cycles)
+    ins = run.issue(api, "tensor", plan.cycles, reads=[stationary, moving], writes=[dst], elements=dst.size,
+                    args=dict(plan.args), not_before_ns=ls_end)
+    run._mm_last_start_ns = ins.event.start_ns
+    return ins
 
 
 # --------------------------------------------------------------------------------------------- transpose

@@ -8,7 +8,6 @@ computes and places its event.
 """
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
@@ -17,6 +16,7 @@ from . import cost as _cost
 from . import rules as R
 from . import runtime as _runtime
 from .alu import AluOp
+from .plan import sig as _sig     # (one id space for every op: the id is cached on the view)
 from .isa import (NkiValidationError, _apply, _bits_unsigned, _f32, _op, _operand, choose_engine, engine,
                   store_result)
 from .runtime import NkiInstruction, current
@@ -163,26 +163,6 @@ def _const(v) -> bool:
 
 
 _PLAIN = frozenset({float, int, type(None)})
-
-#: (shape, strides, dtype name, in_psum) -> a small int naming it. A key of two ints hashes faster than
-#: one of two nested tuples (tuple hashes are not cached). Ids are never reused, so one kept on a view
-#: after the table was cleared cannot collide with a new one.
-_SIG_IDS: dict = {}
-_next_sig = itertools.count(1).__next__
-
-
-def _sig(t: NkiTensor) -> int:
-    """What tensor_scalar's validation and cost depend on in one operand (views are immutable), as an id."""
-    v = t.tv
-    s = (v.shape, v.strides, v.dtype.name, t.in_psum)
-    i = _SIG_IDS.get(s)
-    if i is None:
-        if len(_SIG_IDS) > 65536:
-            _SIG_IDS.clear()
-        i = _SIG_IDS[s] = _next_sig()
-    t.sig = i
-    return i
-
 
 #: (nc version, op0, op1, operand0, operand1, engine, engine type, dst sig, data sig) -> the _Plan of a
 #: call that passed every rule

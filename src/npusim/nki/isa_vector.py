@@ -6,17 +6,21 @@ the ops' docstrings (cited per op in docs/nki.md).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import accum
 from . import cost as _cost
 from . import cost_two as _cost2
 from . import rules as R
+from . import runtime as _runtime
 from .accum import reduce_cmd
 from .alu import OPS
 from .isa import _op, _operand, engine, store_result as _store
 from .runtime import NkiInstruction, current
-from .tensor import MemoryRegion
+from .plan import remember as _remember, sig as _sig
+from .tensor import MemoryRegion, NkiTensor
 
 NkiValidationError = R.NkiValidationError
 
@@ -78,15 +82,33 @@ def scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False
 
 # ----------------------------------------------------------------------------------- tensor_tensor_scan
 
-def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, reverse1=False,
-                       name=None) -> NkiInstruction:
-    """Scan along the free dim: ``res[:, i] = op1(op0(data0[:, i], res[:, i-1]), data1[:, i])`` with
-    ``res[:, -1] = initial`` (an fp32 scalar or (P, 1) tile). Each step rounds to fp32 as the engine does,
-    so the loop runs column by column (vectorised over partitions)."""
-    api = "nisa.tensor_tensor_scan"
-    run = current(api)
-    for p, t in (("dst", dst), ("data0", data0), ("data1", data1)):
-        R.tile(api, p, t)
+class _ScanPlan:
+    """What one tensor_tensor_scan geometry decided (``init`` only for a constant ``initial``)."""
+    __slots__ = ("a0", "a1", "init", "cycles", "ufuncs")
+
+    def __init__(self, a0, a1, init, cycles):
+        self.a0, self.a1, self.init, self.cycles = a0, a1, init, cycles
+        self.ufuncs = isinstance(a0.fn, np.ufunc) and isinstance(a1.fn, np.ufunc)
+
+
+#: (chip, op0, type, op1, type, dst sig, data0 sig, data1 sig, initial's type, value or sig, -0 flag) -> plan
+_SCAN_PLANS: dict = {}
+_PLAIN = frozenset({float, int, bool})
+
+
+def _initial_part(v):
+    """``initial``'s part of the plan key: a tile by geometry, a constant by type, value and the sign of
+    zero (0.0 == -0.0 hash alike); TypeError when it cannot be keyed (the general path decides)."""
+    if isinstance(v, NkiTensor):
+        return type(v), v.sig or _sig(v), None
+    if type(v) in _PLAIN or isinstance(v, (np.floating, np.integer)):
+        return type(v), v, v == 0 and math.copysign(1.0, v) < 0
+    raise TypeError
+
+
+def _scan_plan(api, run, dst, data0, data1, initial, op0, op1, reads):
+    """Every rule of tensor_tensor_scan after the per-view ones, in the general order; returns the plan and
+    the initial value (the general path reads a tile ``initial`` here, appending it to ``reads``)."""
     R.same_partitions(api, ["dst", "data0", "data1"], [dst, data0, data1])
     R.same_free_size(api, ["data0", "data1"], [data0, data1])
     R.same_free_size(api, ["data0", "dst"], [data0, dst])
@@ -96,39 +118,78 @@ def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, rev
             raise NkiValidationError(api, p, "an arithmetic operator of add, subtract, multiply, max, min", a.name)
     if data0.buffer is MemoryRegion.psum and data1.buffer is MemoryRegion.psum:
         raise NkiValidationError(api, "data1", "data0 and data1 are not both in PSUM", "both in PSUM")
-    reads = [data0, data1]
     init = _operand(api, "initial", initial, data0, a0, reads)
+    plan = _ScanPlan(a0, a1, None if isinstance(initial, NkiTensor) else init,
+                     _cost2.two_pass(data0.free_size, data0, data1, dst))
+    return plan, init
+
+
+def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, reverse1=False,
+                       name=None) -> NkiInstruction:
+    """Scan along the free dim: ``res[:, i] = op1(op0(data0[:, i], res[:, i-1]), data1[:, i])`` with
+    ``res[:, -1] = initial`` (an fp32 scalar or (P, 1) tile). Each step rounds to fp32 as the engine does,
+    so the loop runs column by column (vectorised over partitions)."""
+    api = "nisa.tensor_tensor_scan"
+    run = _runtime._current
+    if run is None:
+        run = current(api)
+    for p, t in (("dst", dst), ("data0", data0), ("data1", data1)):
+        if not (type(t) is NkiTensor and t.checked and t.on_chip):
+            R.tile(api, p, t)
+    reads = [data0, data1]
+    try:
+        key = (id(run.chip), op0, type(op0), op1, type(op1), dst.sig or _sig(dst), data0.sig or _sig(data0),
+               data1.sig or _sig(data1), _initial_part(initial))
+        plan = _SCAN_PLANS.get(key)
+    except TypeError:
+        key = plan = None
+    if plan is None:
+        plan, init = _scan_plan(api, run, dst, data0, data1, initial, op0, op1, reads)
+        _remember(_SCAN_PLANS, key, plan, run.chip)
+    elif plan.init is None:         # a (P, 1) tile: its per-view rules and read, by the general path's
+        init = _operand(api, "initial", initial, data0, plan.a0, reads)      # function
+    else:
+        init = plan.init
+    a0, a1 = plan.a0, plan.a1
     p = data0.partitions
     x0 = _f32(data0.read(api)).reshape(p, -1)
     x1 = _f32(data1.read(api)).reshape(p, -1)
-    out = np.empty_like(x0)
-    prev = np.broadcast_to(np.asarray(init, np.float32).reshape(-1), (p,)).astype(np.float32)
+    # the initial value on every partition (a scalar, or the (P, 1) tile's column): a same-dtype broadcast
+    # assignment copies the bits, as np.broadcast_to(...).astype did, without its Python wrapper
+    prev = np.empty(p, np.float32)
+    prev[...] = np.asarray(init, np.float32).reshape(-1)
     f0, f1 = a0.fn, a1.fn
     with np.errstate(all="ignore"):
-        if isinstance(f0, np.ufunc) and isinstance(f1, np.ufunc):
+        if plan.ufuncs:
             # the same steps on contiguous columns (transposed copies), results written in place
             x0t, x1t = np.ascontiguousarray(x0.T), np.ascontiguousarray(x1.T)
             outt = np.empty_like(x0t)
             t = np.empty(p, np.float32)
-            for i in range(x0t.shape[0]):
-                if reverse0:
-                    f0(prev, x0t[i], out=t)
-                else:
-                    f0(x0t[i], prev, out=t)
-                prev = outt[i]
-                if reverse1:
-                    f1(x1t[i], t, out=prev)
-                else:
-                    f1(t, x1t[i], out=prev)
+            if reverse0 or reverse1:
+                for c0, c1, o in zip(x0t, x1t, outt):
+                    if reverse0:
+                        f0(prev, c0, t)
+                    else:
+                        f0(c0, prev, t)
+                    if reverse1:
+                        f1(c1, t, o)
+                    else:
+                        f1(t, c1, o)
+                    prev = o
+            else:           # (the out array positional: ~10% less per ufunc call than out=)
+                for c0, c1, o in zip(x0t, x1t, outt):
+                    f0(c0, prev, t)
+                    f1(t, c1, o)
+                    prev = o
             out = outt.T
         else:
+            out = np.empty_like(x0)
             for i in range(x0.shape[1]):
                 t = f0(prev, x0[:, i]) if reverse0 else f0(x0[:, i], prev)
                 prev = f1(x1[:, i], t) if reverse1 else f1(t, x1[:, i])
                 out[:, i] = prev
     _store(dst, out.reshape(dst.shape))
-    cycles = _cost2.two_pass(data0.free_size, data0, data1, dst)
-    return run.issue(api, "vector", cycles, reads=reads, writes=[dst], elements=dst.size,
+    return run.issue(api, "vector", plan.cycles, reads=reads, writes=[dst], elements=dst.size,
                      args={"op0": a0.name, "op1": a1.name})
 
 

@@ -104,7 +104,12 @@ def ndarray(shape, dtype, buffer=sbuf, name="", address=None) -> NkiTensor:
     api = "nl.ndarray"
     if address is not None:
         raise UnsupportedError(api, "address= (manual placement)", "npusim places tensors itself (next-fit)")
-    return current(api).allocate(shape, dtype, _region(buffer, api), name, api)
+    run = _runtime._current
+    if run is None:
+        run = current(api)          # raises: no kernel is running
+    if type(buffer) is not MemoryRegion:        # (an enum with members has no subclasses)
+        _region(buffer, api)        # raises
+    return run.allocate(shape, dtype, buffer, name, api)
 
 
 def ds(start, size) -> DynSlice:
@@ -157,8 +162,11 @@ def load(src, dtype=None) -> NkiTensor:
     api = "nl.load"
     if not isinstance(src, NkiTensor):
         raise ConstraintError(api, "src", "an NKI tensor", type(src).__name__)
-    t = current(api).allocate(src.shape, dtype or src.dtype, sbuf, "", api)
-    _isa.dma_copy(dst=t, src=src)
+    run = _runtime._current
+    if run is None:
+        run = current(api)
+    t = run.allocate(src.shape, dtype or src.dtype, sbuf, "", api)
+    _isa.dma_copy(t, src)
     return t
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import ConstraintError
+from .plan import sig as _sig
 from .tensor import SBUF, NkiTensor
 
 MAX_FREE_SBUF = 64 * 1024       # elements per partition per instruction (trn1 arch guide)
@@ -34,12 +35,21 @@ def short(api: str) -> str:
 def tile(api: str, param: str, t, on_chip: bool = True) -> NkiTensor:
     if not isinstance(t, NkiTensor):
         raise NkiValidationError(api, param, "an NKI tensor (nl.ndarray or a view of one)", type(t).__name__)
-    in_scope(api, param, t)
-    if on_chip and not t.on_chip:
-        raise NkiValidationError(api, param, "a tile in SBUF or PSUM", t.buffer,
-                                 f"{short(api)} {param} must be in ['sbuf', 'psum'], got {t.buffer.value}")
+    scope = (t.root or t).scope
+    if scope is not None and scope.ended and scope.strict:
+        in_scope(api, param, t)     # raises (the condition in_scope checks)
     if on_chip:
-        compute_tile(api, param, t)
+        if not t.on_chip:
+            raise NkiValidationError(api, param, "a tile in SBUF or PSUM", t.buffer,
+                                     f"{short(api)} {param} must be in ['sbuf', 'psum'], got {t.buffer.value}")
+        if not t.checked:
+            # compute_tile's remembered pass of an SBUF view inline (a loop's fresh tiles repeat it)
+            if t.ind is None and not t.in_psum and ((t.sig or _sig(t)), t.tv.footprint.lane_lo) in _PASSED:
+                t.checked = True
+                if scope is not None:
+                    scope.add_view(t)       # unchecked again when the tile dies (scope.py)
+            else:
+                compute_tile(api, param, t)
     return t
 
 
@@ -61,13 +71,36 @@ def in_scope(api: str, param: str, t: NkiTensor) -> None:
                                  f"Local variable '{name}' is referenced outside of its parent scope {scope.label}")
 
 
+#: What the rules after the access-pattern one read of a view that passed them: (sig, start partition) of
+#: an SBUF view; PSUM adds its byte range and the bank size. Views of a loop's fresh tiles repeat these.
+_PASSED: dict = {}
+
+
 def compute_tile(api: str, param: str, t: NkiTensor) -> None:
     """What every Vector/Scalar/GpSimd operand obeys (checked once per view: views are immutable)."""
     if t.checked:
         return
-    if t.is_indirect():
+    if t.ind is not None and t.is_indirect():
         raise NkiValidationError(api, param, "a static access pattern (scalar_offset / vector_offset patterns "
                                  "are resolved by the DMA: dma_copy, dma_transpose)", t)
+    fp = t.tv.footprint
+    if t.in_psum:
+        key = (t.sig or _sig(t), fp.lane_lo, fp.lo, fp.hi, t.run.chip.psum_bank_bytes if t.run else 2048)
+    else:
+        key = (t.sig or _sig(t), fp.lane_lo)
+    if key not in _PASSED:
+        _geometry(api, param, t)
+        if len(_PASSED) > 65536:
+            _PASSED.clear()
+        _PASSED[key] = True
+    t.checked = True
+    scope = (t.root or t).scope
+    if scope is not None:
+        scope.add_view(t)           # unchecked again when the tile dies (scope.py)
+
+
+def _geometry(api: str, param: str, t: NkiTensor) -> None:
+    """compute_tile's rules after the access-pattern one (they read only what its key holds)."""
     p = t.partitions
     if p > 128:
         raise NkiValidationError(api, param, "partition dim <= 128", t.shape,
@@ -102,10 +135,6 @@ def compute_tile(api: str, param: str, t: NkiTensor) -> None:
         if size > 65535 or not -32768 <= stride // item <= 32767:
             raise NkiValidationError(api, param, "free dims have uint16 sizes and int16 element strides",
                                      (t.shape, tuple(s // item for s in v.strides[1:])))
-    t.checked = True
-    scope = (t.root or t).scope
-    if scope is not None:
-        scope.add_view(t)           # unchecked again when the tile dies (scope.py)
 
 
 def same_partitions(api: str, names: list[str], tiles: list[NkiTensor]) -> None:
