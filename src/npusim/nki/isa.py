@@ -38,7 +38,7 @@ class engine(enum.IntEnum):
 vector_engine, scalar_engine, gpsimd_engine = engine.vector, engine.scalar, engine.gpsimd
 tensor_engine, unknown_engine = engine.tensor, engine.unknown
 # (dma_engine is the sendrecv enum of the current API: isa_enums.dma_engine, imported at the end)
-from .isa_enums import dge_mode, oob_mode  # noqa: E402  (the DMA option enums)
+from .isa_enums import dge_mode, oob_mode, is_member as _is_member  # noqa: E402  (the DMA option enums)
 
 
 class nc_version(enum.IntEnum):
@@ -276,8 +276,9 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     R.tile(api, "dst", dst, on_chip=False)
     R.tile(api, "src", src, on_chip=False)
     for p, v, cls in (("oob_mode", oob_mode, globals()["oob_mode"]), ("dge_mode", dge_mode, globals()["dge_mode"])):
-        if v is not None and not isinstance(v, cls):
+        if v is not None and not _is_member(cls, v):
             raise NkiValidationError(api, p, f"an nki.isa.{p} member (or None)", v)
+    oob_mode = None if oob_mode is None else globals()["oob_mode"](oob_mode)   # a plain int -> its member
     if src.in_psum:
         raise NkiValidationError(api, "src", "dma_copy does not read PSUM (since NKI 0.3: copy to SBUF first)",
                                  "psum")
@@ -344,3 +345,5 @@ from .lnc import core_barrier, sendrecv  # noqa: E402,F401
 from .mx import nc_matmul_mx, quantize_mx  # noqa: E402,F401
 from .registers import (VirtualRegister, register_alloc, register_load, register_move,  # noqa: E402,F401
                         register_store)
+from .isa_four import nonzero_with_count  # noqa: E402,F401
+from . import isa_constants as constants  # noqa: E402,F401  (nki.isa.constants)
