@@ -31,7 +31,8 @@ FP8_RANGE = 240.0       # nl.float8_e4m3's largest finite value (the library ref
 
 
 def max_allclose(got, want, rtol, atol=0.0):
-    """The library's ``maxAllClose`` (mode "max"): |got - want| <= atol + rtol * max|want| everywhere."""
+    """The library's ``maxAllClose`` (mode "max", what its test framework validates every output with):
+    |got - want| <= atol + rtol * max|want| everywhere."""
     got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
     assert got.shape == want.shape
     err = np.abs(got - want).max()
@@ -92,3 +93,66 @@ def test_rmsnorm_quant_rejects_a_negative_lower_bound():
     mod = load("core.rmsnorm.rmsnorm_quant")
     with pytest.raises(AssertionError, match="Lower bound"):
         mod.RmsNormQuantKernelArgs(lower_bound=-1.0)
+
+
+# ---- rmsnorm_tkg / layernorm_tkg (subkernels called as kernels, writing their out= argument) ----
+
+def _tkg_layout(r, lnc, hidden_dim_tp=False):
+    """[B*S, H] rows -> the kernels' [128, B*S, H/128] output layout (rmsnorm_torch.py's layouts)."""
+    bxs, h = r.shape
+    if hidden_dim_tp:
+        return r.reshape(bxs, h // 128, 128).transpose(2, 0, 1)
+    if lnc == 1:
+        return r.reshape(bxs, 128, h // 128).transpose(1, 0, 2)
+    halves = [r[:, :h // 2], r[:, h // 2:]]      # LNC2: each core's half of H, interleaved per partition
+    return np.concatenate([t.reshape(bxs, 128, -1).transpose(1, 0, 2) for t in halves], axis=2)
+
+
+def _rms_rows(x, gamma, hidden_actual=None, eps=1e-6):
+    v = x.astype(np.float64).reshape(-1, x.shape[-1])
+    n = hidden_actual or v.shape[1]
+    return v / np.sqrt((v * v).sum(axis=1, keepdims=True) / n + eps) * gamma.astype(np.float64)
+
+
+def _ln_rows(x, gamma, beta, eps=1e-6):
+    v = x.astype(np.float64).reshape(-1, x.shape[-1])
+    m = v.mean(axis=1, keepdims=True)
+    r = (v - m) / np.sqrt(v.var(axis=1, keepdims=True) + eps) * gamma.astype(np.float64)
+    return r + beta.astype(np.float64) if beta is not None else r
+
+
+@pytest.mark.parametrize("target", ["trn2", "trn3"])
+@pytest.mark.parametrize("lnc,b,s,h,hidden_actual,hidden_dim_tp,shard_on_h", [
+    (1, 1, 8, 2048, None, False, False), (1, 1, 4, 2048, 1920, False, False), (2, 2, 5, 3072, None, False, False),
+    (1, 1, 1, 4096, 3072, True, False), (2, 1, 1, 4096, None, False, True), (2, 2, 8, 2048, None, False, True),
+])
+def test_rmsnorm_tkg(target, lnc, b, s, h, hidden_actual, hidden_dim_tp, shard_on_h):
+    mod = load("core.subkernels.rmsnorm_tkg")
+    rng = np.random.default_rng(h + s)
+    x = rng.standard_normal((b, s, h)).astype(np.float16)
+    gamma = rng.standard_normal((1, h)).astype(np.float16)
+    out = np.zeros((128, b * s, h // 128), np.float16)
+    kernel = nki.jit(mod.rmsnorm_tkg)
+    got = nki.simulate(kernel[lnc] if lnc > 1 else kernel, target=target)(
+        x, gamma, out, hidden_actual=hidden_actual, hidden_dim_tp=hidden_dim_tp, shard_on_h=shard_on_h)
+    want = _tkg_layout(_rms_rows(x, gamma, hidden_actual), 1 if hidden_dim_tp else lnc, hidden_dim_tp)
+    max_allclose(got, want, rtol=2e-2, atol=1e-5)      # test_rmsnorm_tkg.py's (the framework's maxAllClose)
+    np.testing.assert_array_equal(out, got)          # written in place: the returned tensor is the argument
+
+
+@pytest.mark.parametrize("target", ["trn2", "trn3"])
+@pytest.mark.parametrize("lnc,b,s,h,with_beta,shard_on_h", [
+    (1, 1, 8, 2048, True, False), (1, 2, 5, 3072, False, False), (2, 1, 8, 2048, True, False),
+    (2, 1, 1, 4096, True, True),
+])
+def test_layernorm_tkg(target, lnc, b, s, h, with_beta, shard_on_h):
+    mod = load("core.subkernels.layernorm_tkg")
+    rng = np.random.default_rng(h + s + 1)
+    x = rng.standard_normal((b, s, h)).astype(np.float16)
+    gamma = rng.standard_normal((1, h)).astype(np.float16)
+    beta = rng.standard_normal((1, h)).astype(np.float16) if with_beta else None
+    out = np.zeros((128, b * s, h // 128), np.float16)
+    kernel = nki.jit(mod.layernorm_tkg)
+    got = nki.simulate(kernel[lnc] if lnc > 1 else kernel, target=target)(x, gamma, out, beta, shard_on_h=shard_on_h)
+    want = _tkg_layout(_ln_rows(x, gamma, beta), lnc)
+    max_allclose(got, want, rtol=2e-2, atol=1e-5)      # test_layernorm_tkg.py's
