@@ -156,3 +156,60 @@ def test_layernorm_tkg(target, lnc, b, s, h, with_beta, shard_on_h):
     got = nki.simulate(kernel[lnc] if lnc > 1 else kernel, target=target)(x, gamma, out, beta, shard_on_h=shard_on_h)
     want = _tkg_layout(_ln_rows(x, gamma, beta), lnc)
     max_allclose(got, want, rtol=2e-2, atol=1e-5)      # test_layernorm_tkg.py's
+
+
+# ---- cross_entropy (forward: loss and log-sum-exp; backward: d loss / d logits) ----
+
+def _lse(logits):
+    v = logits.astype(np.float64)
+    m = v.max(axis=1, keepdims=True)
+    return (m + np.log(np.exp(v - m).sum(axis=1, keepdims=True)))[:, 0]
+
+
+_CE_DTYPES = {"float32": (np.float32, 1e-5), "bfloat16": (ml_dtypes.bfloat16, 1e-2)}   # the tests' accuracies
+
+
+@pytest.mark.parametrize("target", ["trn2", "trn3"])
+@pytest.mark.parametrize("n,v,dtype,pb,cs,lnc", [
+    (64, 4096, "float32", 32, 1024, 1), (128, 3000, "bfloat16", 64, 1024, 2), (5, 2048, "float32", 4, 2048, 1),
+])
+def test_cross_entropy_forward(target, n, v, dtype, pb, cs, lnc):
+    mod = load("experimental.loss.cross_entropy")
+    npdt, tol = _CE_DTYPES[dtype]
+    rng = np.random.default_rng(n + v)
+    logits = rng.standard_normal((n, v)).astype(npdt)
+    targets = rng.integers(0, v, size=(n,), dtype=np.int32)
+    kernel = mod.cross_entropy_forward[lnc] if lnc > 1 else mod.cross_entropy_forward
+    loss, lse = nki.simulate(kernel, target=target)(logits, targets, positions_per_batch=pb, chunk_size=cs,
+                                                    dtype=npdt)
+    want_lse = _lse(logits)
+    want_loss = want_lse - logits.astype(np.float64)[np.arange(n), targets]
+    max_allclose(lse, want_lse, rtol=tol, atol=tol)
+    max_allclose(loss, want_loss, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("target", ["trn2", "trn3"])
+@pytest.mark.parametrize("n,v,dtype,pb,cs,reduction,inplace,lnc", [
+    (64, 4096, "float32", 32, 1024, "mean", True, 1), (64, 2048, "float32", 16, 2048, "sum", False, 2),
+    (128, 3000, "bfloat16", 64, 1024, "sum", False, 1),     # sum: values up to 1 (a mean grad is under atol)
+])
+def test_cross_entropy_backward(target, n, v, dtype, pb, cs, reduction, inplace, lnc):
+    mod = load("experimental.loss.cross_entropy")
+    npdt, tol = _CE_DTYPES[dtype]
+    rng = np.random.default_rng(n + v + 1)
+    logits = rng.standard_normal((n, v)).astype(npdt)
+    targets = rng.integers(0, v, size=(n,), dtype=np.int32)
+    lse = _lse(logits).astype(npdt)
+    want = np.exp(logits.astype(np.float64) - lse.astype(np.float64)[:, None])
+    want[np.arange(n), targets] -= 1.0
+    if reduction == "mean":
+        want /= n
+    kernel = mod.cross_entropy_backward[lnc] if lnc > 1 else mod.cross_entropy_backward
+    arg = logits.copy()
+    grad = nki.simulate(kernel, target=target)(arg, targets, lse, reduction=reduction, positions_per_batch=pb,
+                                               chunk_size=cs, dtype=npdt, inplace=inplace)
+    max_allclose(grad, want, rtol=tol, atol=tol)
+    if inplace:
+        np.testing.assert_array_equal(arg, grad)        # the gradient overwrote the logits argument
+    else:
+        np.testing.assert_array_equal(arg, logits)
