@@ -213,3 +213,44 @@ def test_cross_entropy_backward(target, n, v, dtype, pb, cs, reduction, inplace,
         np.testing.assert_array_equal(arg, grad)        # the gradient overwrote the logits argument
     else:
         np.testing.assert_array_equal(arg, logits)
+
+
+# ---- find_nonzero_indices (nisa.nonzero_with_count, LNC2) ----
+
+def _sparse(t, e, top_k, dtype, seed):
+    """The library test's input: t*top_k//e ones per column at random rows (0.1 for float32)."""
+    rng = np.random.default_rng(seed)
+    k = t * top_k // e
+    flat = rng.permutation(np.concatenate([np.ones(k * e), np.zeros((t - k) * e)]))
+    x = flat.reshape(e, t).T.astype(dtype)
+    if dtype == np.float32:
+        x[x > 0] = 0.1
+    return x
+
+
+@pytest.mark.parametrize("target", ["trn2", "trn3"])
+@pytest.mark.parametrize("t,e,top_k,chunk,dtype,subset", [
+    (1024, 16, 4, 1024, np.int32, None), (2048, 32, 4, 512, np.float32, None),
+    (1024, 32, 4, 1024, np.float32, (8, 8)), (1024, 128, 8, 256, np.int32, (16, 20)),
+])
+def test_find_nonzero_indices(target, t, e, top_k, chunk, dtype, subset):
+    mod = load("core.subkernels.find_nonzero_indices")
+    x = _sparse(t, e, top_k, dtype, t + e)
+    with warnings.catch_warnings():
+        # the kernel transposes whole 128-column tiles of which it wrote only the GpSimd cores' columns,
+        # and shuffles whole partitions: it reads never-written bytes and discards them
+        warnings.simplefilter("ignore", UninitializedReadWarning)
+        run = nki.simulate(mod.find_nonzero_indices[2], target=target)
+        if subset:
+            indices, counts = run(x, np.array([subset[0]], np.int32), n_cols=subset[1], chunk_size=chunk)
+            x = x[:, subset[0]:subset[0] + subset[1]]
+        else:
+            indices, counts = run(x, chunk_size=chunk)
+    want = np.full((x.shape[1], t), -1, np.int64)      # the docstring's pseudocode
+    for c in range(x.shape[1]):
+        rows = np.flatnonzero(x[:, c])
+        want[c, :rows.size] = rows
+    np.testing.assert_array_equal(indices, want)        # atol=rtol=0 in the library's test
+    np.testing.assert_array_equal(counts, (x != 0).sum(axis=0))
+    names = [ev.name for ev in nki.last_run().trace.events]
+    assert names.count("nisa.nonzero_with_count") == 2 * (t // chunk) * math.ceil(x.shape[1] / 2 / 8)

@@ -1,0 +1,77 @@
+"""ISA ops nki-library kernels call beyond part three: ``nonzero_with_count`` (GpSimd).
+
+Rules from the op's docstring ([doc] ``nki.isa.nonzero_with_count``); the cost is unpublished (see
+docs/nki.md, "Part four").
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import cost_two as _cost2
+from . import rules as R
+from .rules import NkiValidationError
+from .runtime import NkiInstruction, current
+
+GPSIMD_CORE_PARTITIONS = 16       # each of the 8 GpSimd cores serves 16 partitions and uses its 0-th
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+
+
+def _int32_scalar(api: str, param: str, v) -> int:
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise NkiValidationError(api, param, "an int32 scalar", v)
+    if not INT32_MIN <= int(v) <= INT32_MAX:
+        raise NkiValidationError(api, param, "an int32 scalar (-2^31 <= v < 2^31)", v)
+    return int(v)
+
+
+def _core_rows(t) -> list[int]:
+    """Rows of tile ``t`` that sit on a GpSimd core's 0-th partition (absolute partition % 16 == 0)."""
+    first = (-t.start_partition) % GPSIMD_CORE_PARTITIONS
+    return list(range(first, t.partitions, GPSIMD_CORE_PARTITIONS))
+
+
+def nonzero_with_count(dst, src, index_offset=0, padding_val=-1, name=None) -> NkiInstruction:
+    """Per GpSimd core (partitions 0, 16, ..., 112): the positions of ``src``'s nonzero elements plus
+    ``index_offset``, then ``padding_val`` up to the source length, then the count; ``dst`` has one
+    element more per partition than ``src``. Other partitions of ``dst`` are not written."""
+    api = "nisa.nonzero_with_count"
+    run = current(api)
+    if run.chip.nc_version < 3:
+        raise NkiValidationError(api, "target", "NeuronCore-v3 or newer (trn2, trn3)", run.chip.name)
+    R.tile(api, "dst", dst)
+    R.tile(api, "src", src)
+    for p, t in (("src", src), ("dst", dst)):
+        if t.buffer.value != "sbuf":
+            raise NkiValidationError(api, p, "a tile in SBUF", t.buffer)
+    if src.tv.dtype.name not in ("float32", "int32"):
+        raise NkiValidationError(api, "src", "dtype float32 or int32", src.tv.dtype)
+    if dst.tv.dtype.name != "int32":
+        raise NkiValidationError(api, "dst", "dtype int32", dst.tv.dtype)
+    R.same_partitions(api, ["dst", "src"], [dst, src])
+    if dst.start_partition != src.start_partition:
+        raise NkiValidationError(api, "dst", "the same start partition as src (each GpSimd core reads and "
+                                 "writes its own 0-th partition)", f"dst {dst.start_partition}, src {src.start_partition}")
+    n = src.free_size
+    if dst.free_size != n + 1:
+        raise NkiValidationError(api, "dst", "exactly one element more than src in the free dimension",
+                                 f"dst {dst.free_size}, src {n}")
+    offset = _int32_scalar(api, "index_offset", index_offset)
+    pad = _int32_scalar(api, "padding_val", padding_val)
+    rows = _core_rows(src)
+    if rows:
+        x = np.stack([src[r:r + 1].read(api).reshape(n) for r in rows])     # only the cores' partitions
+        nz = x != 0
+        count = nz.sum(axis=1)
+        # stable order of the nonzero positions first: argsort of "is zero" keeps positions ascending
+        order = np.argsort(~nz, axis=1, kind="stable").astype(np.int64) + offset
+        out = np.where(np.arange(n)[None, :] < count[:, None], order, pad)
+        out = np.concatenate([out, count[:, None]], axis=1)
+        if out.size and (out.min() < INT32_MIN or out.max() > INT32_MAX):
+            raise NkiValidationError(api, "index_offset", "indices + index_offset fit in int32", offset)
+        out = out.astype(np.int32)
+        for i, r in enumerate(rows):
+            dst[r:r + 1].write(out[i].reshape(dst[r:r + 1].shape))
+    reads = [src[r:r + 1] for r in rows] or [src]
+    writes = [dst[r:r + 1] for r in rows] or [dst]
+    return run.issue(api, "gpsimd", _cost2.gpsimd(n), reads=reads, writes=writes,
+                     elements=len(rows) * n)

@@ -1,0 +1,140 @@
+"""Part four: ``nisa.nonzero_with_count`` ([doc] nki.isa.nonzero_with_count), ``nki.isa.constants``,
+enum members passed as ints, a kernel returning an argument it wrote. References are numpy written here."""
+import importlib
+import sys
+
+import numpy as np
+import pytest
+
+import npusim.nki as nki
+import npusim.nki.isa as nisa
+import npusim.nki.language as nl
+from npusim.core.errors import ConstraintError
+from npusim.nki import compat
+from npusim.nki.runtime import run_context
+
+
+def sbuf(x, dtype=None):
+    t = nl.ndarray(x.shape, dtype or x.dtype, buffer=nl.sbuf)
+    t.write(np.asarray(x).astype(t.tv.dtype.np))
+    return t
+
+
+def _nonzero_ref(row, offset, pad):
+    """The docstring's Behavior pseudocode for one partition."""
+    idx = [i + offset for i, v in enumerate(row) if v != 0]
+    return idx + [pad] * (len(row) - len(idx)) + [len(idx)]
+
+
+def test_nonzero_with_count_docstring_example(run):
+    src = np.zeros((128, 8), np.int32)
+    src[:, [1, 2, 5]] = 1
+    s = sbuf(src)
+    dst = nl.ndarray((128, 9), nl.int32, buffer=nl.sbuf)
+    nisa.memset(dst=dst, value=7)
+    ins = nisa.nonzero_with_count(dst=dst, src=s, index_offset=16, padding_val=-1)
+    out = dst.read()
+    np.testing.assert_array_equal(out[0], [17, 18, 21, -1, -1, -1, -1, -1, 3])
+    keep = np.ones(128, bool)
+    keep[::16] = False
+    assert (out[keep] == 7).all()           # only partitions 0, 16, ..., 112 are written
+    ev = ins.event
+    assert ev.engine == "gpsimd" and ev.cycles == 150 + 8      # GPSIMD_START + N (assumed)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_nonzero_with_count_matches_the_pseudocode(run, dtype):
+    rng = np.random.default_rng(3)
+    x = (rng.random((128, 2, 64)) < 0.3) * rng.standard_normal((128, 2, 64)) * 10
+    x[5, 0, :] = 0
+    x[16, 1, 3] = -0.0                      # -0.0 is zero
+    x[32, 0, 7] = np.nan                    # NaN is nonzero
+    x = x.astype(dtype)
+    dst = nl.ndarray((128, 1, 129), nl.int32, buffer=nl.sbuf)
+    nisa.memset(dst=dst, value=0)
+    nisa.nonzero_with_count(dst=dst, src=sbuf(x), index_offset=1000, padding_val=-5)
+    out = dst.read().reshape(128, 129)
+    for p in range(0, 128, 16):
+        assert list(out[p]) == _nonzero_ref(x[p].reshape(-1), 1000, -5)
+
+
+def test_nonzero_with_count_partitions_are_the_cores_absolute_ones(run):
+    big = sbuf(np.ones((128, 4), np.float32))
+    dst = nl.ndarray((128, 5), nl.int32, buffer=nl.sbuf)
+    nisa.memset(dst=dst, value=0)
+    nisa.nonzero_with_count(dst=dst[32:64], src=big[32:64])   # rows 0 and 16 of the view: partitions 32, 48
+    out = dst.read()
+    assert [p for p in range(128) if out[p].any()] == [32, 48]
+    np.testing.assert_array_equal(out[48], [0, 1, 2, 3, 4])
+
+
+def test_nonzero_with_count_rules(run):
+    x = sbuf(np.ones((128, 8), np.float32))
+    d = nl.ndarray((128, 9), nl.int32, buffer=nl.sbuf)
+    cases = [
+        (lambda: nisa.nonzero_with_count(dst=nl.ndarray((128, 8), nl.int32, buffer=nl.sbuf), src=x),
+         "one element more"),
+        (lambda: nisa.nonzero_with_count(dst=nl.ndarray((128, 9), nl.float32, buffer=nl.sbuf), src=x), "int32"),
+        (lambda: nisa.nonzero_with_count(dst=d, src=sbuf(np.ones((128, 8), np.float16))), "float32 or int32"),
+        (lambda: nisa.nonzero_with_count(dst=d, src=nl.ndarray((128, 8), nl.float32, buffer=nl.psum)), "SBUF"),
+        (lambda: nisa.nonzero_with_count(dst=d[0:64], src=x), "partition"),
+        (lambda: nisa.nonzero_with_count(dst=d[32:64], src=x[0:32]), "start partition"),
+        (lambda: nisa.nonzero_with_count(dst=d, src=x, index_offset=1.5), "int32 scalar"),
+        (lambda: nisa.nonzero_with_count(dst=d, src=x, padding_val=2 ** 31), "int32 scalar"),
+        (lambda: nisa.nonzero_with_count(dst=d, src=x, index_offset=2 ** 31 - 2), "fit in int32"),
+    ]
+    for make, words in cases:
+        with pytest.raises(ConstraintError, match=words):
+            make()
+
+
+def test_nonzero_with_count_needs_neuroncore_v3():
+    with run_context("trn1"):
+        x = sbuf(np.ones((128, 8), np.float32))
+        with pytest.raises(ConstraintError, match="NeuronCore-v3"):
+            nisa.nonzero_with_count(dst=nl.ndarray((128, 9), nl.int32, buffer=nl.sbuf), src=x)
+
+
+def test_isa_constants_are_the_isa_enums():
+    assert nisa.constants.dge_mode is nisa.dge_mode and nisa.constants.oob_mode is nisa.oob_mode
+    assert nisa.constants.matmul_perf_mode is nisa.matmul_perf_mode
+    compat.install()
+    try:
+        for name in [n for n in sys.modules if n == "nki" or n.startswith("nki.")]:
+            del sys.modules[name]
+        mod = importlib.import_module("nki.isa.constants")       # `from nki.isa.constants import dge_mode`
+        assert mod.dge_mode is nisa.dge_mode
+    finally:
+        compat.uninstall()
+
+
+def test_dma_copy_takes_an_enum_members_int_and_refuses_others(run):
+    a = sbuf(np.arange(8, dtype=np.float32).reshape(1, 8))
+    b = nl.ndarray((1, 8), nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=b, src=a, dge_mode=3, oob_mode=0)        # nki-library's _DGE_MODE_NONE = 3
+    np.testing.assert_array_equal(b.read(), a.read())
+    for kw in ({"dge_mode": 9}, {"oob_mode": True}, {"dge_mode": "none"}):
+        with pytest.raises(ConstraintError, match="member"):
+            nisa.dma_copy(dst=b, src=a, **kw)
+
+
+def test_a_kernel_may_return_an_argument_it_wrote_but_not_a_private_tensor():
+    @nki.jit
+    def fill(x, out):
+        t = nl.ndarray(x.shape, x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x)
+        nisa.dma_copy(dst=out, src=t)
+        return out
+
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    out = np.zeros_like(x)
+    got = nki.simulate(fill)(x, out)
+    np.testing.assert_array_equal(got, x)
+    np.testing.assert_array_equal(out, x)
+
+    @nki.jit
+    def private(x):
+        return nl.ndarray(x.shape, x.dtype, buffer=nl.hbm)
+
+    with pytest.raises(ConstraintError, match="shared_hbm"):
+        nki.simulate(private)(x)
