@@ -17,6 +17,7 @@ from .actfuncs import ACT
 from .alu import NOT_ALU, OPS, AluOp
 from . import runtime as _runtime
 from . import scope as _scope
+from . import placement as _placement
 from .runtime import current
 from .tensor import DynSlice, MemoryRegion, NkiTensor, dtype_of as _dtype_of
 
@@ -102,8 +103,8 @@ def _region(buffer, api):
 def ndarray(shape, dtype, buffer=sbuf, name="", address=None) -> NkiTensor:
     """A new tensor; on-chip ones take space from the per-partition allocator until dropped."""
     api = "nl.ndarray"
-    if address is not None:
-        raise UnsupportedError(api, "address= (manual placement)", "npusim places tensors itself (next-fit)")
+    if address is not None:     # placed by the kernel (nki-library's SbufManager): placement.py
+        return _placement.place(current(api), shape, dtype, _region(buffer, api), name, address)
     return current(api).allocate(shape, dtype, _region(buffer, api), name, api)
 
 

@@ -254,3 +254,48 @@ def test_find_nonzero_indices(target, t, e, top_k, chunk, dtype, subset):
     np.testing.assert_array_equal(counts, (x != 0).sum(axis=0))
     names = [ev.name for ev in nki.last_run().trace.events]
     assert names.count("nisa.nonzero_with_count") == 2 * (t // chunk) * math.ceil(x.shape[1] / 2 / 8)
+
+
+# ---- conv1d (SbufManager places every tile by address) ----
+
+def _conv1d_ref(x, w, bias, stride, pad, dilation, act):
+    """out[b, o, l] = sum_k sum_c xpad[b, c, l*stride + k*dilation] * w[k, c, o] (+ bias, activation)."""
+    v, f = x.astype(np.float64), w.astype(np.float64)
+    k_size = f.shape[0]
+    xp = np.pad(v, ((0, 0), (0, 0), pad))
+    l_out = (v.shape[2] + pad[0] + pad[1] - dilation * (k_size - 1) - 1) // stride + 1
+    out = np.zeros((v.shape[0], f.shape[2], l_out))
+    for k in range(k_size):
+        seg = xp[:, :, k * dilation: k * dilation + stride * (l_out - 1) + 1: stride]
+        out += np.einsum("bcl,co->bol", seg, f[k])
+    if bias is not None:
+        out += bias.astype(np.float64)[None, :, None]
+    if act == "SiLU":
+        out = out / (1 + np.exp(-out))
+    elif act == "GELU":
+        out = 0.5 * out * (1 + np.vectorize(math.erf)(out / math.sqrt(2)))
+    return out
+
+
+@pytest.mark.parametrize("target", ["trn2", "trn3"])
+@pytest.mark.parametrize("b,c_in,c_out,length,k,stride,pad,dilation,bias,act,lnc,dtype", [
+    (1, 16, 32, 20, 3, 1, (0, 0), 1, False, None, False, "float32"),
+    (2, 64, 128, 40, 5, 2, (2, 2), 2, True, "GELU", False, "float32"),
+    (1, 64, 128, 150, 5, 2, (4, 6), 2, False, "SiLU", False, "float32"),
+    (1, 48, 64, 128, 100, 1, (1, 1), 1, True, None, False, "float32"),
+    (1, 128, 256, 200, 5, 2, (2, 2), 1, True, "GELU", True, "float32"),
+    (1, 16, 32, 20, 3, 1, (0, 0), 1, False, None, False, "bfloat16"),
+])
+def test_conv1d(target, b, c_in, c_out, length, k, stride, pad, dilation, bias, act, lnc, dtype):
+    mod = load("experimental.conv.conv1d")
+    ct = load("core.utils.common_types")
+    npdt, tol = {"float32": (np.float32, 1e-5), "bfloat16": (ml_dtypes.bfloat16, 5e-2)}[dtype]   # the test's
+    rng = np.random.default_rng(c_in + length + k)
+    x = rng.standard_normal((b, c_in, length)).astype(npdt)
+    w = rng.standard_normal((k, c_in, c_out)).astype(npdt)
+    bv = rng.standard_normal((c_out,)).astype(npdt) if bias else None
+    kernel = mod.conv1d[2] if lnc else mod.conv1d
+    got = nki.simulate(kernel, target=target)(x, w, bv, stride=stride, padding=pad, dilation=dilation,
+                                              activation_fn=getattr(ct.ActFnType, act) if act else None,
+                                              lnc_shard=lnc)
+    max_allclose(got, _conv1d_ref(x, w, bv, stride, pad, dilation, act), rtol=tol, atol=tol)
