@@ -299,3 +299,47 @@ def test_conv1d(target, b, c_in, c_out, length, k, stride, pad, dilation, bias, 
                                               activation_fn=getattr(ct.ActFnType, act) if act else None,
                                               lnc_shard=lnc)
     max_allclose(got, _conv1d_ref(x, w, bv, stride, pad, dilation, act), rtol=tol, atol=tol)
+
+
+# ---- gen_mask_tkg_hbm (attention mask of token generation; flat KV cache, strided MM1 layout) ----
+
+def _gen_mask_ref(pos, bs, q_head, s_active, s_prior, start=None, active=None):
+    """mask[b, h, a, k] = k < cache_len[b] (or the per-query sliding window [start, end), wrapping when
+    start > end), the active mask at the tail; laid out as the kernel's [s_prior, bs, q_head, s_active]
+    rows: row n*128 + p holds position p*n_tiles + n (strided MM1)."""
+    k = np.arange(s_prior)
+    if start is None:
+        cache_len = pos[0, ::s_active][:bs].astype(np.float64)
+        m = np.broadcast_to(k < cache_len[:, None, None, None], (bs, q_head, s_active, s_prior)).astype(np.float64)
+    else:
+        lo = start[0, :bs * s_active].reshape(bs, s_active, 1).astype(np.float64)
+        hi = pos[0, :bs * s_active].reshape(bs, s_active, 1).astype(np.float64)
+        win = np.where(lo <= hi, (k >= lo) & (k < hi), (k >= lo) | (k < hi))
+        m = np.broadcast_to(win[:, None], (bs, q_head, s_active, s_prior)).astype(np.float64)
+    m = m.copy()
+    if active is not None:
+        m[..., s_prior - s_active:] = active[:, :bs].transpose(1, 2, 3, 0)
+    n = s_prior // 128
+    tiles = m.reshape(bs, q_head, s_active, 128, n).transpose(4, 3, 0, 1, 2)     # [n, P, bs, q_head, s_active]
+    return tiles.reshape(s_prior, bs, q_head, s_active)
+
+
+@pytest.mark.parametrize("target", ["trn2", "trn3"])
+@pytest.mark.parametrize("bs,q_head,s_active,s_prior,swa,active,lnc", [
+    (2, 4, 1, 1024, False, False, 1), (4, 8, 4, 2048, False, True, 1), (2, 4, 2, 1024, True, False, 1),
+    (4, 8, 1, 4096, False, False, 2), (2, 2, 4, 2048, True, True, 2),
+])
+def test_gen_mask_tkg_hbm(target, bs, q_head, s_active, s_prior, swa, active, lnc):
+    mod = load("core.attention.gen_mask_tkg")
+    rng = np.random.default_rng(bs * s_prior + s_active)
+    cache_len = rng.integers(1, s_prior - s_active, size=bs)
+    pos = (np.repeat(cache_len, s_active) + np.tile(np.arange(s_active), bs))[None, :].astype(np.float32)
+    start = (pos - rng.integers(1, 300, size=pos.shape)).astype(np.float32) if swa else None
+    if swa:
+        start[0, 0] = pos[0, 0] + 5             # start after end: the window wraps around
+    act = (np.broadcast_to(np.tril(np.ones((s_active, s_active), np.float32))[:, None, None, :],
+                           (s_active, bs, q_head, s_active)).copy() if active else None)
+    kernel = nki.jit(mod.gen_mask_tkg_hbm)
+    got = nki.simulate(kernel[lnc] if lnc > 1 else kernel, target=target)(pos, bs, q_head, s_active, s_prior,
+                                                                          start, 0, act)
+    np.testing.assert_array_equal(got, _gen_mask_ref(pos, bs, q_head, s_active, s_prior, start, act))
