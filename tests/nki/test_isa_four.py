@@ -138,3 +138,37 @@ def test_a_kernel_may_return_an_argument_it_wrote_but_not_a_private_tensor():
 
     with pytest.raises(ConstraintError, match="shared_hbm"):
         nki.simulate(private)(x)
+
+
+def test_nkiobject_dataclass_takes_its_class_attributes_as_keywords():
+    from dataclasses import dataclass
+
+    @dataclass
+    class Section(nl.NKIObject):        # attention_cte's SectionParams: attributes without annotations
+        idx = None
+        offset = None
+
+    @dataclass
+    class Tile(nl.NKIObject):
+        size: int = 1
+
+    s = Section(idx=2, offset=512)
+    assert (s.idx, s.offset) == (2, 512) and Section.idx is None
+    assert Tile(size=4).size == 4 and Tile().size == 1
+    with pytest.raises(TypeError):
+        Section(unknown=1)              # not a class attribute: Python's own error, as before
+    with pytest.raises(TypeError):
+        Tile(4, 5)
+
+
+def test_range_select_takes_the_stubs_fp32_min_literal(run):
+    x = sbuf(np.arange(8, dtype=np.float32).reshape(1, 8))
+    lo, hi = sbuf(np.full((1, 1), 2.0, np.float32)), sbuf(np.full((1, 1), 5.0, np.float32))
+    out = nl.ndarray((1, 8), nl.float32, buffer=nl.sbuf)
+    nisa.range_select(dst=out, on_true_tile=x, comp_op0=nl.greater_equal, comp_op1=nl.less, bound0=lo, bound1=hi,
+                      on_false_value=-3.4028235e38)       # nki-library's _FLOAT32_MIN (not the same double)
+    f = np.finfo(np.float32).min
+    np.testing.assert_array_equal(out.read()[0], [f, f, 2, 3, 4, f, f, f])
+    with pytest.raises(ConstraintError, match="FP32_MIN"):
+        nisa.range_select(dst=out, on_true_tile=x, comp_op0=nl.greater_equal, comp_op1=nl.less, bound0=lo,
+                          bound1=hi, on_false_value=-1e30)

@@ -3,6 +3,8 @@
 Re-exported into ``nki.language`` by one import line at the end of language.py."""
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from ..core.errors import ConstraintError
@@ -16,10 +18,30 @@ gelu_apprx_sigmoid = ACT["gelu_apprx_sigmoid"]
 gelu_apprx_sigmoid_dx = ACT["gelu_apprx_sigmoid_dx"]
 
 
-class NKIObject:
+class _NKIObjectType(type):
+    """Constructs NKIObject subclasses the way NKI's tracer does: a keyword argument naming a class
+    attribute the generated ``__init__`` does not take is set on the instance. nki-library's
+    attention_cte declares ``@dataclass class SectionParams(nl.NKIObject): section_idx = None`` (no
+    annotations, so no dataclass fields) and builds it with ``SectionParams(section_idx=0, ...)``."""
+
+    def __call__(cls, *args, **kwargs):
+        extra = {}
+        init = cls.__init__
+        if kwargs and init is not NKIObject.__init__:
+            params = inspect.signature(init).parameters
+            if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+                extra = {k: kwargs.pop(k) for k in list(kwargs) if k not in params and hasattr(cls, k)}
+        obj = super().__call__(*args, **kwargs)
+        for k, v in extra.items():
+            setattr(obj, k, v)
+        return obj
+
+
+class NKIObject(metaclass=_NKIObjectType):
     """``nl.NKIObject``: the base class of kernel dataclasses and configuration objects. It has no
     behaviour of its own; its ``__init__`` sets the keyword arguments as attributes (its stub's
-    ``__init__(self, **kwargs)``); ``@dataclass`` subclasses bring their own."""
+    ``__init__(self, **kwargs)``); ``@dataclass`` subclasses bring their own (plus their class
+    attributes as keywords, see _NKIObjectType)."""
 
     def __init__(self, **kwargs):
         for k, v in kwargs.items():

@@ -343,3 +343,65 @@ def test_gen_mask_tkg_hbm(target, bs, q_head, s_active, s_prior, swa, active, ln
     got = nki.simulate(kernel[lnc] if lnc > 1 else kernel, target=target)(pos, bs, q_head, s_active, s_prior,
                                                                           start, 0, act)
     np.testing.assert_array_equal(got, _gen_mask_ref(pos, bs, q_head, s_active, s_prior, start, act))
+
+
+# ---- attention_cte (flash attention for context encoding; PSUM tiles placed on banks by address=) ----
+
+def _attention_ref(q, k, v, scale, causal, window=0, sink=None, k_prior=None, v_prior=None, prior_len=0):
+    """softmax(q k^T * scale + mask) v in float64; GQA by repeating K/V heads; a prefix (k_prior, v_prior,
+    first prior_len positions) goes before the active K/V; a sink adds one logit to the softmax only."""
+    q, k, v = (a.astype(np.float64) for a in (q, k, v))
+    if k_prior is not None:
+        k = np.concatenate([k_prior.astype(np.float64)[:, :prior_len], k], axis=1)
+        v = np.concatenate([v_prior.astype(np.float64)[:, :prior_len], v], axis=1)
+    rep = q.shape[0] // k.shape[0]
+    k, v = np.repeat(k, rep, axis=0), np.repeat(v, rep, axis=0)
+    s = np.einsum("bqd,bkd->bqk", q, k) * scale
+    diff = (np.arange(k.shape[1]) - prior_len)[None, :] - np.arange(q.shape[1])[:, None]
+    masked = np.zeros(diff.shape, bool)
+    if causal:
+        masked |= diff > 0
+    if window:
+        masked |= diff <= -window
+    s = np.where(masked, -np.inf, s)
+    if sink is not None:
+        s = np.concatenate([s, np.broadcast_to(sink.astype(np.float64)[:, :, None], s.shape[:2] + (1,))], axis=2)
+    p = np.exp(s - s.max(axis=2, keepdims=True))
+    p /= p.sum(axis=2, keepdims=True)
+    return p[..., :k.shape[1]] @ v
+
+
+@pytest.mark.parametrize("target", ["trn2", "trn3"])
+@pytest.mark.parametrize("bs,bs_kv,sq,skv,d,causal,window,tp_k,sink,prior,lnc", [
+    (1, 1, 512, 512, 128, True, 0, False, False, 0, 1),
+    (2, 1, 256, 1024, 64, False, 0, True, False, 0, 1),        # GQA, K given as (b, s, d)
+    (1, 1, 1024, 1024, 128, True, 256, False, False, 0, 1),    # sliding window
+    (2, 2, 512, 512, 128, True, 0, False, True, 0, 1),         # sink logits
+    (1, 1, 384, 384, 64, True, 0, False, False, 300, 1),       # prefix caching, 300 of 512 prior used
+    (1, 1, 2048, 2048, 128, True, 0, False, False, 0, 2),      # LNC2
+])
+def test_attention_cte(target, bs, bs_kv, sq, skv, d, causal, window, tp_k, sink, prior, lnc):
+    mod = load("core.attention.attention_cte")
+    rng = np.random.default_rng(sq + skv + d + bs)
+    bf16 = ml_dtypes.bfloat16
+    q = rng.standard_normal((bs, sq, d)).astype(bf16)
+    k = rng.standard_normal((bs_kv, skv, d)).astype(bf16)
+    v = rng.standard_normal((bs_kv, skv, d)).astype(bf16)
+    scale = 1.0 if (window or prior) else 1.0 / math.sqrt(d)     # the kernel requires 1.0 with SWA / prefix
+    kw = dict(scale=scale, causal_mask=causal, tp_q=True, tp_k=tp_k)
+    k_arg = k if tp_k else np.ascontiguousarray(k.transpose(0, 2, 1))      # tp_k=False: K is (b, d, s)
+    sink_v = rng.standard_normal((bs, 1)).astype(np.float32) if sink else None
+    k_prior = v_prior = None
+    if prior:
+        k_prior = rng.standard_normal((bs_kv, 512, d)).astype(bf16)
+        v_prior = rng.standard_normal((bs_kv, 512, d)).astype(bf16)
+        kw.update(k_prior=np.ascontiguousarray(k_prior.transpose(0, 2, 1)), v_prior=v_prior,
+                  prior_used_len=np.array([prior], np.int32))
+    if window:
+        kw["sliding_window"] = window
+    if sink:
+        kw["sink"] = sink_v
+    kernel = mod.attention_cte[lnc] if lnc > 1 else mod.attention_cte
+    got = nki.simulate(kernel, target=target)(q, k_arg, v, **kw)
+    want = _attention_ref(q, k, v, scale, causal, window, sink_v, k_prior, v_prior, prior)
+    max_allclose(got, want, rtol=2e-2, atol=1e-5)        # test_attention_cte.py's accuracies
