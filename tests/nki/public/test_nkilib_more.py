@@ -405,3 +405,54 @@ def test_attention_cte(target, bs, bs_kv, sq, skv, d, causal, window, tp_k, sink
     got = nki.simulate(kernel, target=target)(q, k_arg, v, **kw)
     want = _attention_ref(q, k, v, scale, causal, window, sink_v, k_prior, v_prior, prior)
     max_allclose(got, want, rtol=2e-2, atol=1e-5)        # test_attention_cte.py's accuracies
+
+
+# ---- output_projection_tkg (out = attention @ weight + bias; fp8 static / row quantization) ----
+
+def _out_proj_ref(att, w, bias, transpose_out, lnc, quant=None, w_scale=None, in_scale=None):
+    """output_projection_tkg_torch.py's math in float64 (the input is not rounded to fp8 there either,
+    hence the library's 5e-2 tolerance for the quantized modes)."""
+    d, b, n, s = att.shape
+    h = w.shape[1]
+    a = att.astype(np.float64).transpose(1, 3, 2, 0).reshape(b * s, n * d)
+    if quant == "STATIC":
+        a = np.clip(a / float(in_scale[0, 0]), -FP8_RANGE, FP8_RANGE)
+    out = a @ w.astype(np.float64)
+    if quant == "STATIC":
+        out *= float(w_scale[0, 0]) * float(in_scale[0, 0])
+    elif quant == "ROW":
+        out *= w_scale[0].astype(np.float64)
+    if bias is not None:
+        out += bias.astype(np.float64)
+    if transpose_out:           # [H_1=128, H_0=lnc, H_2, B*S]
+        out = out.reshape(b * s, lnc, 128, h // (lnc * 128)).transpose(2, 1, 3, 0)
+    return out
+
+
+@pytest.mark.parametrize("target", ["trn2", "trn3"])
+@pytest.mark.parametrize("d,b,n,s,h,bias,transpose_out,lnc,quant", [
+    (128, 2, 4, 1, 1024, True, False, 1, None), (64, 4, 2, 2, 2048, False, True, 2, None),
+    (128, 1, 8, 4, 2048, True, False, 2, None), (128, 2, 3, 1, 1536, True, True, 1, None),
+    (128, 2, 2, 1, 1024, False, False, 1, "STATIC"), (128, 2, 2, 1, 1024, True, False, 1, "ROW"),
+])
+def test_output_projection_tkg(target, d, b, n, s, h, bias, transpose_out, lnc, quant):
+    mod = load("core.output_projection.output_projection_tkg")
+    ct = load("core.utils.common_types")
+    rng = np.random.default_rng(h + n + d)
+    bf16 = ml_dtypes.bfloat16
+    att = rng.standard_normal((d, b, n, s)).astype(bf16)
+    w_scale = in_scale = None
+    if quant is None:
+        w = (rng.standard_normal((n * d, h)) * 0.05).astype(bf16)
+    else:
+        w = rng.uniform(-100, 100, (n * d, h)).astype(ml_dtypes.float8_e4m3)
+        if quant == "STATIC":
+            w_scale, in_scale = np.full((128, 1), 0.002, np.float32), np.full((128, 1), 0.05, np.float32)
+        else:
+            w_scale = np.repeat(rng.uniform(0.001, 0.003, (1, h)).astype(np.float32), 128, axis=0)
+    bv = rng.standard_normal((1, h)).astype(bf16) if bias else None
+    kernel = mod.output_projection_tkg[lnc] if lnc > 1 else mod.output_projection_tkg
+    got = nki.simulate(kernel, target=target)(att, w, bv, getattr(ct.QuantizationType, quant or "NONE"), w_scale,
+                                              in_scale, TRANSPOSE_OUT=transpose_out)
+    want = _out_proj_ref(att, w, bv, transpose_out, lnc, quant, w_scale, in_scale)
+    max_allclose(got, want, rtol=2e-2 if quant is None else 5e-2, atol=1e-5)   # test_output_proj_tkg.py's
