@@ -172,3 +172,45 @@ def test_range_select_takes_the_stubs_fp32_min_literal(run):
     with pytest.raises(ConstraintError, match="FP32_MIN"):
         nisa.range_select(dst=out, on_true_tile=x, comp_op0=nl.greater_equal, comp_op1=nl.less, bound0=lo,
                           bound1=hi, on_false_value=-1e30)
+
+
+def _hbm(x):
+    t = nl.ndarray(x.shape, x.dtype, buffer=nl.hbm)
+    t.write(x)
+    return t
+
+
+def test_dma_compute_adds_in_fp32_and_casts_to_dst(run):
+    import ml_dtypes
+    rng = np.random.default_rng(1)
+    xs = [rng.standard_normal((4, 64)).astype(dt) for dt in (ml_dtypes.bfloat16, np.float32, np.float16)]
+    srcs = [_hbm(xs[0]), sbuf(xs[1]), _hbm(xs[2].reshape(2, 128))]     # HBM and SBUF, same element count
+    dst = nl.ndarray((4, 64), nl.bfloat16, buffer=nl.hbm)
+    ins = nisa.dma_compute(dst, srcs, scales=[1.0, 1.0, 1.0], reduce_op=nl.add)
+    acc = xs[0].astype(np.float32) + xs[1] + xs[2].astype(np.float32)     # fp32, source order
+    np.testing.assert_array_equal(dst.read(), acc.astype(ml_dtypes.bfloat16))
+    ev = ins.event
+    assert ev.engine.startswith("dma-q") and ev.name == "nisa.dma_compute"
+    one = nisa.dma_copy(dst=nl.ndarray((4, 64), nl.float32, buffer=nl.hbm), src=srcs[1]).event
+    assert ev.end_ns - ev.start_ns > one.end_ns - one.start_ns         # three sources stream, not one
+
+
+def test_dma_compute_rules(run):
+    a, b = _hbm(np.ones((4, 8), np.float32)), _hbm(np.ones((4, 8), np.float32))
+    d = nl.ndarray((4, 8), nl.float32, buffer=nl.hbm)
+    idx = sbuf(np.zeros((1, 1), np.int32))
+    cases = [
+        (lambda: nisa.dma_compute(d, (a, b), scales=(1.0, 2.0), reduce_op=nl.add), "all 1.0"),
+        (lambda: nisa.dma_compute(d, (a, b), scales=(1.0,), reduce_op=nl.add), "one scale per source"),
+        (lambda: nisa.dma_compute(d, (a, b), scales=(1.0, 1.0), reduce_op=nl.multiply), "nl.add"),
+        (lambda: nisa.dma_compute(d, [a] * 17, scales=[1.0] * 17, reduce_op=nl.add), "1..16"),
+        (lambda: nisa.dma_compute(d, (a, _hbm(np.ones((4, 9), np.float32))), scales=(1.0, 1.0), reduce_op=nl.add),
+         "element count"),
+        (lambda: nisa.dma_compute(nl.ndarray((4, 8), nl.float32, buffer=nl.psum), (a, b), scales=(1.0, 1.0),
+                                  reduce_op=nl.add), "HBM or SBUF"),
+        (lambda: nisa.dma_compute(d, (a.ap([[8, 4], [1, 8]], scalar_offset=idx), b), scales=(1.0, 1.0),
+                                  reduce_op=nl.add), "compile-time known address"),
+    ]
+    for make, words in cases:
+        with pytest.raises(ConstraintError, match=words):
+            make()

@@ -306,7 +306,7 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     return dma_issue(api, run, dst, src, reads, writes)
 
 
-def dma_issue(api: str, run, dst, src, reads, writes, elements=None) -> NkiInstruction:
+def dma_issue(api: str, run, dst, src, reads, writes, elements=None, nbytes=None) -> NkiInstruction:
     """Place one DMA transfer on the timeline (dma_copy, dma_transpose): the first free of the 16 queues,
     the fixed latency overlapping, the data phase on the DMA engines of the partitions it touches."""
     # The 16 DMA engines each serve 8 partitions: an SBUF side uses the engines of its partitions,
@@ -319,7 +319,7 @@ def dma_issue(api: str, run, dst, src, reads, writes, elements=None) -> NkiInstr
         if t.on_chip:
             groups.update(range(t.start_partition // per, (t.start_partition + t.partitions - 1) // per + 1))
     groups = sorted(g for g in groups if g < chip.dma_queues) or list(range(chip.dma_queues))
-    nbytes = max(dst.tv.nbytes, src.tv.nbytes)
+    nbytes = max(dst.tv.nbytes, src.tv.nbytes) if nbytes is None else nbytes    # dma_compute: all its sources
     q = run.dma_queue()
     ns = _cost.dma_ns(chip, nbytes, len(groups))
     data_ns = ns - chip.dma_fixed_ns
@@ -345,5 +345,5 @@ from .lnc import core_barrier, sendrecv  # noqa: E402,F401
 from .mx import nc_matmul_mx, quantize_mx  # noqa: E402,F401
 from .registers import (VirtualRegister, register_alloc, register_load, register_move,  # noqa: E402,F401
                         register_store)
-from .isa_four import nonzero_with_count  # noqa: E402,F401
+from .isa_four import dma_compute, nonzero_with_count  # noqa: E402,F401
 from . import isa_constants as constants  # noqa: E402,F401  (nki.isa.constants)

@@ -75,3 +75,44 @@ def nonzero_with_count(dst, src, index_offset=0, padding_val=-1, name=None) -> N
     writes = [dst[r:r + 1] for r in rows] or [dst]
     return run.issue(api, "gpsimd", _cost2.gpsimd(n), reads=reads, writes=writes,
                      elements=len(rows) * n)
+
+
+DMA_COMPUTE_MAX_SRCS = 16
+
+
+def dma_compute(dst, srcs, scales, reduce_op, name=None) -> NkiInstruction:
+    """``dst = reduce_op(srcs[0] * scales[0], srcs[1] * scales[1], ...)`` computed inside the DMA engines in
+    float32 (each source cast to fp32, the result cast to dst). Only ``nl.add`` and scales of 1.0 exist
+    today. HBM or SBUF operands with static addresses; equal element counts; at most 16 sources."""
+    from .alu import lookup
+    from .isa import _f32, dma_issue, store_result
+    api = "nisa.dma_compute"
+    run = current(api)
+    R.tile(api, "dst", dst, on_chip=False)
+    if not isinstance(srcs, (list, tuple)) or not 1 <= len(srcs) <= DMA_COMPUTE_MAX_SRCS:
+        raise NkiValidationError(api, "srcs", f"a list of 1..{DMA_COMPUTE_MAX_SRCS} tensors", srcs)
+    for i, s in enumerate(srcs):
+        R.tile(api, f"srcs[{i}]", s, on_chip=False)
+    if not isinstance(scales, (list, tuple)) or len(scales) != len(srcs):
+        raise NkiValidationError(api, "scales", "one scale per source", scales)
+    if any(isinstance(c, bool) or not isinstance(c, (int, float, np.floating, np.integer)) or float(c) != 1.0
+           for c in scales):
+        raise NkiValidationError(api, "scales", "all 1.0 (the only scale supported)", scales)
+    op = lookup(reduce_op)
+    if op is None or op.name != "add":
+        raise NkiValidationError(api, "reduce_op", "nl.add (the only reduction supported)",
+                                 getattr(reduce_op, "__name__", reduce_op))
+    for p, t in [("dst", dst)] + [(f"srcs[{i}]", s) for i, s in enumerate(srcs)]:
+        if t.in_psum:
+            raise NkiValidationError(api, p, "a tensor in HBM or SBUF", t.buffer)
+        if t.is_indirect():
+            raise NkiValidationError(api, p, "a compile-time known address (no scalar_offset / vector_offset)", t)
+        if t.size != dst.size:
+            raise NkiValidationError(api, p, "the element count of dst", f"{t.size} vs {dst.size}")
+    acc = _f32(srcs[0].read(api)).reshape(-1).copy()
+    for s in srcs[1:]:
+        acc += _f32(s.read(api)).reshape(-1)            # fp32, in source order
+    store_result(dst, acc.reshape(dst.shape))
+    big = max(srcs, key=lambda s: s.tv.nbytes)
+    return dma_issue(api, run, dst, big, reads=list(srcs), writes=[dst],
+                     nbytes=sum(s.tv.nbytes for s in srcs))     # every source streams through the engines

@@ -456,3 +456,54 @@ def test_output_projection_tkg(target, d, b, n, s, h, bias, transpose_out, lnc, 
                                               in_scale, TRANSPOSE_OUT=transpose_out)
     want = _out_proj_ref(att, w, bv, transpose_out, lnc, quant, w_scale, in_scale)
     max_allclose(got, want, rtol=2e-2 if quant is None else 5e-2, atol=1e-5)   # test_output_proj_tkg.py's
+
+
+# ---- qkv_tkg (fused residual add through nisa.dma_compute, RMSNorm / LayerNorm, QKV projection) ----
+
+def _qkv_ref(x, w, norm, gamma=None, beta=None, prev=None, bias=None, eps=1e-6):
+    v = x.astype(np.float64)
+    if prev is not None:
+        v = v + prev[0].astype(np.float64) + prev[1].astype(np.float64)
+    if norm == "RMS_NORM":
+        v = v / np.sqrt((v * v).mean(axis=-1, keepdims=True) + eps) * gamma.astype(np.float64)
+    elif norm == "LAYER_NORM":
+        m = v.mean(axis=-1, keepdims=True)
+        v = (v - m) / np.sqrt(v.var(axis=-1, keepdims=True) + eps) * gamma.astype(np.float64) + beta.astype(np.float64)
+    out = v @ w.astype(np.float64)
+    return out + bias.astype(np.float64) if bias is not None else out
+
+
+@pytest.mark.parametrize("target", ["trn2", "trn3"])
+@pytest.mark.parametrize("b,s,h,i,norm,fused_add,bias,lnc", [
+    (1, 4, 2048, 1536, "RMS_NORM", False, False, 1), (2, 2, 4096, 1024, "NO_NORM", False, True, 1),
+    (2, 1, 2048, 768, "LAYER_NORM", True, False, 1), (4, 1, 4096, 3072, "RMS_NORM", False, False, 2),
+    (2, 2, 2048, 1024, "RMS_NORM", True, True, 2),
+])
+def test_qkv_tkg(target, b, s, h, i, norm, fused_add, bias, lnc):
+    mod = load("core.qkv.qkv_tkg")
+    ct = load("core.utils.common_types")
+    rng = np.random.default_rng(h + i + b)
+    bf16 = ml_dtypes.bfloat16
+    x = rng.standard_normal((b, s, h)).astype(bf16)
+    w = (rng.standard_normal((h, i)) * 0.03).astype(bf16)
+    gamma, beta = rng.standard_normal((1, h)).astype(bf16), rng.standard_normal((1, h)).astype(bf16)
+    kw = dict(norm_type=getattr(ct.NormType, norm))
+    if norm != "NO_NORM":
+        kw["norm_w"] = gamma
+    if norm == "LAYER_NORM":
+        kw["norm_bias"] = beta
+    prev = None
+    if fused_add:
+        prev = (rng.standard_normal((b, s, h)).astype(bf16), rng.standard_normal((b, s, h)).astype(bf16))
+        kw.update(fused_add=True, mlp_prev=prev[0], attn_prev=prev[1])
+    bv = rng.standard_normal((1, i)).astype(bf16) if bias else None
+    if bias:
+        kw["qkv_bias"] = bv
+    kernel = nki.jit(mod.qkv_tkg)
+    got = nki.simulate(kernel[lnc] if lnc > 1 else kernel, target=target)(x, w, **kw)
+    if fused_add:
+        got, fused = got
+        added = x.astype(np.float32) + prev[1].astype(np.float32) + prev[0].astype(np.float32)   # dma_compute: fp32
+        np.testing.assert_array_equal(fused, added.astype(bf16))
+    want = _qkv_ref(x, w, norm, gamma, beta, prev, bv)
+    max_allclose(got, want.reshape(got.shape), rtol=2e-2, atol=1e-5)      # test_qkv_tkg.py's accuracies
