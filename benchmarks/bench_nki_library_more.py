@@ -1,0 +1,175 @@
+"""NKI: more nki-library kernels (tests/nki/public/test_nkilib_more.py) end to end on trn2, against numpy
+doing the same math (issue 15: "wall time of each public kernel vs numpy"). Rows in BENCHMARKS.md,
+section nki_library_more."""
+import math
+import os
+import sys
+import warnings
+
+import ml_dtypes
+import numpy as np
+
+from harness import Case
+import npusim.nki as nki
+from npusim.core.errors import UninitializedReadWarning
+
+_PUBLIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "nki", "public")
+sys.path.insert(0, _PUBLIC)
+from nkilib_loader import load  # noqa: E402
+
+BF16 = ml_dtypes.bfloat16
+
+
+def _rms(v, g, eps=1e-6):
+    v = v.astype(np.float32)
+    return v / np.sqrt((v * v).mean(-1, keepdims=True) + eps) * g.astype(np.float32)
+
+
+def _rmsnorm_quant():
+    mod, ct = load("core.rmsnorm.rmsnorm_quant"), load("core.utils.common_types")
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((1, 256, 4096)).astype(BF16)
+    g = rng.standard_normal((4096,)).astype(BF16)
+    kargs = mod.RmsNormQuantKernelArgs(quantization_type=ct.QuantizationType.ROW)
+    k = nki.simulate(mod.rmsnorm_quant_kernel, target="trn2")
+
+    def ref():
+        n = _rms(x, g)
+        s = np.abs(n).max(-1, keepdims=True) / 240
+        return (n / s).astype(ml_dtypes.float8_e4m3), s
+    return Case("nki-library rmsnorm_quant [1, 256, 4096] bf16 -> fp8 row quant", lambda: k(x, g, kargs),
+                numpy=ref, repeats=3)
+
+
+def _rmsnorm_tkg():
+    mod = load("core.subkernels.rmsnorm_tkg")
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4, 8, 8192)).astype(np.float16)
+    g = rng.standard_normal((1, 8192)).astype(np.float16)
+    out = np.zeros((128, 32, 64), np.float16)
+    k = nki.simulate(nki.jit(mod.rmsnorm_tkg)[2], target="trn2")
+    return Case("nki-library rmsnorm_tkg [4, 8, 8192] fp16, LNC2 (out= argument)", lambda: k(x, g, out),
+                numpy=lambda: _rms(x, g).reshape(32, 128, 64).transpose(1, 0, 2).astype(np.float16), repeats=3)
+
+
+def _layernorm_tkg():
+    mod = load("core.subkernels.layernorm_tkg")
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((4, 8, 8192)).astype(np.float16)
+    g, b = rng.standard_normal((1, 8192)).astype(np.float16), rng.standard_normal((1, 8192)).astype(np.float16)
+    out = np.zeros((128, 32, 64), np.float16)
+    k = nki.simulate(nki.jit(mod.layernorm_tkg), target="trn2")
+
+    def ref():
+        v = x.astype(np.float32)
+        r = (v - v.mean(-1, keepdims=True)) / np.sqrt(v.var(-1, keepdims=True) + 1e-6) * g + b
+        return r.reshape(32, 128, 64).transpose(1, 0, 2).astype(np.float16)
+    return Case("nki-library layernorm_tkg [4, 8, 8192] fp16 with beta", lambda: k(x, g, out, b), numpy=ref,
+                repeats=3)
+
+
+def _cross_entropy():
+    mod = load("experimental.loss.cross_entropy")
+    rng = np.random.default_rng(3)
+    logits = rng.standard_normal((128, 32768)).astype(BF16)
+    tg = rng.integers(0, 32768, size=(128,), dtype=np.int32)
+    k = nki.simulate(mod.cross_entropy_forward[2], target="trn2")
+
+    def ref():
+        v = logits.astype(np.float32)
+        m = v.max(1)
+        lse = m + np.log(np.exp(v - m[:, None]).sum(1))
+        return lse - v[np.arange(128), tg], lse
+    return Case("nki-library cross_entropy_forward 128 x 32768 bf16, LNC2 (chunked online LSE)",
+                lambda: k(logits, tg, positions_per_batch=64, chunk_size=16384), numpy=ref, repeats=3)
+
+
+def _find_nonzero():
+    mod = load("core.subkernels.find_nonzero_indices")
+    rng = np.random.default_rng(4)
+    x = (rng.random((4096, 64)) < 0.06).astype(np.int32)
+    k = nki.simulate(mod.find_nonzero_indices[2], target="trn2")
+
+    def run():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UninitializedReadWarning)
+            return k(x, chunk_size=4096)
+
+    def ref():
+        out = np.full((64, 4096), -1, np.int32)
+        for c in range(64):
+            nz = np.flatnonzero(x[:, c])
+            out[c, :nz.size] = nz
+        return out, (x != 0).sum(0)
+    return Case("nki-library find_nonzero_indices T=4096 C=64 int32, LNC2 (nonzero_with_count)", run,
+                numpy=ref, repeats=3)
+
+
+def _conv1d():
+    mod = load("experimental.conv.conv1d")
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 128, 512)).astype(np.float32)
+    w = rng.standard_normal((5, 128, 256)).astype(np.float32)
+    k = nki.simulate(mod.conv1d, target="trn2")
+
+    def ref():
+        xp = np.pad(x, ((0, 0), (0, 0), (2, 2)))
+        return sum(np.einsum("bcl,co->bol", xp[:, :, i:i + 512], w[i]) for i in range(5))
+    return Case("nki-library conv1d B=2 C_in=128 C_out=256 L=512 K=5 fp32 (SbufManager address= placement)",
+                lambda: k(x, w, None, padding=(2, 2)), numpy=ref, repeats=3)
+
+
+def _gen_mask():
+    mod = load("core.attention.gen_mask_tkg")
+    pos = np.array([[700, 701, 702, 703, 1500, 1501, 1502, 1503]], np.float32)
+    k = nki.simulate(nki.jit(mod.gen_mask_tkg_hbm), target="trn2")
+
+    def ref():
+        m = np.arange(2048)[None, :] < pos[0, ::4][:, None]
+        return np.broadcast_to(m.reshape(2, 1, 1, 128, 16).transpose(4, 3, 0, 1, 2), (16, 128, 2, 8, 4))
+    return Case("nki-library gen_mask_tkg_hbm bs=2 heads=8 s_active=4 s_prior=2048", lambda: k(pos, 2, 8, 4, 2048),
+                numpy=ref, repeats=3)
+
+
+def _attention_cte():
+    mod = load("core.attention.attention_cte")
+    rng = np.random.default_rng(6)
+    q, kk, v = (rng.standard_normal((1, 1024, 128)).astype(BF16) for _ in range(3))
+    kt = np.ascontiguousarray(kk.transpose(0, 2, 1))
+    k = nki.simulate(mod.attention_cte, target="trn2")
+
+    def ref():
+        s = q[0].astype(np.float32) @ kk[0].astype(np.float32).T / math.sqrt(128)
+        s = np.where(np.tril(np.ones((1024, 1024), bool)), s, -np.inf)
+        p = np.exp(s - s.max(1, keepdims=True))
+        return (p / p.sum(1, keepdims=True)) @ v[0].astype(np.float32)
+    return Case("nki-library attention_cte causal S=1024 d=128 bf16 (flash attention, PSUM address=)",
+                lambda: k(q, kt, v, scale=1 / math.sqrt(128)), numpy=ref, repeats=3)
+
+
+def _output_projection():
+    mod = load("core.output_projection.output_projection_tkg")
+    rng = np.random.default_rng(7)
+    att = rng.standard_normal((128, 4, 8, 1)).astype(BF16)
+    w = (rng.standard_normal((1024, 4096)) * 0.03).astype(BF16)
+    k = nki.simulate(mod.output_projection_tkg[2], target="trn2")
+    return Case("nki-library output_projection_tkg D=128 B=4 N=8 S=1 H=4096 bf16, LNC2", lambda: k(att, w),
+                numpy=lambda: att.astype(np.float32).transpose(1, 3, 2, 0).reshape(4, 1024) @ w.astype(np.float32),
+                repeats=3)
+
+
+def _qkv():
+    mod, ct = load("core.qkv.qkv_tkg"), load("core.utils.common_types")
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((4, 1, 4096)).astype(BF16)
+    w = (rng.standard_normal((4096, 3072)) * 0.03).astype(BF16)
+    g = rng.standard_normal((1, 4096)).astype(BF16)
+    k = nki.simulate(nki.jit(mod.qkv_tkg)[2], target="trn2")
+    return Case("nki-library qkv_tkg B=4 S=1 H=4096 I=3072 bf16 RMSNorm, LNC2",
+                lambda: k(x, w, norm_w=g, norm_type=ct.NormType.RMS_NORM),
+                numpy=lambda: _rms(x, g) @ w.astype(np.float32), repeats=3)
+
+
+def cases():
+    return [f() for f in (_rmsnorm_quant, _rmsnorm_tkg, _layernorm_tkg, _cross_entropy, _find_nonzero, _conv1d,
+                          _gen_mask, _attention_cte, _output_projection, _qkv)]
