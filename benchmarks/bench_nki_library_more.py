@@ -170,6 +170,24 @@ def _qkv():
                 numpy=lambda: _rms(x, g) @ w.astype(np.float32), repeats=3)
 
 
+
+
+def _mxfp():
+    """nki-samples' MXFP matmul tutorial (tests/nki/public/kernels/mx_kernels.py), on trn3."""
+    sys.path.insert(0, _PUBLIC)
+    import conftest
+    mk = conftest.load_kernels("mx_kernels.py")
+    import npusim.nki.language as nl
+    rng = np.random.default_rng(9)
+    st = (rng.choice([1.0, 1.5], (512, 128)) * rng.choice([-1.0, 1.0], (512, 128))).astype(BF16)
+    mv = (rng.choice([1.0, 1.5], (512, 512)) * rng.choice([-1.0, 1.0], (512, 512))).astype(BF16)
+    k = nki.simulate(mk.kernel_copy_strided_quantize_matmul_mx)
+    return Case("nki-samples mxfp kernel_copy_strided_quantize_matmul_mx K=512 M=128 N=512 fp8 e5m2, trn3",
+                lambda: k(st, mv, nl.float8_e5m2_x4, True),
+                numpy=lambda: st.astype(np.float32).T @ mv.astype(np.float32), repeats=3)
+
+
+
 def cases():
     return [f() for f in (_rmsnorm_quant, _rmsnorm_tkg, _layernorm_tkg, _cross_entropy, _find_nonzero, _conv1d,
-                          _gen_mask, _attention_cte, _output_projection, _qkv)]
+                          _gen_mask, _attention_cte, _output_projection, _qkv, _mxfp)]
