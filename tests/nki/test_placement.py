@@ -112,3 +112,26 @@ def test_reusing_placed_bytes_waits_for_the_earlier_reader():
         np.testing.assert_array_equal(nki.simulate(k, target="trn2")(x), 2 * x)
     ev = {e.name: e for e in nki.last_run().trace.events}
     assert ev["nisa.memset"].start_ns >= ev["nisa.tensor_scalar"].end_ns
+
+
+@nki.jit
+def _swap_through_placed_tiles(x):
+    """Both LNC2 cores place their tiles at the same addresses (as SbufManager does) and swap them."""
+    rank = nl.program_id(0)
+    t = nl.ndarray((64, 8), nl.float32, buffer=nl.sbuf, address=(0, 0))
+    nisa.dma_copy(dst=t, src=x[rank * 64:(rank + 1) * 64, :])
+    keep = nl.ndarray((64, 8), nl.float32, buffer=nl.sbuf, address=(0, 128))
+    nisa.tensor_scalar(dst=keep, data=t, op0=nl.multiply, operand0=10.0)    # kept across the exchange
+    r = nl.ndarray((64, 8), nl.float32, buffer=nl.sbuf, address=(0, 64))
+    nisa.sendrecv(src=t, dst=r, send_to_rank=1 - rank, recv_from_rank=1 - rank, pipe_id=0)
+    nisa.tensor_tensor(dst=r, data1=r, data2=keep, op=nl.add)
+    out = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out[rank * 64:(rank + 1) * 64, :], src=r)
+    return out
+
+
+def test_each_core_places_tiles_in_its_own_sbuf():
+    x = np.arange(128 * 8, dtype=np.float32).reshape(128, 8)
+    got = nki.simulate(_swap_through_placed_tiles[2], target="trn2")(x)
+    want = np.concatenate([x[64:] + 10 * x[:64], x[:64] + 10 * x[64:]])
+    np.testing.assert_array_equal(got, want)      # one shared SBUF: core 1's tiles would overwrite core 0's

@@ -18,9 +18,11 @@ import weakref
 
 from ..core.allocator import Block
 from ..core.errors import ConstraintError
+from ..core.memory import Memory
 from ..core.view import TensorView
 from . import scope as _scope
 from . import args as _args
+from . import runtime as _runtime
 from .tensor import MemoryRegion, NkiTensor, _c_strides, dtype_of
 
 API = "nl.ndarray"
@@ -60,6 +62,25 @@ def _sync(run, buffer) -> None:
     alloc.blocks[:] = blocks
 
 
+def _core_memory(run, buffer):
+    """The SBUF/PSUM a placed tile lives in. Each NeuronCore of a grid has its own: the programs of an
+    LNC2 launch run one after another, switching at sendrecv / barriers, so two programs placing tiles
+    at the same address (nki-library's SbufManager does) must not see each other's bytes. Program 0
+    uses the launch's memories; the others get their own (zero pages, mapped lazily). Automatic tiles
+    stay in the launch's shared model (distinct addresses)."""
+    shared = run.sbuf if buffer is MemoryRegion.sbuf else run.psum
+    if run.programs is None or not any(run.program):
+        return shared
+    mems = _state(run).setdefault("cores", {})
+    key = (tuple(run.program), buffer)
+    mem = mems.get(key)
+    if mem is None:
+        with _runtime._small_pages():
+            mem = mems[key] = Memory(f"{shared.name} of program {tuple(run.program)}", shared.lane_bytes,
+                                     shared.lanes)
+    return mem
+
+
 def _overlapping_auto(alloc, lo: int, hi: int) -> list[Block]:
     return [b for b in alloc.blocks if b.name != PLACED and b.offset < hi and lo < b.offset + b.size]
 
@@ -76,8 +97,7 @@ def place(run, shape, dtype, buffer: MemoryRegion, name: str, address) -> NkiTen
         raise ConstraintError(API, "shape", "SBUF and PSUM tensors must have at least 2 dimensions "
                               "(partition-dim and free-dim)", shape)
     p0, lo = _int("address[0] (partition_offset)", address[0]), _int("address[1] (free_offset)", address[1])
-    in_sbuf = buffer is MemoryRegion.sbuf
-    mem = run.sbuf if in_sbuf else run.psum
+    mem = _core_memory(run, buffer)
     alloc = run.alloc[buffer]
     if p0 + shape[0] > mem.lanes:
         raise ConstraintError(API, "address", f"partition_offset + shape[0] <= {mem.lanes}",
