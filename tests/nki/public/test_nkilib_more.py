@@ -507,3 +507,76 @@ def test_qkv_tkg(target, b, s, h, i, norm, fused_add, bias, lnc):
         np.testing.assert_array_equal(fused, added.astype(bf16))
     want = _qkv_ref(x, w, norm, gamma, beta, prev, bv)
     max_allclose(got, want.reshape(got.shape), rtol=2e-2, atol=1e-5)      # test_qkv_tkg.py's accuracies
+
+
+# ---- attention_tkg (token-generation attention; a subkernel taking cfg and an SbufManager) ----
+
+def _attention_tkg_kernel(mod, cfg):
+    """Our driver, as the library's test wraps the subkernel: an SbufManager over SBUF less 16 KiB, Q and
+    the active K loaded to SBUF (cfg.qk_in_sb: the kernel fuses no RoPE otherwise), the output in HBM."""
+    alloc, logging_ = load("core.utils.allocator"), load("core.utils.logging")
+    import npusim.nki.isa as nisa
+    import npusim.nki.language as nl
+
+    def kernel(q, k_active, v_active, k_prior, v_prior, mask, sink):
+        sbm = alloc.SbufManager(0, nl.tile_size.total_available_sbuf_size - 16 * 1024, logging_.get_logger("tkg"))
+        sbm.open_scope()
+        out = nl.ndarray((cfg.bs, cfg.q_head, cfg.d_head, cfg.s_active), dtype=q.dtype, buffer=nl.shared_hbm)
+        q_sb = sbm.alloc_stack(q.shape, dtype=q.dtype, buffer=nl.sbuf)
+        k_sb = sbm.alloc_stack(k_active.shape, dtype=k_active.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=q_sb, src=q)
+        nisa.dma_copy(dst=k_sb, src=k_active)
+        res, _ = mod.attention_tkg(q_sb, k_sb, v_active, k_prior, v_prior, mask, out, cfg, sbm, sink=sink)
+        sbm.close_scope()
+        return res
+    return nki.jit(kernel)
+
+
+def _attention_tkg_ref(q, k_active, v_active, k_prior, v_prior, mask, sink, tp_k):
+    """attention_tkg_torch.py's math in float64: the active K/V take the last s_active cache positions,
+    no scaling (RoPE not fused), mask 0 = masked, an optional per-head sink logit in the softmax only."""
+    b, d, h, sa = q.shape
+    qq = q.astype(np.float64).transpose(0, 2, 3, 1)                       # [b, h, s_active, d]
+    kp = k_prior.astype(np.float64)[:, 0]
+    kp = (kp.transpose(0, 2, 1) if tp_k else kp).copy()                     # [b, d, s_prior]
+    vp = v_prior.astype(np.float64)[:, 0].copy()                            # [b, s_prior, d]
+    kp[:, :, -sa:] = k_active.astype(np.float64)
+    vp[:, -sa:, :] = v_active.astype(np.float64)[:, 0]
+    s = np.where(mask.transpose(1, 2, 3, 0) != 0, np.einsum("bhad,bds->bhas", qq, kp), -np.inf)
+    if sink is not None:
+        s = np.concatenate([s, np.broadcast_to(sink.astype(np.float64).reshape(1, h, 1, 1), (b, h, sa, 1))], -1)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    p = (p / p.sum(axis=-1, keepdims=True))[..., :kp.shape[2]]
+    return (p @ vp[:, None]).transpose(0, 1, 3, 2)                          # [b, h, d, s_active]
+
+
+@pytest.mark.parametrize("target", ["trn2", "trn3"])
+@pytest.mark.parametrize("b,h,sa,sp,d,tp_k,sink,lnc", [
+    (2, 4, 1, 1024, 128, False, False, 1), (2, 8, 4, 2048, 128, True, True, 1), (4, 4, 1, 2048, 64, False, False, 2),
+    (1, 8, 2, 4096, 128, True, False, 2),
+])
+def test_attention_tkg(target, b, h, sa, sp, d, tp_k, sink, lnc):
+    mod = load("core.attention.attention_tkg")
+    utils = load("core.attention.attention_tkg_utils")
+    cfg = utils.AttnTKGConfig(bs=b, q_head=h, s_active=sa, curr_sprior=sp, full_sprior=sp, d_head=d, tp_k_prior=tp_k,
+                              qk_in_sb=True)
+    rng = np.random.default_rng(sp + h + sa)
+    bf16 = ml_dtypes.bfloat16
+    q4 = rng.standard_normal((b, d, h, sa)).astype(bf16)
+    q = np.ascontiguousarray(q4.transpose(1, 0, 2, 3)).reshape(d, b * h * sa)      # [d, B*H*s_active] in SBUF
+    k3 = rng.standard_normal((b, d, sa)).astype(bf16)
+    k_active = np.ascontiguousarray(k3.transpose(1, 0, 2)).reshape(d, b * sa)
+    v_active = rng.standard_normal((b, 1, sa, d)).astype(bf16)
+    k_prior = rng.standard_normal((b, 1, sp, d) if tp_k else (b, 1, d, sp)).astype(bf16)
+    v_prior = rng.standard_normal((b, 1, sp, d)).astype(bf16)
+    mask = np.zeros((sp, b, h, sa), np.uint8)                 # cache length per batch, causal active block
+    for i, n in enumerate(rng.integers(sp // 2, sp - sa, size=b)):
+        mask[:n, i] = 1
+        for a in range(sa):
+            mask[sp - sa:sp - sa + a + 1, i, :, a] = 1
+    sink_v = rng.standard_normal((h, 1)).astype(np.float32) if sink else None
+    kernel = _attention_tkg_kernel(mod, cfg)
+    got = nki.simulate(kernel[lnc] if lnc > 1 else kernel, target=target)(q, k_active, v_active, k_prior, v_prior,
+                                                                         mask, sink_v)
+    want = _attention_tkg_ref(q4, k3, v_active, k_prior, v_prior, mask, sink_v, tp_k)
+    max_allclose(got, want, rtol=1e-2, atol=1e-5)             # test_attention_tkg.py's (bf16 KV)
