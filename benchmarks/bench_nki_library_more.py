@@ -190,4 +190,41 @@ def _mxfp():
 
 def cases():
     return [f() for f in (_rmsnorm_quant, _rmsnorm_tkg, _layernorm_tkg, _cross_entropy, _find_nonzero, _conv1d,
-                          _gen_mask, _attention_cte, _output_projection, _qkv, _mxfp)]
+                          _gen_mask, _attention_cte, _output_projection, _qkv, _mxfp, _attention_tkg)]
+
+
+def _attention_tkg():
+    tmod, utils = load("core.attention.attention_tkg"), load("core.attention.attention_tkg_utils")
+    alloc, logging_ = load("core.utils.allocator"), load("core.utils.logging")
+    import npusim.nki.isa as nisa
+    import npusim.nki.language as nl
+    b, h, sa, sp, d = 4, 8, 1, 4096, 128
+    cfg = utils.AttnTKGConfig(bs=b, q_head=h, s_active=sa, curr_sprior=sp, full_sprior=sp, d_head=d, qk_in_sb=True)
+
+    def kernel(q, k_active, v_active, k_prior, v_prior, mask):
+        sbm = alloc.SbufManager(0, nl.tile_size.total_available_sbuf_size - 16 * 1024, logging_.get_logger("tkg"))
+        sbm.open_scope()
+        out = nl.ndarray((b, h, d, sa), dtype=q.dtype, buffer=nl.shared_hbm)
+        q_sb = sbm.alloc_stack(q.shape, dtype=q.dtype, buffer=nl.sbuf)
+        k_sb = sbm.alloc_stack(k_active.shape, dtype=k_active.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=q_sb, src=q)
+        nisa.dma_copy(dst=k_sb, src=k_active)
+        res, _ = tmod.attention_tkg(q_sb, k_sb, v_active, k_prior, v_prior, mask, out, cfg, sbm)
+        sbm.close_scope()
+        return res
+    rng = np.random.default_rng(10)
+    q = rng.standard_normal((d, b * h * sa)).astype(BF16)
+    ka = rng.standard_normal((d, b * sa)).astype(BF16)
+    va = rng.standard_normal((b, 1, sa, d)).astype(BF16)
+    kp = rng.standard_normal((b, 1, d, sp)).astype(BF16)
+    vp = rng.standard_normal((b, 1, sp, d)).astype(BF16)
+    mask = np.ones((sp, b, h, sa), np.uint8)
+    k = nki.simulate(nki.jit(kernel)[2], target="trn2")
+
+    def ref():
+        qq = q.astype(np.float32).reshape(d, b, h).transpose(1, 2, 0)
+        s = np.einsum("bhd,bds->bhs", qq, kp[:, 0].astype(np.float32))
+        p = np.exp(s - s.max(-1, keepdims=True))
+        return np.einsum("bhs,bsd->bhd", p / p.sum(-1, keepdims=True), vp[:, 0].astype(np.float32))
+    return Case("nki-library attention_tkg B=4 H=8 s_active=1 s_prior=4096 d=128 bf16, LNC2",
+                lambda: k(q, ka, va, kp, vp, mask), numpy=ref, repeats=3)
