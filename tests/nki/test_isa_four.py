@@ -214,3 +214,52 @@ def test_dma_compute_rules(run):
     for make, words in cases:
         with pytest.raises(ConstraintError, match=words):
             make()
+
+
+def test_local_gather_matches_the_documented_numpy_semantics(run):
+    """[SDK] test_nki_isa_local_gather.py: src (128, 512, 4), per-core indices (16, 4) replicated to 128
+    partitions, 4 elements per index (hardware index = index * 4), 64 valid indices per core."""
+    rng = np.random.default_rng(5)
+    src = (rng.random((128, 512, 4)) * 100).astype(np.float32)
+    per_core = rng.integers(0, 512, size=(16, 4)).astype(np.uint16)
+    index = np.tile(per_core, (8, 1))
+    dst = nl.ndarray((128, 4, 16, 4), nl.float32, buffer=nl.sbuf)
+    ins = nisa.local_gather(dst=dst, src_buffer=sbuf(src), index=sbuf(index * 4), num_elem_per_idx=4,
+                            num_valid_indices=64)
+    want = np.empty((128, 64, 4), np.float32)
+    for c in range(8):
+        rows = slice(16 * c, 16 * c + 16)
+        want[rows] = np.take(src[rows], index[rows].flatten(order="F")[:64], axis=1)
+    np.testing.assert_array_equal(dst.read(), want.reshape(128, 4, 16, 4))
+    c = ((28 + 16) / 16) / min(1, 4)
+    assert ins.event.engine == "gpsimd" and ins.event.cycles == pytest.approx(150 + 64 * 4 / c)
+
+
+def test_local_gather_cores_use_their_own_indices(run):
+    src = np.arange(32 * 10, dtype=np.int32).reshape(32, 10)
+    index = np.zeros((32, 1), np.uint16)
+    index[0, 0], index[16, 0] = 3, 7                 # core 0 gathers element 3, core 1 element 7 (partition 0's)
+    dst = nl.ndarray((32, 1), nl.int32, buffer=nl.sbuf)
+    nisa.local_gather(dst=dst, src_buffer=sbuf(src), index=sbuf(index), num_valid_indices=1)
+    np.testing.assert_array_equal(dst.read()[:, 0], np.concatenate([src[:16, 3], src[16:, 7]]))
+
+
+def test_local_gather_rules(run):
+    src = sbuf(np.zeros((32, 64), np.float32))
+    idx = sbuf(np.zeros((32, 2), np.uint16))
+    d = nl.ndarray((32, 32), nl.float32, buffer=nl.sbuf)
+    cases = [
+        (lambda: nisa.local_gather(dst=d, src_buffer=src, index=sbuf(np.zeros((32, 2), np.int32))), "uint16"),
+        (lambda: nisa.local_gather(dst=d[0:24], src_buffer=src[0:24], index=idx[0:24]), "multiple of 16"),
+        (lambda: nisa.local_gather(dst=d, src_buffer=src, index=idx, num_elem_per_idx=3), "one of"),
+        (lambda: nisa.local_gather(dst=d, src_buffer=src, index=idx, num_valid_indices=33), "1..32"),
+        (lambda: nisa.local_gather(dst=nl.ndarray((32, 16), nl.float32, buffer=nl.sbuf), src_buffer=src,
+                                   index=idx, num_valid_indices=8), "num_valid_indices \\* num_elem_per_idx"),
+        (lambda: nisa.local_gather(dst=nl.ndarray((32, 32), nl.bfloat16, buffer=nl.sbuf), src_buffer=src,
+                                   index=idx), "does not cast"),
+        (lambda: nisa.local_gather(dst=d, src_buffer=src, index=sbuf(np.full((32, 2), 64, np.uint16))),
+         "out-of-bound"),
+    ]
+    for make, words in cases:
+        with pytest.raises(ConstraintError, match=words):
+            make()

@@ -116,3 +116,68 @@ def dma_compute(dst, srcs, scales, reduce_op, name=None) -> NkiInstruction:
     big = max(srcs, key=lambda s: s.tv.nbytes)
     return dma_issue(api, run, dst, big, reads=list(srcs), writes=[dst],
                      nbytes=sum(s.tv.nbytes for s in srcs))     # every source streams through the engines
+
+
+LOCAL_GATHER_ELEMS = (1, 2, 4, 8, 16, 32)
+LOCAL_GATHER_MAX_INDICES = 4096          # per GpSimd core
+LOCAL_GATHER_T = 4                       # the cost formula's t ("currently a constant 4")
+
+
+def local_gather(dst, src_buffer, index, num_elem_per_idx=1, num_valid_indices=None, name=None) -> NkiInstruction:
+    """Each GpSimd core (16 partitions) flattens its 16-partition slice of ``index`` partition-first
+    (Fortran order), keeps the first ``num_valid_indices``, and every one of its partitions gathers
+    ``num_elem_per_idx`` contiguous elements at each index (an element offset in the partition's flattened
+    free dims). ``dst[p]`` holds the gathered groups in index order; no cast (same dtype)."""
+    api = "nisa.local_gather"
+    run = current(api)
+    for p, t in (("dst", dst), ("src_buffer", src_buffer), ("index", index)):
+        R.tile(api, p, t)
+        if t.buffer.value != "sbuf":
+            raise NkiValidationError(api, p, "a tile in SBUF (GpSimd cannot access PSUM)", t.buffer)
+    if index.tv.dtype.name != "uint16":
+        raise NkiValidationError(api, "index", "uint16 indices", index.tv.dtype)
+    if src_buffer.partitions != index.partitions or src_buffer.partitions % GPSIMD_CORE_PARTITIONS:
+        raise NkiValidationError(api, "index", "src_buffer.shape[0] == index.shape[0], a multiple of 16",
+                                 f"src_buffer {src_buffer.partitions}, index {index.partitions}")
+    R.same_partitions(api, ["dst", "src_buffer"], [dst, src_buffer])
+    if dst.tv.dtype != src_buffer.tv.dtype:
+        raise NkiValidationError(api, "dst", "the dtype of src_buffer (local_gather does not cast)",
+                                 f"{dst.tv.dtype} vs {src_buffer.tv.dtype}")
+    e = num_elem_per_idx
+    if isinstance(e, bool) or e not in LOCAL_GATHER_ELEMS:
+        raise NkiValidationError(api, "num_elem_per_idx", f"one of {list(LOCAL_GATHER_ELEMS)}", e)
+    per_core = GPSIMD_CORE_PARTITIONS * index.free_size
+    nv = per_core if num_valid_indices is None else num_valid_indices
+    if isinstance(nv, bool) or not isinstance(nv, (int, np.integer)) or not 1 <= nv <= per_core:
+        raise NkiValidationError(api, "num_valid_indices", f"an int in 1..{per_core} (the indices of a core's "
+                                 "16-partition index slice)", num_valid_indices)
+    if nv > LOCAL_GATHER_MAX_INDICES:
+        raise NkiValidationError(api, "num_valid_indices", f"at most {LOCAL_GATHER_MAX_INDICES} indices per core", nv)
+    nv = int(nv)
+    if dst.free_size != nv * e:
+        raise NkiValidationError(api, "dst", "num_valid_indices * num_elem_per_idx elements per partition",
+                                 f"{dst.free_size} vs {nv} * {e}")
+    n = src_buffer.free_size
+    src = src_buffer.read(api).reshape(src_buffer.partitions, n)
+    idx = index.read(api).reshape(index.partitions, index.free_size).astype(np.int64)
+    cores = src_buffer.partitions // GPSIMD_CORE_PARTITIONS
+    # per core: indices_1d = index[16 partitions].flatten(order="F")[:nv]
+    ind = idx.reshape(cores, GPSIMD_CORE_PARTITIONS, -1).transpose(0, 2, 1).reshape(cores, -1)[:, :nv]
+    if ind.size and ind.max() + e > n:
+        raise NkiValidationError(api, "index", f"index + num_elem_per_idx <= {n} elements per partition "
+                                 "(out-of-bound gathers are undefined on the chip)", int(ind.max()))
+    cols = ind[:, :, None] + np.arange(e)[None, None, :]                  # [cores, nv, e]
+    rows = src.reshape(cores, GPSIMD_CORE_PARTITIONS, n)
+    out = np.take_along_axis(rows, np.broadcast_to(cols.reshape(cores, 1, nv * e),
+                                                   (cores, GPSIMD_CORE_PARTITIONS, nv * e)), axis=2)
+    dst.write(out.reshape(dst.shape))
+    return run.issue(api, "gpsimd", _local_gather_cycles(nv, e, src_buffer.itemsize), reads=[src_buffer, index],
+                     writes=[dst], elements=dst.partitions * dst.free_size)
+
+
+def _local_gather_cycles(nv: int, e: int, dtype_size: int) -> float:
+    """[SDK@2.26] local_gather: ``150 + (num_valid_indices * num_elem_per_idx) / C`` GpSimd cycles with
+    ``C = ((28 + t*e) / (t*e)) / min(4/dtype_size, e)``, t = 4."""
+    t = LOCAL_GATHER_T
+    c = ((28 + t * e) / (t * e)) / min(4 / dtype_size, e)
+    return float(_cost2.GPSIMD_START + nv * e / c)
