@@ -263,3 +263,28 @@ def test_local_gather_rules(run):
     for make, words in cases:
         with pytest.raises(ConstraintError, match=words):
             make()
+
+
+def test_nkiobject_dataclass_field_left_out_stays_unset():
+    from dataclasses import dataclass
+
+    @dataclass
+    class Dims(nl.NKIObject):           # nki-library's MLPTKGConstantsDimensionSizes omits remainderIFused
+        a: int
+        b: int
+
+    d = Dims(a=1)
+    assert d.a == 1 and not hasattr(d, "b")
+    with pytest.raises(AttributeError):
+        d.b
+
+
+def test_ap_on_a_whole_storage_pattern_is_a_pattern_on_the_storage(run):
+    x = np.arange(4 * 12, dtype=np.float32).reshape(4, 12)
+    t = sbuf(x)
+    whole = t.ap(pattern=[[12, 4], [1, 12]])                 # TensorView(t).get_view() of the whole tile
+    part = whole.ap(pattern=[[12, 4], [3, 4]], offset=1)     # nki-library then views it again
+    np.testing.assert_array_equal(part.read(), x[:, 1::3])
+    strided = t.ap(pattern=[[12, 4], [2, 6]])
+    with pytest.raises(ConstraintError, match="nested"):
+        strided.ap(pattern=[[12, 4], [1, 2]])                # a pattern on a part of the storage: refused

@@ -74,10 +74,29 @@ def _storage(t, api):
         raise ConstraintError(api, "self", "an access pattern is given on a tensor, not on a tile indexed out "
                               "of it (NKI: cannot specify an access pattern on an already indexed tensor)",
                               f"{t!r} starts at element {element_offset(t)} of its storage")
-    if t.ind is not None:
+    if t.ind is not None and not (t.ind is STATIC and _whole_storage(t, root)):
         raise ConstraintError(api, "self", "an access pattern is given on a tensor, not on another access "
                               "pattern (NKI: nested indexing)", t)
     return root
+
+
+def _whole_storage(t, root) -> bool:
+    """A static pattern that reads its whole storage in order (nki-library's ``TensorView(t).get_view()``
+    of a whole tile): a pattern on it is a pattern on the storage, so it may be given one."""
+    v, r = t.tv, root.tv
+    if v.offset != r.offset or v.nbytes != r.nbytes:
+        return False
+    item, shape, strides = v.dtype.itemsize, list(v.shape), list(v.strides)
+    if root.on_chip:
+        if shape[0] != r.shape[0] or strides[0] != r.strides[0]:
+            return False
+        shape, strides = shape[1:], strides[1:]
+    expect = item
+    for n, st in zip(reversed(shape), reversed(strides)):
+        if n != 1 and st != expect:
+            return False
+        expect *= n
+    return True
 
 
 def _geometry(root, d):

@@ -3,6 +3,7 @@
 Re-exported into ``nki.language`` by one import line at the end of language.py."""
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import numpy as np
@@ -25,15 +26,24 @@ class _NKIObjectType(type):
     annotations, so no dataclass fields) and builds it with ``SectionParams(section_idx=0, ...)``."""
 
     def __call__(cls, *args, **kwargs):
-        extra = {}
+        extra, unset = {}, []
         init = cls.__init__
-        if kwargs and init is not NKIObject.__init__:
+        if init is not NKIObject.__init__:
             params = inspect.signature(init).parameters
-            if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            if kwargs and not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
                 extra = {k: kwargs.pop(k) for k in list(kwargs) if k not in params and hasattr(cls, k)}
+            if dataclasses.is_dataclass(cls):
+                # A dataclass field left out of the call stays unset (reading it raises AttributeError), as
+                # NKI's tracer allows: nki-library's mlp_tkg_constants never passes ``remainderIFused``.
+                given = set(list(params)[1:1 + len(args)]) | set(kwargs)
+                unset = [f.name for f in dataclasses.fields(cls) if f.name in params and f.name not in given
+                         and params[f.name].default is inspect.Parameter.empty]
+                kwargs.update({name: None for name in unset})
         obj = super().__call__(*args, **kwargs)
+        for name in unset:
+            object.__delattr__(obj, name)
         for k, v in extra.items():
-            setattr(obj, k, v)
+            object.__setattr__(obj, k, v)
         return obj
 
 

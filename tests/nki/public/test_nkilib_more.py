@@ -580,3 +580,51 @@ def test_attention_tkg(target, b, h, sa, sp, d, tp_k, sink, lnc):
                                                                          mask, sink_v)
     want = _attention_tkg_ref(q4, k3, v_active, k_prior, v_prior, mask, sink_v, tp_k)
     max_allclose(got, want, rtol=1e-2, atol=1e-5)             # test_attention_tkg.py's (bf16 KV)
+
+
+# ---- moe_tkg (MoE MLP for decode: selective top-K experts or all experts; nisa.local_gather) ----
+
+def _moe_ref(x, gate_up, down, affinities, index, all_experts, post_scale):
+    """moe_tkg_torch.py's math in float64: per expert SiLU(x Wg) * (x Wu) @ Wd, scaled by the token's
+    affinity (POST_SCALE) and summed over the token's top-K experts (or all experts)."""
+    xf = x.astype(np.float64)
+
+    def mlp(v, e):
+        g, u = v @ gate_up[e, :, 0].astype(np.float64), v @ gate_up[e, :, 1].astype(np.float64)
+        return (g / (1 + np.exp(-g)) * u) @ down[e].astype(np.float64)
+    out = np.zeros(x.shape)
+    if all_experts:
+        for e in range(gate_up.shape[0]):
+            out += (affinities[:, e:e + 1] if post_scale else 1.0) * mlp(xf, e)
+    else:
+        for t in range(x.shape[0]):
+            for e in index[t]:
+                out[t] += (affinities[t, e] if post_scale else 1.0) * mlp(xf[t:t + 1], e)[0]
+    return out
+
+
+@pytest.mark.parametrize("target", ["trn2", "trn3"])
+@pytest.mark.parametrize("t,h,i,e,k,all_experts,post_scale,lnc", [
+    (4, 1024, 512, 8, 2, False, True, 1), (8, 1024, 512, 4, 2, True, True, 1), (16, 2048, 1024, 8, 2, False, True, 2),
+    (4, 1024, 512, 8, 2, False, False, 1),
+])
+def test_moe_tkg(target, t, h, i, e, k, all_experts, post_scale, lnc):
+    mod = load("core.moe.moe_tkg.moe_tkg")
+    ct = load("core.utils.common_types")
+    rng = np.random.default_rng(t + h + e)
+    bf16 = ml_dtypes.bfloat16
+    x = rng.standard_normal((t, h)).astype(bf16)
+    gate_up = (rng.standard_normal((e, h, 2, i)) / math.sqrt(h)).astype(bf16)
+    down = (rng.standard_normal((e, i, h)) / math.sqrt(i)).astype(bf16)
+    logits = rng.standard_normal((t, e))
+    affinities = (np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)).astype(np.float32)
+    index = np.argsort(-logits, axis=1)[:, :k].astype(np.int32)
+    mode = ct.ExpertAffinityScaleMode.POST_SCALE if post_scale else ct.ExpertAffinityScaleMode.NO_SCALE
+    kernel = nki.jit(mod.moe_tkg)
+    with warnings.catch_warnings():
+        # local_gather reads the whole affinity tile; only the token rows were loaded (the rest is discarded)
+        warnings.simplefilter("ignore", UninitializedReadWarning)
+        got = nki.simulate(kernel[lnc] if lnc > 1 else kernel, target=target)(
+            x, gate_up, down, affinities, index, all_experts,
+            rank_id=np.zeros((1, 1), np.int32) if all_experts else None, expert_affinities_scaling_mode=mode)
+    max_allclose(got, _moe_ref(x, gate_up, down, affinities, index, all_experts, post_scale), rtol=2e-2, atol=1e-5)
