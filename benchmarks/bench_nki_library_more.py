@@ -190,7 +190,8 @@ def _mxfp():
 
 def cases():
     return [f() for f in (_rmsnorm_quant, _rmsnorm_tkg, _layernorm_tkg, _cross_entropy, _find_nonzero, _conv1d,
-                          _gen_mask, _attention_cte, _output_projection, _qkv, _mxfp, _attention_tkg)]
+                          _gen_mask, _attention_cte, _output_projection, _qkv, _mxfp, _attention_tkg,
+                          _moe_tkg)]
 
 
 def _attention_tkg():
@@ -228,3 +229,32 @@ def _attention_tkg():
         return np.einsum("bhs,bsd->bhd", p / p.sum(-1, keepdims=True), vp[:, 0].astype(np.float32))
     return Case("nki-library attention_tkg B=4 H=8 s_active=1 s_prior=4096 d=128 bf16, LNC2",
                 lambda: k(q, ka, va, kp, vp, mask), numpy=ref, repeats=3)
+
+
+def _moe_tkg():
+    mod, ct = load("core.moe.moe_tkg.moe_tkg"), load("core.utils.common_types")
+    rng = np.random.default_rng(11)
+    t, h, i, e, kk = 8, 1024, 512, 8, 2
+    x = rng.standard_normal((t, h)).astype(BF16)
+    gu = (rng.standard_normal((e, h, 2, i)) / math.sqrt(h)).astype(BF16)
+    dw = (rng.standard_normal((e, i, h)) / math.sqrt(i)).astype(BF16)
+    logits = rng.standard_normal((t, e))
+    aff = (np.exp(logits) / np.exp(logits).sum(1, keepdims=True)).astype(np.float32)
+    idx = np.argsort(-logits, 1)[:, :kk].astype(np.int32)
+    k = nki.simulate(nki.jit(mod.moe_tkg)[2], target="trn2")
+
+    def run():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UninitializedReadWarning)
+            return k(x, gu, dw, aff, idx, False, expert_affinities_scaling_mode=ct.ExpertAffinityScaleMode.POST_SCALE)
+
+    def ref():
+        xf, out = x.astype(np.float32), np.zeros((t, h), np.float32)
+        guf, dwf = gu.astype(np.float32), dw.astype(np.float32)
+        for tt in range(t):
+            for ee in idx[tt]:
+                g, u = xf[tt] @ guf[ee, :, 0], xf[tt] @ guf[ee, :, 1]
+                out[tt] += aff[tt, ee] * ((g / (1 + np.exp(-g)) * u) @ dwf[ee])
+        return out
+    return Case("nki-library moe_tkg selective T=8 H=1024 I=512 E=8 top-2 bf16, LNC2 (local_gather)", run,
+                numpy=ref, repeats=3)
