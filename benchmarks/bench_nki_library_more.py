@@ -191,7 +191,7 @@ def _mxfp():
 def cases():
     return [f() for f in (_rmsnorm_quant, _rmsnorm_tkg, _layernorm_tkg, _cross_entropy, _find_nonzero, _conv1d,
                           _gen_mask, _attention_cte, _output_projection, _qkv, _mxfp, _attention_tkg,
-                          _moe_tkg)]
+                          _moe_tkg, _attention_bwd)]
 
 
 def _attention_tkg():
@@ -258,3 +258,26 @@ def _moe_tkg():
         return out
     return Case("nki-library moe_tkg selective T=8 H=1024 I=512 E=8 top-2 bf16, LNC2 (local_gather)", run,
                 numpy=ref, repeats=3)
+
+
+def _attention_bwd():
+    from npusim.nki.isa_matmul import PsumAccumulateWarning
+    mod = load("core.attention.attention_bwd")
+    rng = np.random.default_rng(12)
+    b, h, d, s = 1, 2, 128, 512
+    q, k, v, o, dy = (rng.standard_normal((b, h, d, s)).astype(BF16) for _ in range(5))
+    lse = rng.standard_normal((b, h, 128, s // 128)).astype(np.float32) + 6
+    kern = nki.simulate(mod.attention_bwd, target="trn2")
+
+    def run():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PsumAccumulateWarning)
+            return kern(q, k, v, o, dy, lse, use_causal_mask=True, mixed_precision=True, softmax_scale=1.0)
+
+    def ref():
+        qf, kf, vf, of, df = (a[0].astype(np.float32) for a in (q, k, v, o, dy))
+        sc = np.einsum("hdi,hdj->hij", qf, kf)
+        p = np.exp(np.where(np.triu(np.ones((s, s), bool), 1), -np.inf, sc) - lse[0].transpose(0, 2, 1).reshape(h, s, 1))
+        ds = p * (np.einsum("hdi,hdj->hij", df, vf) - (df * of).sum(1)[..., None])
+        return np.einsum("hij,hdj->hdi", ds, kf), np.einsum("hij,hdi->hdj", ds, qf), np.einsum("hij,hdi->hdj", p, df)
+    return Case("nki-library attention_bwd causal B=1 H=2 d=128 S=512 bf16 (dQ, dK, dV)", run, numpy=ref, repeats=3)

@@ -628,3 +628,62 @@ def test_moe_tkg(target, t, h, i, e, k, all_experts, post_scale, lnc):
             x, gate_up, down, affinities, index, all_experts,
             rank_id=np.zeros((1, 1), np.int32) if all_experts else None, expert_affinities_scaling_mode=mode)
     max_allclose(got, _moe_ref(x, gate_up, down, affinities, index, all_experts, post_scale), rtol=2e-2, atol=1e-5)
+
+
+# ---- attention_bwd (flash attention backward: dQ, dK, dV from the saved log-sum-exp) ----
+
+def _attention_fwd64(q, k, v, scale, causal, window):
+    """Probabilities, output and LSE in float64 for q, k, v laid out [b, h, d, s] (GQA: K/V heads repeated)."""
+    rep = q.shape[1] // k.shape[1]
+    kk, vv = np.repeat(k.astype(np.float64), rep, axis=1), np.repeat(v.astype(np.float64), rep, axis=1)
+    s = np.einsum("bhdi,bhdj->bhij", q.astype(np.float64), kk) * scale
+    sq, sk = s.shape[2:]
+    masked = np.zeros((sq, sk), bool)
+    if causal:
+        masked |= np.triu(np.ones((sq, sk), bool), 1)
+    if window:
+        masked |= np.arange(sk)[None, :] < (np.arange(sq)[:, None] - window + 1)
+    s = np.where(masked, -np.inf, s)
+    mx = s.max(axis=-1, keepdims=True)
+    ex = np.exp(s - mx)
+    z = ex.sum(axis=-1, keepdims=True)
+    p = ex / z
+    return p, np.einsum("bhij,bhdj->bhdi", p, vv), (mx + np.log(z))[..., 0], kk, vv, rep
+
+
+def _attention_grads64(q, k, v, o, dy, scale, causal, window):
+    """dS = P * (dP - rowsum(dO * O)); dQ = dS K * scale, dK = dS^T Q * scale, dV = P^T dO (summed per KV head)."""
+    p, _, _, kk, vv, rep = _attention_fwd64(q, k, v, scale, causal, window)
+    dyf, of = dy.astype(np.float64), o.astype(np.float64)
+    dv = np.einsum("bhij,bhdi->bhdj", p, dyf)
+    ds = p * (np.einsum("bhdi,bhdj->bhij", dyf, vv) - (dyf * of).sum(axis=2)[..., None])
+    dq = np.einsum("bhij,bhdj->bhdi", ds, kk) * scale
+    dk = np.einsum("bhij,bhdi->bhdj", ds, q.astype(np.float64)) * scale
+    b, h, d, sk = dk.shape
+    return dq, dk.reshape(b, h // rep, rep, d, sk).sum(2), dv.reshape(b, h // rep, rep, d, sk).sum(2)
+
+
+@pytest.mark.parametrize("target", ["trn2", "trn3"])
+@pytest.mark.parametrize("b,h,hk,d,s,causal,window,lnc", [
+    (1, 2, 2, 64, 256, False, None, 1), (1, 4, 2, 128, 256, True, None, 1), (1, 2, 2, 64, 512, True, 128, 2),
+])
+def test_attention_bwd(target, b, h, hk, d, s, causal, window, lnc):
+    from npusim.nki.isa_matmul import PsumAccumulateWarning
+    mod = load("core.attention.attention_bwd")
+    rng = np.random.default_rng(s + h + d)
+    bf16 = ml_dtypes.bfloat16
+    q, dy = (rng.standard_normal((b, h, d, s)).astype(bf16) for _ in range(2))
+    k, v = (rng.standard_normal((b, hk, d, s)).astype(bf16) for _ in range(2))
+    scale = 1.0 if causal else 1 / math.sqrt(d)           # as test_attention_bwd.py
+    _, o, lse, *_ = _attention_fwd64(q, k, v, scale, causal, window or 0)
+    o = o.astype(bf16)
+    lse_tiles = np.ascontiguousarray(lse.reshape(b, h, s // 128, 128).transpose(0, 1, 3, 2)).astype(np.float32)
+    kernel = mod.attention_bwd[lnc] if lnc > 1 else mod.attention_bwd
+    with warnings.catch_warnings():
+        # the kernel memsets its PSUM accumulators and matmuls onto them (npusim warns: undefined on NC-v2/v3)
+        warnings.simplefilter("ignore", PsumAccumulateWarning)
+        dq, dk, dv = nki.simulate(kernel, target=target)(q, k, v, o, dy, lse_tiles, use_causal_mask=causal,
+                                                         mixed_precision=True, softmax_scale=scale,
+                                                         sliding_window=window)[:3]
+    for got, want in zip((dq, dk, dv), _attention_grads64(q, k, v, o, dy, scale, causal, window or 0)):
+        max_allclose(got, want, rtol=2e-2, atol=1e-5)     # test_attention_bwd.py's accuracies
