@@ -687,3 +687,52 @@ def test_attention_bwd(target, b, h, hk, d, s, causal, window, lnc):
                                                          sliding_window=window)[:3]
     for got, want in zip((dq, dk, dv), _attention_grads64(q, k, v, o, dy, scale, causal, window or 0)):
         max_allclose(got, want, rtol=2e-2, atol=1e-5)     # test_attention_bwd.py's accuracies
+
+
+# ---- context-encoding projections: output_projection_cte, qkv_cte ----
+
+@pytest.mark.parametrize("target", ["trn2", "trn3"])
+@pytest.mark.parametrize("b,n,d,s,h,bias,lnc", [(1, 4, 128, 512, 1024, True, 1), (2, 2, 64, 512, 2048, False, 2)])
+def test_output_projection_cte(target, b, n, d, s, h, bias, lnc):
+    mod = load("core.output_projection.output_projection_cte.output_projection_cte")
+    rng = np.random.default_rng(s + h + n)
+    bf16 = ml_dtypes.bfloat16
+    att = rng.standard_normal((b, n, d, s)).astype(bf16)           # [B, N, D, S]
+    w = (rng.standard_normal((n * d, h)) * 0.05).astype(bf16)
+    bv = rng.standard_normal((1, h)).astype(bf16) if bias else None
+    kernel = mod.output_projection_cte[lnc] if lnc > 1 else mod.output_projection_cte
+    got = nki.simulate(kernel, target=target)(att, w, bv)
+    want = att.astype(np.float64).transpose(0, 3, 1, 2).reshape(b, s, n * d) @ w.astype(np.float64)
+    if bias:
+        want += bv.astype(np.float64)
+    max_allclose(got, want, rtol=2e-2, atol=1e-5)             # test_output_proj_cte.py's
+
+
+@pytest.mark.parametrize("target", ["trn2", "trn3"])
+@pytest.mark.parametrize("b,s,h,i,norm,fused_add,lnc", [
+    (1, 512, 1024, 768, "RMS_NORM", False, 1), (1, 512, 2048, 1536, "NO_NORM", False, 2),
+    (2, 256, 1024, 512, "LAYER_NORM", True, 1),
+])
+def test_qkv_cte(target, b, s, h, i, norm, fused_add, lnc):
+    mod = load("core.qkv.qkv_cte")
+    ct = load("core.utils.common_types")
+    rng = np.random.default_rng(s + h + i)
+    bf16 = ml_dtypes.bfloat16
+    x = rng.standard_normal((b, s, h)).astype(bf16)
+    w = (rng.standard_normal((h, i)) * 0.03).astype(bf16)
+    gamma, beta = rng.standard_normal((1, h)).astype(bf16), rng.standard_normal((1, h)).astype(bf16)
+    kw = dict(fused_norm_type=getattr(ct.NormType, norm))
+    if norm != "NO_NORM":
+        kw["gamma_norm_weights"] = gamma
+    if norm == "LAYER_NORM":
+        kw["layer_norm_bias"] = beta
+    prev = None
+    if fused_add:
+        prev = (rng.standard_normal((b, s, h)).astype(bf16), rng.standard_normal((b, s, h)).astype(bf16))
+        kw.update(fused_residual_add=True, mlp_prev=prev[0], attention_prev=prev[1])
+    kernel = nki.jit(mod.qkv_cte)
+    got = nki.simulate(kernel[lnc] if lnc > 1 else kernel, target=target)(x, w, **kw)
+    if isinstance(got, tuple):
+        got = got[0]
+    want = _qkv_ref(x, w, norm, gamma, beta, prev)
+    max_allclose(got, want.reshape(got.shape), rtol=2e-2, atol=1e-5)     # test_qkv_cte.py's default
