@@ -191,7 +191,7 @@ def _mxfp():
 def cases():
     return [f() for f in (_rmsnorm_quant, _rmsnorm_tkg, _layernorm_tkg, _cross_entropy, _find_nonzero, _conv1d,
                           _gen_mask, _attention_cte, _output_projection, _qkv, _mxfp, _attention_tkg,
-                          _moe_tkg, _attention_bwd)]
+                          _moe_tkg, _attention_bwd, _output_projection_cte, _qkv_cte)]
 
 
 def _attention_tkg():
@@ -281,3 +281,26 @@ def _attention_bwd():
         ds = p * (np.einsum("hdi,hdj->hij", df, vf) - (df * of).sum(1)[..., None])
         return np.einsum("hij,hdj->hdi", ds, kf), np.einsum("hij,hdi->hdj", ds, qf), np.einsum("hij,hdi->hdj", p, df)
     return Case("nki-library attention_bwd causal B=1 H=2 d=128 S=512 bf16 (dQ, dK, dV)", run, numpy=ref, repeats=3)
+
+
+def _output_projection_cte():
+    mod = load("core.output_projection.output_projection_cte.output_projection_cte")
+    rng = np.random.default_rng(13)
+    att = rng.standard_normal((1, 4, 128, 1024)).astype(BF16)
+    w = (rng.standard_normal((512, 2048)) * 0.05).astype(BF16)
+    k = nki.simulate(mod.output_projection_cte[2], target="trn2")
+    return Case("nki-library output_projection_cte B=1 N=4 D=128 S=1024 H=2048 bf16, LNC2", lambda: k(att, w),
+                numpy=lambda: att[0].astype(np.float32).transpose(2, 0, 1).reshape(1024, 512) @ w.astype(np.float32),
+                repeats=3)
+
+
+def _qkv_cte():
+    mod, ct = load("core.qkv.qkv_cte"), load("core.utils.common_types")
+    rng = np.random.default_rng(14)
+    x = rng.standard_normal((1, 1024, 2048)).astype(BF16)
+    w = (rng.standard_normal((2048, 1536)) * 0.03).astype(BF16)
+    g = rng.standard_normal((1, 2048)).astype(BF16)
+    k = nki.simulate(nki.jit(mod.qkv_cte)[2], target="trn2")
+    return Case("nki-library qkv_cte B=1 S=1024 H=2048 I=1536 bf16 RMSNorm, LNC2",
+                lambda: k(x, w, fused_norm_type=ct.NormType.RMS_NORM, gamma_norm_weights=g),
+                numpy=lambda: _rms(x, g) @ w.astype(np.float32), repeats=3)
