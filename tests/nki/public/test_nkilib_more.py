@@ -736,3 +736,48 @@ def test_qkv_cte(target, b, s, h, i, norm, fused_add, lnc):
         got = got[0]
     want = _qkv_ref(x, w, norm, gamma, beta, prev)
     max_allclose(got, want.reshape(got.shape), rtol=2e-2, atol=1e-5)     # test_qkv_cte.py's default
+
+
+# ---- rmsnorm_mx_quantize_tkg (RMSNorm then quantize_mx, outputs in SBUF; trn3 MX, LNC2 only) ----
+
+def _rmsnorm_mx_kernel(mod):
+    """Our driver: the SBUF outputs the subkernel wants, then stored to HBM (the fp8 x4 data as uint32)."""
+    import npusim.nki.isa as nisa
+    import npusim.nki.language as nl
+
+    def kernel(x, gamma):
+        b, s, h = x.shape
+        out = nl.ndarray((128, b * s, h // 128), dtype=x.dtype, buffer=nl.sbuf)
+        quant = nl.ndarray((128, h // 512, b * s), dtype=nl.float8_e4m3fn_x4, buffer=nl.sbuf)
+        scale = nl.ndarray((128, h // 512, b * s), dtype=nl.uint8, buffer=nl.sbuf)
+        mod.rmsnorm_mx_quantize_tkg(x, gamma, out, quant, scale)
+        results = []
+        for t, dt in ((out, x.dtype), (quant.view(nl.uint32), nl.uint32), (scale, nl.uint8)):
+            hbm = nl.ndarray(t.shape, dtype=dt, buffer=nl.shared_hbm)
+            nisa.dma_copy(dst=hbm, src=t)
+            results.append(hbm)
+        return tuple(results)
+    return nki.jit(kernel)
+
+
+@pytest.mark.parametrize("b,s,h", [(1, 4, 2048), (2, 4, 4096)])
+def test_rmsnorm_mx_quantize_tkg(b, s, h):
+    mod = load("core.subkernels.rmsnorm_mx_quantize_tkg")
+    rng = np.random.default_rng(h + b)
+    bf16 = ml_dtypes.bfloat16
+    x = rng.standard_normal((b, s, h)).astype(bf16)
+    gamma = rng.standard_normal((1, h)).astype(bf16)
+    with warnings.catch_warnings():
+        # the LNC2 gather sends whole tiles of which each core wrote its own tokens
+        warnings.simplefilter("ignore", UninitializedReadWarning)
+        out, quant, scale = nki.simulate(_rmsnorm_mx_kernel(mod)[2], target="trn3")(x, gamma)
+    n = _rms_rows(x, gamma)                                                  # [B*S, H]
+    max_allclose(out, n.reshape(b * s, h // 128, 128).transpose(2, 0, 1), rtol=1e-2, atol=1e-3)   # the test's; hidden_dim_tp
+    # MX: data partition p's scale sits in row (p // 32) * 32 + (p % 32) // 8 (4 rows per quadrant); every
+    # token's dequantized values are its normalized values up to fp8 e4m3 rounding (half an ulp: 2^-4)
+    vals = quant.view(np.uint8).reshape(128, h // 512, b * s, 4).view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+    p = np.arange(128)
+    deq = vals * (2.0 ** (scale[(p // 32) * 32 + (p % 32) // 8].astype(np.float64) - 127))[..., None]
+    for t in range(b * s):
+        got_t, want_t = np.sort(deq[:, :, t, :].ravel()), np.sort(n[t])
+        assert np.abs(got_t - want_t).max() <= 2.0 ** -4 * np.abs(want_t).max()
