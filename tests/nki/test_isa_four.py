@@ -288,3 +288,24 @@ def test_ap_on_a_whole_storage_pattern_is_a_pattern_on_the_storage(run):
     strided = t.ap(pattern=[[12, 4], [2, 6]])
     with pytest.raises(ConstraintError, match="nested"):
         strided.ap(pattern=[[12, 4], [1, 2]])                # a pattern on a part of the storage: refused
+
+
+def test_a_jitted_kernel_called_inside_a_kernel_is_traced_into_it():
+    """nki-library's moe_cte (itself jitted) calls the @nki.jit bwmm_shard_on_block with its tensors: NKI
+    traces the inner kernel into the caller, so it sees the caller's grid and returns its tensors."""
+    @nki.jit
+    def inner(x):
+        t = nl.ndarray(x.shape, x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x)
+        out = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
+        nisa.tensor_scalar(dst=t, data=t, op0=nl.add, operand0=float(nl.num_programs(0)))
+        nisa.dma_copy(dst=out, src=t)
+        return out
+
+    @nki.jit
+    def outer(x):
+        return inner(x)
+
+    x = np.zeros((4, 8), np.float32)
+    np.testing.assert_array_equal(nki.simulate(outer[2], target="trn2")(x), x + 2)   # the outer grid: 2 programs
+    np.testing.assert_array_equal(nki.simulate(inner)(x), x + 1)                      # launched on its own

@@ -16,6 +16,7 @@ from ..core.errors import ConstraintError
 from . import args as _args
 from . import spec as _spec
 from . import lnc as _lnc
+from . import runtime as _runtime
 from .runtime import Run, activate
 from .tensor import MemoryRegion, NkiTensor, dtype_of
 
@@ -53,6 +54,10 @@ class Kernel:
         return Kernel(self.fn, _grid(grid), self.target)
 
     def __call__(self, *args, **kwargs):
+        if _runtime._current is not None and any(isinstance(a, NkiTensor) for a in (*args, *kwargs.values())):
+            # A jitted kernel called from inside a kernel with its tensors is traced into the caller, as NKI
+            # does (nki-library's moe_cte calls the @nki.jit bwmm_shard_on_block): same launch, same grid.
+            return self.fn(*args, **kwargs)
         return launch(self, args, kwargs, self.target)
 
 
