@@ -781,3 +781,21 @@ def test_rmsnorm_mx_quantize_tkg(b, s, h):
     for t in range(b * s):
         got_t, want_t = np.sort(deq[:, :, t, :].ravel()), np.sort(n[t])
         assert np.abs(got_t - want_t).max() <= 2.0 ** -4 * np.abs(want_t).max()
+
+
+# ---- experimental find_nonzero_indices_with_count (one row through nonzero_with_count) ----
+
+@pytest.mark.parametrize("target", ["trn2", "trn3"])
+@pytest.mark.parametrize("t,density,dtype", [(32, 0.0, np.float32), (512, 1 / 32, np.float32), (2048, 5 / 32, np.int32),
+                                             (64, 1.0, np.int32)])
+def test_find_nonzero_indices_with_count(target, t, density, dtype):
+    mod = load("experimental.benchmark.find_nonzero_indices_with_count")
+    rng = np.random.default_rng(t)
+    x = ((rng.random((1, t)) < density) * rng.integers(1, 9, (1, t))).astype(dtype)
+    with warnings.catch_warnings():
+        # the kernel loads partition 0 only; the instruction also reads the other cores' (unused) partitions
+        warnings.simplefilter("ignore", UninitializedReadWarning)
+        got = nki.simulate(mod.find_nonzero_indices_with_count, target=target)(x)
+    nz = np.flatnonzero(x[0])
+    want = np.concatenate([nz, np.full(t - nz.size, -1), [nz.size]])[None, :]
+    np.testing.assert_array_equal(got, want)                 # [indices..., -1 padding..., count]
