@@ -10,7 +10,7 @@ import ml_dtypes
 import numpy as np
 
 from ..core import dtypes as _dt
-from ..core.errors import ConstraintError, UnsupportedError
+from ..core.errors import ConstraintError
 from . import args as _args
 from . import isa as _isa
 from .actfuncs import ACT
