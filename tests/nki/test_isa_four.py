@@ -309,3 +309,50 @@ def test_a_jitted_kernel_called_inside_a_kernel_is_traced_into_it():
     x = np.zeros((4, 8), np.float32)
     np.testing.assert_array_equal(nki.simulate(outer[2], target="trn2")(x), x + 2)   # the outer grid: 2 programs
     np.testing.assert_array_equal(nki.simulate(inner)(x), x + 1)                      # launched on its own
+
+
+def test_exponential_with_accumulation_modes():
+    """[doc] nki.isa.exponential (NC-v4): dst = exp(src - max_value); reset_reduce / reduce / load_reduce
+    keep a running per-partition sum of dst in the VectorE accumulators."""
+    import npusim.nki.isa as nisa_
+    with run_context("trn3"):
+        rng = np.random.default_rng(2)
+        x = rng.standard_normal((64, 32)).astype(np.float32)
+        mx = x.max(axis=1, keepdims=True).astype(np.float32)
+        src, m = sbuf(x), sbuf(mx)
+        dst = nl.ndarray((64, 32), nl.float32, buffer=nl.sbuf)
+        acc = nl.ndarray((64, 1), nl.float32, buffer=nl.sbuf)
+        ins = nisa_.exponential(dst=dst, src=src, max_value=m, reduce_res=acc, reduce_cmd=nisa_.reduce_cmd.reset_reduce)
+        want = np.exp(x.astype(np.float64) - mx)
+        np.testing.assert_allclose(dst.read(), want, rtol=1e-6)
+        np.testing.assert_allclose(acc.read()[:, 0], want.sum(axis=1), rtol=1e-5)
+        assert ins.event.engine == "vector"
+        nisa_.exponential(dst=dst, src=src, max_value=1.0, reduce_res=acc, reduce_cmd=nisa_.reduce_cmd.reduce)
+        np.testing.assert_allclose(acc.read()[:, 0], want.sum(axis=1) + np.exp(x - 1.0).sum(axis=1), rtol=1e-5)
+        nisa_.exponential(dst=dst, src=src, reduce_res=acc, reduce_cmd=nisa_.reduce_cmd.load_reduce, reduce_init=3.0)
+        np.testing.assert_allclose(acc.read()[:, 0], 3.0 + np.exp(x.astype(np.float64)).sum(axis=1), rtol=1e-5)
+        b16 = nl.ndarray((64, 32), nl.bfloat16, buffer=nl.sbuf)
+        nisa_.exponential(dst=b16, src=src, max_value=m)                    # cast to dst (RNE)
+        np.testing.assert_array_equal(b16.read(), want.astype(np.float32).astype(b16.tv.dtype.np))
+
+
+def test_exponential_rules():
+    with run_context("trn2"):
+        x = sbuf(np.zeros((8, 8), np.float32))
+        with pytest.raises(ConstraintError, match="NeuronCore-v4"):
+            nisa.exponential(dst=nl.ndarray((8, 8), nl.float32, buffer=nl.sbuf), src=x)
+    with run_context("trn3"):
+        x = sbuf(np.zeros((8, 8), np.float32))
+        d = nl.ndarray((8, 8), nl.float32, buffer=nl.sbuf)
+        cases = [
+            (lambda: nisa.exponential(dst=d, src=x, reduce_init=1.0, reduce_cmd=nisa.reduce_cmd.reduce), "load_reduce"),
+            (lambda: nisa.exponential(dst=d, src=x, reduce_cmd=nisa.reduce_cmd.reset), "idle, reset_reduce"),
+            (lambda: nisa.exponential(dst=d, src=x, reduce_res=nl.ndarray((8, 2), nl.float32, buffer=nl.sbuf),
+                                      reduce_cmd=nisa.reduce_cmd.reset_reduce), "\\(8, 1\\) tile"),
+            (lambda: nisa.exponential(dst=d, src=x, max_value=sbuf(np.zeros((8, 1), np.float16))), "float32"),
+            (lambda: nisa.exponential(dst=nl.ndarray((8, 4), nl.float32, buffer=nl.sbuf), src=x), "free elements"),
+            (lambda: nisa.exponential(dst=nl.ndarray((8, 8), nl.uint32, buffer=nl.sbuf), src=x), "dtype one of"),
+        ]
+        for make, words in cases:
+            with pytest.raises(ConstraintError, match=words):
+                make()

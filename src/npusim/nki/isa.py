@@ -345,5 +345,5 @@ from .lnc import core_barrier, sendrecv  # noqa: E402,F401
 from .mx import nc_matmul_mx, quantize_mx  # noqa: E402,F401
 from .registers import (VirtualRegister, register_alloc, register_load, register_move,  # noqa: E402,F401
                         register_store)
-from .isa_four import dma_compute, local_gather, nonzero_with_count  # noqa: E402,F401
+from .isa_four import dma_compute, exponential, local_gather, nonzero_with_count  # noqa: E402,F401
 from . import isa_constants as constants  # noqa: E402,F401  (nki.isa.constants)

@@ -181,3 +181,76 @@ def _local_gather_cycles(nv: int, e: int, dtype_size: int) -> float:
     t = LOCAL_GATHER_T
     c = ((28 + t * e) / (t * e)) / min(4 / dtype_size, e)
     return float(_cost2.GPSIMD_START + nv * e / c)
+
+
+EXP_DST_DTYPES = ("float8_e4m3", "float8_e5m2", "float16", "bfloat16", "float32", "tfloat32", "int8", "int16",
+                  "int32", "uint8", "uint16")
+EXP_SRC_DTYPES = ("float8_e4m3", "float8_e5m2", "float16", "bfloat16", "float32", "int8", "int16", "int32",
+                  "uint8", "uint16", "uint32")
+EXP_REDUCE_DTYPES = ("float8_e4m3", "float8_e5m2", "float16", "bfloat16", "float32", "tfloat32")
+
+
+def exponential(dst, src, max_value=0.0, reduce_res=None, reduce_cmd=None, reduce_init=0.0,
+                name=None) -> NkiInstruction:
+    """``dst = exp(src - max_value)`` on VectorE (NC-v4+), computed in fp32; with ``reduce_cmd`` the VectorE
+    accumulator registers sum dst's values per partition (``reset_reduce`` from 0, ``reduce`` on top,
+    ``load_reduce`` from ``reduce_init``) and ``reduce_res`` receives them."""
+    from . import accum
+    from . import cost as _cost
+    from .isa import _f32, store_result
+    api = "nisa.exponential"
+    run = current(api)
+    if run.chip.nc_version < 4:
+        raise NkiValidationError(api, "target", "NeuronCore-v4 or newer (trn3)", run.chip.name)
+    cmd = accum.reduce_cmd.idle if reduce_cmd is None else reduce_cmd
+    if not isinstance(cmd, accum.reduce_cmd) or cmd is accum.reduce_cmd.reset:
+        raise NkiValidationError(api, "reduce_cmd", "idle, reset_reduce, reduce or load_reduce", reduce_cmd)
+    R.tile(api, "dst", dst)
+    R.tile(api, "src", src)
+    for p, t, ok in (("dst", dst, EXP_DST_DTYPES), ("src", src, EXP_SRC_DTYPES)):
+        if t.tv.dtype.name not in ok:
+            raise NkiValidationError(api, p, f"dtype one of {', '.join(ok)}", t.tv.dtype)
+        if len(t.shape) > 4:
+            raise NkiValidationError(api, p, "at most a 4-d tensor", t.shape)
+    R.same_partitions(api, ["dst", "src"], [dst, src])
+    if dst.free_size != src.free_size:
+        raise NkiValidationError(api, "dst", "as many free elements as src", f"{dst.free_size} vs {src.free_size}")
+    reads = [src]
+    if R.is_scalar(max_value) and not isinstance(max_value, (bool, np.bool_)):
+        mx = np.float32(max_value)
+    elif hasattr(max_value, "tv"):
+        R.tile(api, "max_value", max_value)
+        if max_value.partitions != src.partitions or max_value.free_size != 1 or max_value.tv.dtype.name != "float32":
+            raise NkiValidationError(api, "max_value", f"a float32 ({src.partitions}, 1) tile or a scalar",
+                                     (max_value.shape, max_value.tv.dtype.name))
+        mx = max_value.read(api).reshape(src.partitions, 1).astype(np.float32)
+        reads.append(max_value)
+    else:
+        raise NkiValidationError(api, "max_value", "a scalar or a float32 (P, 1) tile", max_value)
+    if float(reduce_init) != 0.0 and cmd is not accum.reduce_cmd.load_reduce:
+        raise NkiValidationError(api, "reduce_init", "0.0 unless reduce_cmd is load_reduce", reduce_init)
+    if reduce_res is not None:
+        R.tile(api, "reduce_res", reduce_res)
+        if reduce_res.partitions != src.partitions or reduce_res.free_size != 1:
+            raise NkiValidationError(api, "reduce_res", f"a ({src.partitions}, 1) tile", reduce_res.shape)
+        if reduce_res.tv.dtype.name not in EXP_REDUCE_DTYPES:
+            raise NkiValidationError(api, "reduce_res", f"dtype one of {', '.join(EXP_REDUCE_DTYPES)}",
+                                     reduce_res.tv.dtype)
+    x = _f32(src.read(api)).reshape(src.partitions, -1)
+    with np.errstate(all="ignore"):
+        y = np.exp(x.astype(np.float64) - mx.astype(np.float64)).astype(np.float32)   # fp32 result
+    store_result(dst, y.reshape(dst.shape))
+    writes = [dst]
+    if cmd is not accum.reduce_cmd.idle:
+        lanes = slice(src.start_partition, src.start_partition + src.partitions)
+        out = _f32(dst.read(api)).reshape(src.partitions, -1)           # dst's values are what accumulate
+        if cmd is accum.reduce_cmd.load_reduce:
+            accum.apply(run, "vector", accum.reduce_cmd.reset_reduce, "add", lanes,
+                        np.full(src.partitions, np.float32(reduce_init)))
+            cmd = accum.reduce_cmd.reduce
+        res = accum.apply(run, "vector", cmd, "add", lanes, accum.reduce_rows("add", out))
+        if reduce_res is not None:
+            store_result(reduce_res, res.reshape(reduce_res.shape))
+            writes.append(reduce_res)
+    return run.issue(api, "vector", float(max(_cost.MIN_II, src.free_size)), reads=reads, writes=writes,
+                     elements=src.partitions * src.free_size)
