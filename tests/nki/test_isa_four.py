@@ -104,6 +104,8 @@ def test_isa_constants_are_the_isa_enums():
             del sys.modules[name]
         mod = importlib.import_module("nki.isa.constants")       # `from nki.isa.constants import dge_mode`
         assert mod.dge_mode is nisa.dge_mode
+        import npusim.nki.collectives
+        assert importlib.import_module("nki.collectives") is npusim.nki.collectives    # `import nki.collectives`
     finally:
         compat.uninstall()
 

@@ -23,6 +23,7 @@ ALIASES = {
     "nki.isa": "npusim.nki.isa",
     "nki.typing": "npusim.nki.typing",
     "nki.isa.constants": "npusim.nki.isa_constants",
+    "nki.collectives": "npusim.nki.collectives",
     "neuronxcc": None,
     "neuronxcc.nki": "npusim.nki.legacy",
     "neuronxcc.nki.language": "npusim.nki.legacy.language",

@@ -799,3 +799,68 @@ def test_find_nonzero_indices_with_count(target, t, density, dtype):
     nz = np.flatnonzero(x[0])
     want = np.concatenate([nz, np.full(t - nz.size, -1), [nz.size]])[None, :]
     np.testing.assert_array_equal(got, want)                 # [indices..., -1 padding..., count]
+
+
+# ---- experimental attention_block_tkg (RMSNorm, QKV, RoPE, decode attention, output projection fused) ----
+
+def _attention_block_ref(x, gamma, w_qkv, cos, sin, k_cache, v_cache, mask, w_out, qh, d):
+    """The docstring's pseudocode in float64: RMSNorm(X) @ W_qkv split into q_heads Q heads, one K and one V
+    head; RoPE on contiguous halves; the new K/V take the last S_tkg cache positions; softmax(Q K^T / sqrt(d)
+    masked) V; then @ W_out. Returns (out [B*S, H], K_out [d, B, S], V_out [B, 1, S, d])."""
+    b, s, h = x.shape
+    xf = x.astype(np.float64).reshape(b * s, h)
+    if gamma is not None:
+        xf = xf / np.sqrt((xf * xf).mean(axis=1, keepdims=True) + 1e-6) * gamma.astype(np.float64)
+    qkv = xf @ w_qkv.astype(np.float64)
+    q, k, v = qkv[:, :qh * d].reshape(b * s, qh, d), qkv[:, qh * d:(qh + 1) * d], qkv[:, (qh + 1) * d:]
+    if cos is not None:
+        c = np.concatenate([cos, cos]).astype(np.float64).reshape(d, b * s).T
+        sn = np.concatenate([sin, sin]).astype(np.float64).reshape(d, b * s).T
+
+        def rot(t):
+            return np.concatenate([-t[..., d // 2:], t[..., :d // 2]], axis=-1)
+        k, q = k * c + rot(k) * sn, q * c[:, None] + rot(q) * sn[:, None]
+    kc, vc = k_cache.astype(np.float64).copy(), v_cache.astype(np.float64).copy()
+    kc[:, -s:], vc[:, -s:] = k.reshape(b, s, d), v.reshape(b, s, d)
+    sc = np.einsum("bsqd,bkd->bqsk", q.reshape(b, s, qh, d), kc) / math.sqrt(d)
+    sc = np.where(mask.transpose(1, 2, 3, 0) != 0, sc, -np.inf)
+    p = np.exp(sc - sc.max(axis=-1, keepdims=True))
+    att = np.einsum("bqsk,bkd->bsqd", p / p.sum(axis=-1, keepdims=True), vc).reshape(b * s, qh * d)
+    return att @ w_out.astype(np.float64), k.T.reshape(d, b, s), v.reshape(b, 1, s, d)
+
+
+@pytest.mark.parametrize("target", ["trn2", "trn3"])
+@pytest.mark.parametrize("b,s,h,d,qh,ctx,norm,rope,lnc", [
+    (2, 1, 1024, 128, 4, 512, True, True, 1), (4, 2, 1024, 64, 8, 1024, False, True, 1),
+    (2, 1, 2048, 128, 8, 1024, True, False, 2),
+])
+def test_attention_block_tkg(target, b, s, h, d, qh, ctx, norm, rope, lnc):
+    mod = load("experimental.transformer.attention_block_tkg")
+    ct = load("core.utils.common_types")
+    rng = np.random.default_rng(h + ctx + qh)
+    bf16 = ml_dtypes.bfloat16
+    x = rng.standard_normal((b, s, h)).astype(bf16)
+    gamma = rng.standard_normal((1, h)).astype(bf16) if norm else None
+    w_qkv = (rng.standard_normal((h, d * (qh + 2))) / math.sqrt(h)).astype(bf16)
+    k_cache, v_cache = (rng.standard_normal((b, ctx, d)).astype(bf16) for _ in range(2))
+    mask = np.zeros((ctx, b, qh, s), np.uint8)
+    for i, n in enumerate(rng.integers(ctx // 4, ctx - s, size=b)):
+        mask[:n, i] = 1
+        for a in range(s):
+            mask[ctx - s:ctx - s + a + 1, i, :, a] = 1
+    w_out = (rng.standard_normal((qh * d, h)) / math.sqrt(qh * d)).astype(bf16)
+    cos = sin = None
+    if rope:
+        ang = rng.uniform(0, 2 * math.pi, (d // 2, b, s))
+        cos, sin = np.cos(ang).astype(bf16), np.sin(ang).astype(bf16)
+    none = ct.QuantizationType.NONE
+    kernel = mod.attention_block_tkg[lnc] if lnc > 1 else mod.attention_block_tkg
+    out, k_out, v_out = nki.simulate(kernel, target=target)(
+        x, None, norm, 1e-6, gamma, w_qkv, None, none, None, None,          # X, RMSNorm, QKV projection
+        False, 0.0, None, None, cos, sin, True, False, 0.0, None, None,      # Q/K RMSNorms off, RoPE
+        False, None, k_cache, v_cache, mask, None, False, None,              # flat KV cache, mask, no update
+        w_out, None, none, None, None, False, False)                         # output projection to HBM
+    want_out, want_k, want_v = _attention_block_ref(x, gamma, w_qkv, cos, sin, k_cache, v_cache, mask, w_out, qh, d)
+    max_allclose(out, want_out, rtol=0.015, atol=1e-5)          # test_attention_block_tkg.py (no quantization)
+    max_allclose(k_out, want_k, rtol=0.015, atol=1e-5)
+    max_allclose(v_out, want_v, rtol=0.015, atol=1e-5)
