@@ -191,7 +191,7 @@ def _mxfp():
 def cases():
     return [f() for f in (_rmsnorm_quant, _rmsnorm_tkg, _layernorm_tkg, _cross_entropy, _find_nonzero, _conv1d,
                           _gen_mask, _attention_cte, _output_projection, _qkv, _mxfp, _attention_tkg,
-                          _moe_tkg, _attention_bwd, _output_projection_cte, _qkv_cte)]
+                          _moe_tkg, _attention_bwd, _output_projection_cte, _qkv_cte, _attention_block)]
 
 
 def _attention_tkg():
@@ -304,3 +304,33 @@ def _qkv_cte():
     return Case("nki-library qkv_cte B=1 S=1024 H=2048 I=1536 bf16 RMSNorm, LNC2",
                 lambda: k(x, w, fused_norm_type=ct.NormType.RMS_NORM, gamma_norm_weights=g),
                 numpy=lambda: _rms(x, g) @ w.astype(np.float32), repeats=3)
+
+
+def _attention_block():
+    mod, ct = load("experimental.transformer.attention_block_tkg"), load("core.utils.common_types")
+    rng = np.random.default_rng(15)
+    b, s, h, d, qh, ctx = 2, 1, 2048, 128, 8, 1024
+    x = rng.standard_normal((b, s, h)).astype(BF16)
+    g = rng.standard_normal((1, h)).astype(BF16)
+    w_qkv = (rng.standard_normal((h, d * (qh + 2))) / math.sqrt(h)).astype(BF16)
+    kc, vc = (rng.standard_normal((b, ctx, d)).astype(BF16) for _ in range(2))
+    mask = np.ones((ctx, b, qh, s), np.uint8)
+    w_out = (rng.standard_normal((qh * d, h)) / math.sqrt(qh * d)).astype(BF16)
+    none = ct.QuantizationType.NONE
+    k = nki.simulate(mod.attention_block_tkg[2], target="trn2")
+
+    def run():
+        return k(x, None, True, 1e-6, g, w_qkv, None, none, None, None, False, 0.0, None, None, None, None, True,
+                 False, 0.0, None, None, False, None, kc, vc, mask, None, False, None, w_out, None, none, None, None,
+                 False, False)
+
+    def ref():
+        xf = x.astype(np.float32).reshape(b * s, h)
+        qkv = (_rms(xf, g)) @ w_qkv.astype(np.float32)
+        q = qkv[:, :qh * d].reshape(b, qh, d)
+        sc = np.einsum("bqd,bkd->bqk", q, kc.astype(np.float32)) / math.sqrt(d)
+        p = np.exp(sc - sc.max(-1, keepdims=True))
+        att = np.einsum("bqk,bkd->bqd", p / p.sum(-1, keepdims=True), vc.astype(np.float32))
+        return att.reshape(b, qh * d) @ w_out.astype(np.float32)
+    return Case("nki-library attention_block_tkg B=2 H=2048 d=128 q_heads=8 ctx=1024 bf16, LNC2", run, numpy=ref,
+                repeats=3)
