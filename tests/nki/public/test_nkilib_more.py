@@ -10,7 +10,11 @@ library's own tests (test/integration/nkilib/...):
 - experimental/loss/cross_entropy.py: chunked online log-sum-exp forward and its backward;
 - core/subkernels/find_nonzero_indices.py: ``nisa.nonzero_with_count`` on the GpSimd cores' partitions,
   ``nc_stream_shuffle``, ``.ap(scalar_offset=)`` scatters, LNC2;
-- experimental/conv/conv1d.py: manual SBUF placement (``nl.ndarray(address=)`` through SbufManager).
+- experimental/conv/conv1d.py: manual SBUF placement (``nl.ndarray(address=)`` through SbufManager);
+- core/attention/gen_mask_tkg.py (gen_mask_tkg_hbm), attention_cte.py, attention_tkg.py, attention_bwd.py;
+- core/output_projection (tkg and cte), core/qkv (qkv_tkg with ``nisa.dma_compute``, qkv_cte);
+- core/moe/moe_tkg (``nisa.local_gather``), core/subkernels/rmsnorm_mx_quantize_tkg.py (trn3 MX);
+- experimental/benchmark/find_nonzero_indices_with_count.py, experimental/transformer/attention_block_tkg.py.
 """
 import math
 import os
