@@ -191,7 +191,8 @@ def _mxfp():
 def cases():
     return [f() for f in (_rmsnorm_quant, _rmsnorm_tkg, _layernorm_tkg, _cross_entropy, _find_nonzero, _conv1d,
                           _gen_mask, _attention_cte, _output_projection, _qkv, _mxfp, _attention_tkg,
-                          _moe_tkg, _attention_bwd, _output_projection_cte, _qkv_cte, _attention_block)]
+                          _moe_tkg, _attention_bwd, _output_projection_cte, _qkv_cte, _attention_block,
+                          _sdk_mamba)]
 
 
 def _attention_tkg():
@@ -334,3 +335,28 @@ def _attention_block():
         return att.reshape(b, qh * d) @ w_out.astype(np.float32)
     return Case("nki-library attention_block_tkg B=2 H=2048 d=128 q_heads=8 ctx=1024 bf16, LNC2", run, numpy=ref,
                 repeats=3)
+
+
+def _sdk_mamba():
+    """aws-neuron-sdk nki/examples fused Mamba v1 (current API), as tests/nki/public/test_public_sdk_current.py."""
+    import conftest
+    k = conftest.load_kernels("sdk_mamba_nki_kernels.py")
+    rng = np.random.default_rng(16)
+    b, ch, seq, st = 1, 256, 512, 16
+    delta = (rng.random((b, ch, seq)) * 0.1).astype(np.float32)
+    u = rng.standard_normal((b, ch, seq)).astype(np.float32)
+    A = -rng.random((ch, st)).astype(np.float32)
+    B, C = (rng.standard_normal((b, st, seq)).astype(np.float32) for _ in range(2))
+
+    def ref():
+        out = np.zeros((b, ch, seq), np.float32)
+        for s in range(st):
+            dA = np.exp(delta[0] * A[:, s:s + 1])
+            dBu = delta[0] * u[0] * B[0, s][None, :]
+            h = np.zeros(ch, np.float32)
+            for t in range(seq):
+                h = dA[:, t] * h + dBu[:, t]
+                out[0, :, t] += h * C[0, s, t]
+        return out
+    return Case("aws-neuron-sdk fused Mamba mamba_v1 [1, 512, 256, 16] fp32 (current API example), trn2",
+                lambda: k.mamba_v1(delta, u, A, B, C), numpy=ref, repeats=3)
