@@ -124,13 +124,16 @@ def test_ap_rules(run):
     t = nl.ndarray((16, 32), nl.float32)
     cases = [
         (lambda: t.ap(pattern=[[64, 8], [1, 32]]), "partition pair"),                  # every other partition
-        (lambda: t.ap(pattern=[[32, 16], [1, 33]]), "inside the tensor"),
-        (lambda: t.ap(pattern=[[32, 16], [1, 32]], offset=32), "inside the tensor"),
+        # leaving the tensor: the error waits for the instruction that uses the pattern (access.Outside)
+        (lambda: nisa.tensor_copy(dst=nl.ndarray((16, 33), nl.float32), src=t.ap(pattern=[[32, 16], [1, 33]])),
+         "tensor_copy: parameter 'src' breaks the rule \"the access stays inside the tensor"),
+        (lambda: nisa.dma_copy(dst=t.ap(pattern=[[32, 16], [1, 32]], offset=32), src=t), "inside the tensor"),
+        (lambda: t.ap(pattern=[[32, 16], [1, 32]], offset=32 * 120), "inside the memory"),
         (lambda: t.ap(pattern=[[32, 16], [1, 8]], offset=-1), "non-negative"),
         (lambda: t.ap(pattern=[[32, 16], [1, 0]]), "num is >= 1"),
         (lambda: t.ap(pattern=[[32, 2]] + [[1, 2]] * 5), "at most 5"),
         (lambda: t.ap(pattern=[32, 16]), "pairs"),
-        (lambda: t.ap(pattern=[[32, 16], [1, 32]]).ap(pattern=[[32, 8], [1, 8]]), "another access"),
+        (lambda: t.ap(pattern=[[32, 16], [2, 16]]).ap(pattern=[[32, 8], [1, 8]]), "another access"),   # a part of it
         (lambda: t[1:3].ap(pattern=[[32, 2], [1, 32]]), "already indexed"),
         (lambda: t.ap(pattern=[[32, 16], [1, 32]], dtype=np.float64), "NKI dtype"),
         (lambda: nl.ndarray((4, 3), nl.int8).ap([[3, 4], [1, 1]], dtype=nl.int16), "whole number"),

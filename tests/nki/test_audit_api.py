@@ -24,12 +24,15 @@ def test_dma_copy_accepts_dge_and_oob_enums():
 
 
 def test_dma_copy_rejects_raw_mode_values():
+    """A raw int is accepted only when it is a member's value (nki-library passes ``dge_mode=3``, its
+    ``_DGE_MODE_NONE``, and runs on the chip); any other value is refused."""
     @nki.jit
-    def k(a):
+    def k(a, mode):
         t = nl.ndarray(a.shape, a.dtype, buffer=nl.sbuf)
-        nisa.dma_copy(dst=t, src=a, dge_mode=2)
+        nisa.dma_copy(dst=t, src=a, dge_mode=mode)
+    nki.simulate(k)(np.ones((128, 4), np.float32), 3)
     with pytest.raises(ConstraintError, match="dge_mode"):
-        nki.simulate(k)(np.ones((128, 4), np.float32))
+        nki.simulate(k)(np.ones((128, 4), np.float32), 7)
 
 
 def test_dma_engine_is_the_current_apis_sendrecv_enum():

@@ -47,6 +47,25 @@ class Indirect:
 STATIC = "static-ap"
 
 
+@dataclass(frozen=True)
+class Outside:
+    """A static on-chip pattern that leaves its tensor (but not the memory): building it is only
+    address arithmetic, so the error waits for an instruction that uses it. nki-library's
+    output_projection_tkg builds the stationary ``.ap()`` of every (head, h_2) before testing
+    ``h_2 < h_2_size`` and skips the matmul of the one past the end."""
+    rule: str
+    value: str
+
+    def error(self, api: str, param: str) -> ConstraintError:
+        return ConstraintError(api, param, self.rule, f"NkiTensor.ap {self.value}")
+
+
+def raise_if_outside(api: str, param: str, t) -> None:
+    """Raise the deferred error of an Outside pattern (rules.compute_tile, dma_move)."""
+    if isinstance(t.ind, Outside):
+        raise t.ind.error(api, param)
+
+
 # ---- storage geometry ----
 
 def _storage(t, api):
@@ -55,10 +74,29 @@ def _storage(t, api):
         raise ConstraintError(api, "self", "an access pattern is given on a tensor, not on a tile indexed out "
                               "of it (NKI: cannot specify an access pattern on an already indexed tensor)",
                               f"{t!r} starts at element {element_offset(t)} of its storage")
-    if t.ind is not None:
+    if t.ind is not None and not (t.ind is STATIC and _whole_storage(t, root)):
         raise ConstraintError(api, "self", "an access pattern is given on a tensor, not on another access "
                               "pattern (NKI: nested indexing)", t)
     return root
+
+
+def _whole_storage(t, root) -> bool:
+    """A static pattern that reads its whole storage in order (nki-library's ``TensorView(t).get_view()``
+    of a whole tile): a pattern on it is a pattern on the storage, so it may be given one."""
+    v, r = t.tv, root.tv
+    if v.offset != r.offset or v.nbytes != r.nbytes:
+        return False
+    item, shape, strides = v.dtype.itemsize, list(v.shape), list(v.strides)
+    if root.on_chip:
+        if shape[0] != r.shape[0] or strides[0] != r.strides[0]:
+            return False
+        shape, strides = shape[1:], strides[1:]
+    expect = item
+    for n, st in zip(reversed(shape), reversed(strides)):
+        if n != 1 and st != expect:
+            return False
+        expect *= n
+    return True
 
 
 def _geometry(root, d):
@@ -129,7 +167,15 @@ def ap(t, pattern, offset=0, scalar_offset=None, vector_offset=None, indirect_di
     static = [(s, n) for k, (s, n) in enumerate(pairs)]
     if index is not None:           # the placeholder view: its first dim does not move (checked at run time)
         static[0] = (0, static[0][1])
-    view = _static_view(root, d, static, offset, parts, per, lane_stride)
+    try:
+        view = _static_view(root, d, static, offset, parts, per, lane_stride)
+    except ConstraintError as err:
+        if index is not None or not root.on_chip:
+            raise
+        view = _unchecked_view(root, d, static, offset, per, lane_stride)     # raises when outside the memory
+        out = NkiTensor(view, root.buffer, root.name, root, root.run)
+        out.ind = Outside(err.rule, str(err.value))
+        return out
     out = NkiTensor(view, root.buffer, root.name, root, root.run)
     if index is None:
         out.ind = STATIC
@@ -160,6 +206,22 @@ def _check_index(t, index, param, pairs, dim, d) -> int:
     if stride % d.itemsize:
         raise ConstraintError(AP, "indirect_dim", f"a dim whose stride is whole {d} elements", dim)
     return stride // d.itemsize
+
+
+def _unchecked_view(root, d, pairs, offset, per, lane_stride) -> TensorView:
+    """The on-chip view of a pattern without the inside-the-tensor check; the memory's own bounds and
+    partitions still hold (TensorView checks them), else the pattern's error is raised at once."""
+    v = root.tv
+    p0, f0 = divmod(offset, per)
+    (_, n0), free = pairs[0], pairs[1:]
+    shape = [n0] + [n for _, n in free]
+    strides = [lane_stride] + [s * d.itemsize for s, _ in free]
+    lo = f0 + sum(min(0, s * (n - 1)) for s, n in free)
+    lane0 = (v.offset + p0 * lane_stride) // lane_stride
+    if lo < 0 or lane0 + n0 > v.memory.lanes:
+        raise ConstraintError(AP, "pattern", "the access stays inside the memory",
+                              f"offset {offset}, pattern {[list(p) for p in pairs]}")
+    return TensorView(v.memory, v.offset + p0 * lane_stride + f0 * d.itemsize, shape, strides, d, api=AP)
 
 
 def _static_view(root, d, pairs, offset, parts, per, lane_stride) -> TensorView:
@@ -460,6 +522,8 @@ def scatter(ind: Indirect, values: np.ndarray, api: str, oob, param: str, keep=N
 def dma_move(api: str, dst, src, oob_mode, cast_fn):
     """dma_copy's data path when src or dst is an indirect pattern: gather, cast, scatter. Returns the
     (reads, writes) the timeline orders it by: the whole storage of an indirect side and its index tile."""
+    raise_if_outside(api, "src", src)
+    raise_if_outside(api, "dst", dst)
     oob = "skip" if oob_mode is not None and oob_mode.name == "skip" else "error"
     si = src.ind if src.is_indirect() else None
     di = dst.ind if dst.is_indirect() else None

@@ -24,6 +24,7 @@ class reduce_cmd(enum.Enum):
     reset = "reset"
     reduce = "reduce"
     reset_reduce = "reset_reduce"
+    load_reduce = "load_reduce"     # load ``reduce_init`` into the registers, then accumulate (exponential)
 
 
 IDENTITY = {"add": 0.0, "subtract": 0.0, "multiply": 1.0, "maximum": -np.inf, "minimum": np.inf}

@@ -22,6 +22,8 @@ ALIASES = {
     "nki.language": "npusim.nki.language",
     "nki.isa": "npusim.nki.isa",
     "nki.typing": "npusim.nki.typing",
+    "nki.isa.constants": "npusim.nki.isa_constants",
+    "nki.collectives": "npusim.nki.collectives",
     "neuronxcc": None,
     "neuronxcc.nki": "npusim.nki.legacy",
     "neuronxcc.nki.language": "npusim.nki.legacy.language",
@@ -59,7 +61,7 @@ class AliasFinder(importlib.abc.MetaPathFinder):
         if fullname not in ALIASES or fullname.split(".")[0] not in self.tops:
             return None
         target_name = ALIASES[fullname]
-        is_pkg = target_name is None or fullname in ("nki", "neuronxcc.nki")
+        is_pkg = target_name is None or fullname in ("nki", "neuronxcc.nki", "nki.isa")   # nki.isa.constants
         return importlib.machinery.ModuleSpec(fullname, _AliasLoader(target_name), is_package=is_pkg)
 
 

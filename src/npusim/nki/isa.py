@@ -45,7 +45,7 @@ class engine(enum.IntEnum):
 vector_engine, scalar_engine, gpsimd_engine = engine.vector, engine.scalar, engine.gpsimd
 tensor_engine, unknown_engine = engine.tensor, engine.unknown
 # (dma_engine is the sendrecv enum of the current API: isa_enums.dma_engine, imported at the end)
-from .isa_enums import dge_mode, oob_mode  # noqa: E402  (the DMA option enums)
+from .isa_enums import dge_mode, oob_mode, is_member as _is_member  # noqa: E402  (the DMA option enums)
 
 
 class nc_version(enum.IntEnum):
@@ -401,8 +401,9 @@ _DMA_PLANS: dict = {}
 def _dma_copy_checks(api, run, dst, src, oob_mode, dge_mode) -> None:
     """Every rule of dma_copy after the operand type and scope checks, in the general order."""
     for p, v, cls in (("oob_mode", oob_mode, globals()["oob_mode"]), ("dge_mode", dge_mode, globals()["dge_mode"])):
-        if v is not None and not isinstance(v, cls):
+        if v is not None and not _is_member(cls, v):
             raise NkiValidationError(api, p, f"an nki.isa.{p} member (or None)", v)
+    oob_mode = None if oob_mode is None else globals()["oob_mode"](oob_mode)   # a plain int -> its member
     if src.in_psum:
         raise NkiValidationError(api, "src", "dma_copy does not read PSUM (since NKI 0.3: copy to SBUF first)",
                                  "psum")
@@ -491,7 +492,7 @@ def _dma_groups(chip, dst, src) -> list:
     return sorted(g for g in groups if g < chip.dma_queues) or list(range(chip.dma_queues))
 
 
-def dma_issue(api: str, run, dst, src, reads, writes, elements=None) -> NkiInstruction:
+def dma_issue(api: str, run, dst, src, reads, writes, elements=None, nbytes=None) -> NkiInstruction:
     """Place one DMA transfer on the timeline (dma_copy, dma_transpose): the first free of the 16 queues,
     the fixed latency overlapping, the data phase on the DMA engines of the partitions it touches."""
     # The 16 DMA engines each serve 8 partitions: an SBUF side uses the engines of its partitions,
@@ -499,7 +500,7 @@ def dma_issue(api: str, run, dst, src, reads, writes, elements=None) -> NkiInstr
     # overlaps across queues.
     chip = run.chip
     groups = _dma_groups(chip, dst, src)
-    nbytes = max(dst.tv.nbytes, src.tv.nbytes)
+    nbytes = max(dst.tv.nbytes, src.tv.nbytes) if nbytes is None else nbytes    # dma_compute: all its sources
     ns = _cost.dma_ns(chip, nbytes, len(groups))
     if elements is None:
         elements = dst.partitions * dst.free_size
@@ -527,3 +528,5 @@ from .lnc import core_barrier, sendrecv  # noqa: E402,F401
 from .mx import nc_matmul_mx, quantize_mx  # noqa: E402,F401
 from .registers import (VirtualRegister, register_alloc, register_load, register_move,  # noqa: E402,F401
                         register_store)
+from .isa_four import dma_compute, exponential, local_gather, nonzero_with_count  # noqa: E402,F401
+from . import isa_constants as constants  # noqa: E402,F401  (nki.isa.constants)

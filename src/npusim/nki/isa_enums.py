@@ -27,3 +27,11 @@ class dma_engine(enum.IntEnum):
     """The DMA transfer mechanism of ``nisa.sendrecv``."""
     dma = 1         # the standard DMA engine with CoreBarrier synchronization (the stub's values)
     gpsimd_dma = 2  # GpSimd's internal DMA (small SBUF-to-SBUF swaps in LNC2)
+
+
+def is_member(cls, value) -> bool:
+    """A member of ``cls``, or the plain int of one: nki-library passes ``dge_mode=3`` ("none") as an int
+    (norm_tkg_utils.py ``_DGE_MODE_NONE = 3``), which the compiler accepts as that member."""
+    if isinstance(value, cls):
+        return True
+    return isinstance(value, int) and not isinstance(value, bool) and value in cls._value2member_map_

@@ -380,7 +380,7 @@ def range_select(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_c
     for p, c in (("comp_op0", c0), ("comp_op1", c1)):
         if c.name not in ("equal", "not_equal", "greater", "greater_equal", "less", "less_equal"):
             raise NkiValidationError(api, p, "a comparison operator", c.name)
-    if float(on_false_value) != FP32_MIN:
+    if np.float32(on_false_value) != np.float32(FP32_MIN):    # the stub default -3.4028235e+38 rounds to it
         raise NkiValidationError(api, "on_false_value", "FP32_MIN (-3.4028235e38), the only fill supported",
                                  on_false_value)
     _max_only(api, run, OPS_MAX if reduce_op is None else reduce_op)

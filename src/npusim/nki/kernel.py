@@ -16,6 +16,7 @@ from ..core.errors import ConstraintError
 from . import args as _args
 from . import spec as _spec
 from . import lnc as _lnc
+from . import runtime as _runtime
 from .runtime import Run, activate
 from .tensor import MemoryRegion, NkiTensor, dtype_of
 
@@ -53,6 +54,10 @@ class Kernel:
         return Kernel(self.fn, _grid(grid), self.target)
 
     def __call__(self, *args, **kwargs):
+        if _runtime._current is not None and any(isinstance(a, NkiTensor) for a in (*args, *kwargs.values())):
+            # A jitted kernel called from inside a kernel with its tensors is traced into the caller, as NKI
+            # does (nki-library's moe_cte calls the @nki.jit bwmm_shard_on_block): same launch, same grid.
+            return self.fn(*args, **kwargs)
         return launch(self, args, kwargs, self.target)
 
 
@@ -88,6 +93,7 @@ def _to_tensor(run: Run, value, name: str):
     # (nki_simulator.rst): a grid's programs share their inputs, and may return them.
     buffer = MemoryRegion.shared_hbm if int(np.prod(run.grid)) > 1 else MemoryRegion.private_hbm
     t = run.hbm_tensor(value.shape if value.ndim else (1,), dt, buffer, name)
+    t.tv.memory.kernel_argument = True      # a kernel may return an argument it wrote (nki-library's out=)
     if value.flags.c_contiguous and value.flags.writeable and value.size and dt.name != "bool":
         # Zero-copy: the HBM tensor is the caller's array (so kernel writes land in it, in place).
         t.tv.memory.data = value.reshape(-1).view(np.uint8)
@@ -100,7 +106,7 @@ def _to_tensor(run: Run, value, name: str):
 
 def _outputs(value, api="nki.simulate"):
     if isinstance(value, NkiTensor):
-        if value.buffer is not MemoryRegion.shared_hbm:
+        if value.buffer is not MemoryRegion.shared_hbm and not getattr(value.tv.memory, "kernel_argument", False):
             raise ConstraintError(api, "return", "kernel outputs are allocated with buffer=nl.shared_hbm",
                                   value.buffer)
         if value.root is None:

@@ -10,13 +10,14 @@ import ml_dtypes
 import numpy as np
 
 from ..core import dtypes as _dt
-from ..core.errors import ConstraintError, UnsupportedError
+from ..core.errors import ConstraintError
 from . import args as _args
 from . import isa as _isa
 from .actfuncs import ACT
 from .alu import NOT_ALU, OPS, AluOp
 from . import runtime as _runtime
 from . import scope as _scope
+from . import placement as _placement
 from .runtime import current
 from .tensor import DynSlice, MemoryRegion, NkiTensor, dtype_of as _dtype_of
 
@@ -102,8 +103,8 @@ def _region(buffer, api):
 def ndarray(shape, dtype, buffer=sbuf, name="", address=None) -> NkiTensor:
     """A new tensor; on-chip ones take space from the per-partition allocator until dropped."""
     api = "nl.ndarray"
-    if address is not None:
-        raise UnsupportedError(api, "address= (manual placement)", "npusim places tensors itself (next-fit)")
+    if address is not None:     # placed by the kernel (nki-library's SbufManager): placement.py
+        return _placement.place(current(api), shape, dtype, _region(buffer, api), name, address)
     run = _runtime._current
     if run is None:
         run = current(api)          # raises: no kernel is running

@@ -3,6 +3,9 @@
 Re-exported into ``nki.language`` by one import line at the end of language.py."""
 from __future__ import annotations
 
+import dataclasses
+import inspect
+
 import numpy as np
 
 from ..core.errors import ConstraintError
@@ -16,10 +19,59 @@ gelu_apprx_sigmoid = ACT["gelu_apprx_sigmoid"]
 gelu_apprx_sigmoid_dx = ACT["gelu_apprx_sigmoid_dx"]
 
 
-class NKIObject:
+class _NKIObjectType(type):
+    """Constructs NKIObject subclasses the way NKI's tracer does: a keyword argument naming a class
+    attribute the generated ``__init__`` does not take is set on the instance. nki-library's
+    attention_cte declares ``@dataclass class SectionParams(nl.NKIObject): section_idx = None`` (no
+    annotations, so no dataclass fields) and builds it with ``SectionParams(section_idx=0, ...)``.
+    A dataclass field left out of the call stays unset (reading it raises AttributeError), as NKI's
+    tracer allows: nki-library's mlp_tkg_constants never passes ``remainderIFused``."""
+
+    def __call__(cls, *args, **kwargs):
+        info = _INIT_INFO.get(cls)
+        if info is None:
+            info = _INIT_INFO[cls] = _init_info(cls)
+        if info is _PLAIN:
+            return super().__call__(*args, **kwargs)
+        params, takes_any, required = info
+        extra = {}
+        if kwargs and not takes_any:
+            extra = {k: kwargs.pop(k) for k in list(kwargs) if k not in params and hasattr(cls, k)}
+        unset = [n for i, n in required if i >= len(args) and n not in kwargs]
+        for n in unset:
+            kwargs[n] = None
+        obj = super().__call__(*args, **kwargs)
+        for name in unset:
+            object.__delattr__(obj, name)
+        for k, v in extra.items():
+            object.__setattr__(obj, k, v)
+        return obj
+
+
+_PLAIN = object()
+_INIT_INFO: dict = {}       # class -> (init parameter names, takes **kwargs, [(position, required field)])
+
+
+def _init_info(cls):
+    init = cls.__init__
+    if init is NKIObject.__init__:
+        return _PLAIN
+    sig = list(inspect.signature(init).parameters.values())[1:]
+    names = {p.name for p in sig}
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig)
+    required = []
+    if dataclasses.is_dataclass(cls):
+        fields = {f.name for f in dataclasses.fields(cls)}
+        required = [(i, p.name) for i, p in enumerate(sig) if p.name in fields
+                    and p.default is inspect.Parameter.empty]
+    return names, takes_any, required
+
+
+class NKIObject(metaclass=_NKIObjectType):
     """``nl.NKIObject``: the base class of kernel dataclasses and configuration objects. It has no
     behaviour of its own; its ``__init__`` sets the keyword arguments as attributes (its stub's
-    ``__init__(self, **kwargs)``); ``@dataclass`` subclasses bring their own."""
+    ``__init__(self, **kwargs)``); ``@dataclass`` subclasses bring their own (plus their class
+    attributes as keywords, see _NKIObjectType)."""
 
     def __init__(self, **kwargs):
         for k, v in kwargs.items():

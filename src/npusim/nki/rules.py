@@ -12,6 +12,7 @@ import numpy as np
 from ..core.errors import ConstraintError
 from .plan import sig as _sig
 from .tensor import SBUF, NkiTensor
+from . import access as _access
 
 MAX_FREE_SBUF = 64 * 1024       # elements per partition per instruction (trn1 arch guide)
 MAX_FREE_PSUM = 4 * 1024
@@ -81,6 +82,7 @@ def compute_tile(api: str, param: str, t: NkiTensor) -> None:
     if t.checked:
         return
     if t.ind is not None and t.is_indirect():
+        _access.raise_if_outside(api, param, t)       # a static .ap() that leaves its tensor, used here
         raise NkiValidationError(api, param, "a static access pattern (scalar_offset / vector_offset patterns "
                                  "are resolved by the DMA: dma_copy, dma_transpose)", t)
     fp = t.tv.footprint

@@ -14,12 +14,15 @@ import types
 
 import npusim.nki
 import npusim.nki.isa
+import npusim.nki.collectives
+import npusim.nki.isa_constants
 import npusim.nki.language
 import npusim.nki.typing
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _ALIASES = {"nki": npusim.nki, "nki.isa": npusim.nki.isa, "nki.language": npusim.nki.language,
-            "nki.typing": npusim.nki.typing}
+            "nki.typing": npusim.nki.typing,
+            "nki.isa.constants": npusim.nki.isa_constants, "nki.collectives": npusim.nki.collectives}
 
 
 def _legacy_typing_aliases() -> dict:
