@@ -14,7 +14,7 @@ def _run(xp, wv, k, monkeypatch, fast, parallel):
     monkeypatch.setattr(bdc_conv, "PARALLEL_MIN", 0 if parallel else 1 << 62)
     monkeypatch.setattr(bdc_conv, "BLOCK", 256)              # several row blocks even on small inputs
     if not fast:
-        monkeypatch.setattr(bdc_conv, "products_stay_normal", lambda a, b: False)
+        monkeypatch.setattr(bdc_conv, "plain_paths", lambda a, b: (False, False))
     o = xp.shape[2] - k + 1
     return bdc_conv.conv_sum(xp, wv, k, k, o, o, (1, 1), (1, 1))
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import native_mac
+
 LIMIT = 2.0 ** -102
 
 
@@ -30,3 +32,21 @@ def products_stay_normal(a: np.ndarray, b: np.ndarray) -> bool:
         return True
     sb = smallest_nonzero(b)
     return sb == float("inf") or sa * sb >= LIMIT
+
+
+def scan(a: np.ndarray) -> float:
+    """``smallest_nonzero(a)``, NaN when ``a`` holds a NaN; one native pass when available."""
+    if a.size and native_mac.enabled():
+        m, nan = native_mac.min_abs_nonzero(a)
+        return float("nan") if nan else m
+    return smallest_nonzero(a)
+
+
+def plain_paths(a: np.ndarray, b: np.ndarray) -> tuple[bool, bool]:
+    """(``products_stay_normal(a, b)``, that and neither operand holds a NaN and the native kernels are
+    enabled). The second licenses the native kernels: without NaN inputs every NaN a sum can meet is
+    the default NaN, so the order of two operands inside an addition cannot change a bit."""
+    sa, sb = scan(a), scan(b)
+    nan = sa != sa or sb != sb
+    normal = sa == float("inf") or sb == float("inf") or sa * sb >= LIMIT     # as products_stay_normal
+    return normal, normal and not nan and native_mac.enabled()
