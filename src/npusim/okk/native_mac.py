@@ -76,7 +76,7 @@ def lib():
         if path:
             handle = ctypes.CDLL(path)
             handle.okk_conv2ic.argtypes = [_F, _L, _L, _L, _F, _L, _PL, _I, _L, _F, _F, _L, _L, _L, _L]
-            handle.okk_even_odd_taps.argtypes = [_F] + [_L] * 4 + [_F, _L, _L, _F] + [_L] * 6
+            handle.okk_even_odd_taps.argtypes = [_F, _L, _L, _L, _L, _PL, _L, _F, _F, _L, _L]
             handle.okk_even_odd_dot.argtypes = [_F, _F, _F] + [_L] * 5
             handle.okk_min_abs_nonzero.argtypes = [_F, _L, _I]
             handle.okk_min_abs_nonzero.restype = ctypes.c_float
@@ -132,9 +132,13 @@ def conv2ic(ph, witem, off, accs, init, out, oc_lo, oc_hi) -> None:
 
 
 def even_odd_taps(xp, w, kh, kw, oh, ow, st, dil) -> np.ndarray:
-    n, c, hp, wp = xp.shape
+    """Depthwise / average-pool sums, see okk_even_odd_taps in fast_mac.c; w (C, kh*kw) float32."""
+    n, c = xp.shape[:2]
+    ph, offs = phases(xp, st, dil, [(i, j) for i in range(kh) for j in range(kw)])
+    off = np.array(offs, np.int64)
     out = np.empty((n, c, oh, ow), np.float32)
-    lib().okk_even_odd_taps(_p(xp), n, c, hp, wp, _p(w), kh, kw, _p(out), oh, ow, st[0], st[1], dil[0], dil[1])
+    lib().okk_even_odd_taps(_p(ph), n, c, ph[0, 0].size, ph.shape[-1], _p(off, _PL), off.size,
+                            _p(np.ascontiguousarray(w, np.float32)), _p(out), oh, ow)
     return out
 
 

@@ -87,14 +87,14 @@ void okk_conv2ic(const float *x, long n_, long x_image, long pitch, const float 
         }
 }
 
-/* DEPTHWISE / avg POOLING (bdc_depthwise_pool.even_odd_taps). xp (N, C, HP, WP); w (C, kh * kw).
+/* DEPTHWISE / avg POOLING (bdc_depthwise_pool.even_odd_taps). x: stride-phase planes as for okk_conv2ic,
+ * ``x_plane`` floats per (image, channel), tap t at x_plane offset off[t]; w (C, taps).
  * acc[t % 2] over taps t in order, each from -0; out = acc0 with one tap, else (acc0 + acc1) + 0. */
-void okk_even_odd_taps(const float *xp, long n_, long c_, long hp, long wp, const float *w, long kh, long kw,
-                       float *out, long oh, long ow, long sh, long sw, long dh, long dw)
+void okk_even_odd_taps(const float *x, long n_, long c_, long x_plane, long pitch, const long *off, long taps,
+                       const float *w, float *out, long oh, long ow)
 {
     float acc[2][TILE];
-    float xb[TILE];
-    long npos = oh * ow, taps = kh * kw;
+    long npos = (oh - 1) * pitch + ow;
     for (long n = 0; n < n_; n++)
         for (long c = 0; c < c_; c++)
             for (long p0 = 0; p0 < npos; p0 += TILE) {
@@ -102,22 +102,28 @@ void okk_even_odd_taps(const float *xp, long n_, long c_, long hp, long wp, cons
                 for (long p = 0; p < pn; p++)
                     acc[0][p] = acc[1][p] = -0.0f;
                 for (long t = 0; t < taps; t++) {
-                    const float *plane = xp + ((n * c_ + c) * hp + (t / kw) * dh) * wp + (t % kw) * dw;
-                    gather(xb, plane, p0, pn, ow, sh * wp, sw);
+                    const float *xs = x + (n * c_ + c) * x_plane + off[t] + p0;
                     float wt = w[c * taps + t];
                     float *a = acc[t & 1];
                     for (long p = 0; p < pn; p++) {
-                        float prod = xb[p] * wt;
+                        float prod = xs[p] * wt;
                         a[p] = a[p] + prod;
                     }
                 }
-                float *dst = out + (n * c_ + c) * npos + p0;
+                float *dst = out + (n * c_ + c) * oh * ow;
+                long r = p0 / pitch, q = p0 % pitch;
                 for (long p = 0; p < pn; p++) {
-                    if (taps == 1) {
-                        dst[p] = acc[0][p];
-                    } else {
-                        float s = acc[0][p] + acc[1][p];
-                        dst[p] = s + 0.0f;
+                    if (q < ow) {
+                        float v = acc[0][p];
+                        if (taps > 1) {
+                            float sum = acc[0][p] + acc[1][p];
+                            v = sum + 0.0f;
+                        }
+                        dst[r * ow + q] = v;
+                    }
+                    if (++q == pitch) {
+                        q = 0;
+                        r++;
                     }
                 }
             }
