@@ -50,3 +50,26 @@ def plain_paths(a: np.ndarray, b: np.ndarray) -> tuple[bool, bool]:
     nan = sa != sa or sb != sb
     normal = sa == float("inf") or sb == float("inf") or sa * sb >= LIMIT     # as products_stay_normal
     return normal, normal and not nan and native_mac.enabled()
+
+
+_SUM_SAFE = 2.0 ** -103          # nonzero magnitudes from here up are multiples of 2^-126 (see above)
+_FLT_MIN = 2.0 ** -126
+
+
+def daz_op(op, a, b) -> np.ndarray:
+    """``ftz(op(daz(a), daz(b)))`` for op in np.add, np.subtract, np.multiply (the BDC's elementwise
+    fp32 arithmetic), as one plain float32 operation when a scan of each operand proves every DAZ and
+    FTZ step the identity: no operand is subnormal, and a sum's operands are 0 or >= 2^-103 (then the
+    sum is 0 or >= FLT_MIN), a product's smallest nonzero factors multiply to >= FLT_MIN (exact in
+    float64; FLT_MIN is representable, so the rounded product stays >= FLT_MIN). A NaN operand takes
+    the general path. NaN-pair payloads are the caller's business (nan_payload), as before."""
+    from . import fp32
+    a32, b32 = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    sa, sb = scan(a32.reshape(-1)), scan(b32.reshape(-1))
+    if op is np.multiply:
+        plain = sa >= _FLT_MIN and sb >= _FLT_MIN and sa * sb >= _FLT_MIN
+    else:
+        plain = sa >= _SUM_SAFE and sb >= _SUM_SAFE
+    if plain:
+        return op(a32, b32, dtype=np.float32)
+    return fp32.ftz_(op(fp32.daz(a32), fp32.daz(b32), dtype=np.float32))

@@ -1,0 +1,56 @@
+"""fastsum.daz_op (the elementwise add / sub / mul of bdc_binary) gives exactly the bits of the
+step-by-step definition ftz(op(daz(a), daz(b))) whichever path its scan picks (hypothesis)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from npusim.okk import fastsum, fp32
+
+F = np.float32
+OPS = [np.add, np.subtract, np.multiply]
+EDGE = np.array([0, 0x80000000, 1, 0x807FFFFF, 0x00800000, 0x80800000, 0x7F800000, 0xFF800000, 0x7FC00001,
+                 0x0C000000, 0x8C800000, 0x0D000000, 0x3F800000, 0x7F7FFFFF], np.uint32).view(F)   # 2^-103, 2^-102...
+
+
+def step_by_step(op, a, b):
+    with np.errstate(all="ignore"):
+        r = op(fp32.daz(np.asarray(a, F)), fp32.daz(np.asarray(b, F)), dtype=F)
+    return fp32.ftz_(np.asarray(r))
+
+
+SCALES = [1.0, 2.0 ** -60, 2.0 ** -100, 2.0 ** -115]
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), n=st.integers(1, 300), sa=st.sampled_from(SCALES), sb=st.sampled_from(SCALES),
+       near=st.booleans(), edges=st.integers(0, 3), native=st.booleans(), scalar=st.booleans())
+def test_daz_op_equals_the_step_by_step_definition(seed, n, sa, sb, near, edges, native, scalar):
+    r = np.random.default_rng(seed)
+    a = (r.uniform(-1, 1, n) * sa).astype(F)
+    b = (r.uniform(-4, 4, n) * sb).astype(F)
+    if near:        # b close to -a: differences far below the operands (subnormal ones at small scales)
+        b = (-a.astype(np.float64) * (1 + r.integers(-8, 8, n) * 2.0 ** -23)).astype(F)
+    b = np.asarray(b[0]) if scalar else b
+    for _ in range(edges):
+        a[r.integers(0, n)] = r.choice(EDGE)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("NPUSIM_NATIVE", "1" if native else "0")
+        for op in OPS:
+            with np.errstate(all="ignore"):
+                got, got_swapped = fastsum.daz_op(op, a, b), fastsum.daz_op(op, b, a)
+            assert np.array_equal(got.view(np.uint32), step_by_step(op, a, b).view(np.uint32)), op
+            assert np.array_equal(got_swapped.view(np.uint32), step_by_step(op, b, a).view(np.uint32)), op
+
+
+def test_daz_op_takes_the_plain_path_only_when_proven(monkeypatch):
+    calls = []
+    monkeypatch.setattr(fp32, "daz", lambda x: calls.append(1) or np.array(x, F))
+    one = np.ones(4, F)
+    fastsum.daz_op(np.add, one, one)
+    fastsum.daz_op(np.multiply, one * F(2.0 ** -63), one * F(2.0 ** -63))    # products 2^-126: plain
+    assert calls == []
+    fastsum.daz_op(np.multiply, one * F(2.0 ** -64), one * F(2.0 ** -63))    # 2^-127 would be subnormal
+    fastsum.daz_op(np.add, one, one * F(2.0 ** -104))                         # below the sum bound
+    fastsum.daz_op(np.add, one, np.array([np.nan], F))
+    assert len(calls) == 6
