@@ -64,7 +64,7 @@ def daz_op(op, a, b) -> np.ndarray:
     float64; FLT_MIN is representable, so the rounded product stays >= FLT_MIN). A NaN operand takes
     the general path. NaN-pair payloads are the caller's business (nan_payload), as before."""
     from . import fp32
-    a32, b32 = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    a32, b32 = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)   # strided reads: one copy
     sa, sb = scan(a32.reshape(-1)), scan(b32.reshape(-1))
     if op is np.multiply:
         plain = sa >= _FLT_MIN and sb >= _FLT_MIN and sa * sb >= _FLT_MIN
