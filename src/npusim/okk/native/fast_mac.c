@@ -18,19 +18,6 @@
 #define OCB 16             /* output channels sharing one tap run */
 #endif
 
-/* xb[p] = the input under output position p0 + p (row r = pos / ow, column q = pos % ow) of one tap. */
-static void gather(float *xb, const float *plane, long p0, long pn, long ow, long row_step, long col_step)
-{
-    long r = p0 / ow, q = p0 % ow;
-    const float *row = plane + r * row_step;
-    for (long p = 0; p < pn; p++) {
-        xb[p] = row[q * col_step];
-        if (++q == ow) {
-            q = 0;
-            row += row_step;
-        }
-    }
-}
 
 /* CONV_FP32 (bdc_conv.conv_sum). x: per image ``x_image`` floats of stride-phase planes of pitch ``pitch``
  * (bdc_conv._phases): output position p = r * pitch + q (q < pitch; columns q >= ow are computed and
