@@ -58,7 +58,7 @@ def even_odd_taps(xp, wt, kh, kw, oh, ow, st, dil, wmin=None) -> np.ndarray:
     sx = scan(xp) if wmin is not None else float("nan")
     fast = wmin is not None and (wmin == float("inf") or sx * wmin >= LIMIT)
     if fast and sx == sx and wmin == wmin and native_mac.enabled():
-        wtab = np.broadcast_to(wt, (c, kh, kw)).reshape(c, kh * kw)
+        wtab = wt.reshape(c, kh * kw) if np.ndim(wt) else np.full((c, kh * kw), wt, F32)
         return native_mac.even_odd_taps(xp, wtab, kh, kw, oh, ow, st, dil)
     weights = (lambda i, j: wt[None, :, i, j, None, None]) if np.ndim(wt) else (lambda i, j: wt)  # noqa: E731
     rch = max(1, (1 << 16) // max(1, n * c * ow))

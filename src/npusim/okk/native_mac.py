@@ -25,10 +25,8 @@ FLAGS = ["-std=gnu99", "-O2", "-ftree-vectorize", "-ffp-contract=off", "-fno-fas
 ARCH = ["-march=native"]             # tried first; the cache key holds the CPU's flags
 _LIB: list = []                      # [CDLL or None] once decided
 
-_F = ctypes.POINTER(ctypes.c_float)
-_I = ctypes.POINTER(ctypes.c_int)
+_F = _I = _PL = ctypes.c_void_p      # arrays pass as addresses (a.ctypes.data): cheaper than data_as
 _L = ctypes.c_long
-_PL = ctypes.POINTER(ctypes.c_long)
 
 
 def enabled() -> bool:
@@ -78,7 +76,7 @@ def lib():
             handle.okk_conv2ic.argtypes = [_F, _L, _L, _L, _F, _L, _PL, _I, _L, _F, _F, _L, _L, _L, _L]
             handle.okk_even_odd_taps.argtypes = [_F, _L, _L, _L, _L, _PL, _L, _F, _F, _L, _L]
             handle.okk_even_odd_dot.argtypes = [_F, _F, _F] + [_L] * 5
-            handle.okk_min_abs_nonzero.argtypes = [_F, _L, _I]
+            handle.okk_min_abs_nonzero.argtypes = [_F, _L, ctypes.POINTER(ctypes.c_int)]
             handle.okk_min_abs_nonzero.restype = ctypes.c_float
             for fn in (handle.okk_conv2ic, handle.okk_even_odd_taps, handle.okk_even_odd_dot):
                 fn.restype = None
@@ -86,9 +84,9 @@ def lib():
     return _LIB[0]
 
 
-def _p(a: np.ndarray, kind=_F):
+def _p(a: np.ndarray, kind=None) -> int:
     assert a.flags.c_contiguous
-    return a.ctypes.data_as(kind)
+    return a.ctypes.data
 
 
 def min_abs_nonzero(x: np.ndarray) -> tuple[float, bool]:
