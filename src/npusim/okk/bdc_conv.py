@@ -63,18 +63,18 @@ def conv_sum(xp, wv, kh, kw, oh, ow, st, dil, order=None) -> np.ndarray:
     Model: the unit steps through (input-channel pair m, tap t) items in ORDER; item number s goes to
     accumulator s % 2 of each of the two input-channel lanes (ic = 2m + lane), sequential and
     unfused; lane_p = acc[p][1] + acc[p][0] (odd first: its NaN wins a pair, as in the C-model);
-    out = lane_0 + lane_1. Computed in blocks of output rows
-    that stay in cache, without FTZ passes when no product can be subnormal (fastsum)."""
+    out = lane_0 + lane_1. Computed in blocks of output rows that stay in cache, without FTZ passes
+    when no product can be subnormal (fastsum), then in native code when no input is a NaN (native_mac)."""
     order = order or ORDER
     n, ic = xp.shape[:2]
     oc = wv.shape[0]
     fast, native = plain_paths(xp, wv)
-    rch = max(1, BLOCK // max(1, n * oc * ow))
-    span = (kh - 1) * dil[0] + 1
-    out = np.empty((n, oc, oh, ow), F32)
     cs, ts, accs = _items(ic, kh * kw, order)
     if native:
         return _conv_native(xp, wv, cs, ts, accs, kw, oh, ow, st, dil)
+    rch = max(1, BLOCK // max(1, n * oc * ow))
+    span = (kh - 1) * dil[0] + 1
+    out = np.empty((n, oc, oh, ow), F32)
     wt = wv.reshape(oc, ic, kh * kw)
     plan = [((int(k) // 2, int(k) % 2), int(c), int(t) // kw, int(t) % kw,
              np.ascontiguousarray(wt[:, c, t]).reshape(1, oc, 1, 1)) for c, t, k in zip(cs, ts, accs)]

@@ -2,9 +2,10 @@
 
 numpy stays the reference: these run only when a C compiler is available, ``NPUSIM_NATIVE`` is not
 ``0``, and fastsum proved the plain IEEE path exact (no product can be subnormal, no input is a NaN).
-Built once with -O2 -ffp-contract=off -fno-fast-math (products round before the add) into the npusim
-cache folder, keyed by the source, the compiler, the flags and the CPU; ctypes releases the GIL while
-a kernel runs. A build failure disables the native path with one warning; results never change.
+Built once with -O2 -ftree-vectorize -ffp-contract=off -fno-fast-math (products round before the add;
+-march=native when it builds) into the npusim cache folder, keyed by the source, the compiler, the
+flags and the CPU; ctypes releases the GIL while a kernel runs. A build or load failure disables the
+native path with one warning; results never change.
 """
 from __future__ import annotations
 
@@ -72,7 +73,12 @@ def lib():
         path = _build()
         handle = None
         if path:
-            handle = ctypes.CDLL(path)
+            try:
+                handle = ctypes.CDLL(path)
+            except OSError as e:
+                warnings.warn(f"npusim.okk: cannot load {path} ({e}), using numpy", RuntimeWarning)
+                _LIB.append(None)
+                return None
             handle.okk_conv2ic.argtypes = [_F, _L, _L, _L, _F, _L, _PL, _I, _L, _F, _F, _L, _L, _L, _L]
             handle.okk_even_odd_taps.argtypes = [_F, _L, _L, _L, _L, _PL, _L, _F, _F, _L, _L]
             handle.okk_even_odd_dot.argtypes = [_F, _F, _F] + [_L] * 5
@@ -84,8 +90,8 @@ def lib():
     return _LIB[0]
 
 
-def _p(a: np.ndarray, kind=None) -> int:
-    assert a.flags.c_contiguous
+def _p(a: np.ndarray) -> int:
+    assert a.flags.c_contiguous and a.dtype.itemsize in (4, 8)
     return a.ctypes.data
 
 
@@ -125,8 +131,8 @@ def conv2ic(ph, witem, off, accs, init, out, oc_lo, oc_hi) -> None:
     from ``phases``; off (int64) and accs (int32) per item."""
     n = ph.shape[0]
     oh, ow = out.shape[2:]
-    lib().okk_conv2ic(_p(ph), n, ph[0].size, ph.shape[-1], _p(witem), witem.shape[1], _p(off, _PL),
-                      _p(accs, _I), off.size, _p(init), _p(out), oh, ow, oc_lo, oc_hi)
+    lib().okk_conv2ic(_p(ph), n, ph[0].size, ph.shape[-1], _p(witem), witem.shape[1], _p(off),
+                      _p(accs), off.size, _p(init), _p(out), oh, ow, oc_lo, oc_hi)
 
 
 def even_odd_taps(xp, w, kh, kw, oh, ow, st, dil) -> np.ndarray:
@@ -135,7 +141,7 @@ def even_odd_taps(xp, w, kh, kw, oh, ow, st, dil) -> np.ndarray:
     ph, offs = phases(xp, st, dil, [(i, j) for i in range(kh) for j in range(kw)])
     off = np.array(offs, np.int64)
     out = np.empty((n, c, oh, ow), np.float32)
-    lib().okk_even_odd_taps(_p(ph), n, c, ph[0, 0].size, ph.shape[-1], _p(off, _PL), off.size,
+    lib().okk_even_odd_taps(_p(ph), n, c, ph[0, 0].size, ph.shape[-1], _p(off), off.size,
                             _p(np.ascontiguousarray(w, np.float32)), _p(out), oh, ow)
     return out
 

@@ -20,7 +20,7 @@
 
 
 /* CONV_FP32 (bdc_conv.conv_sum). x: per image ``x_image`` floats of stride-phase planes of pitch ``pitch``
- * (bdc_conv._phases): output position p = r * pitch + q (q < pitch; columns q >= ow are computed and
+ * (native_mac.phases): output position p = r * pitch + q (q < pitch; columns q >= ow are computed and
  * dropped) reads x[image + off[s] + p] for item s, a unit-stride run for every stride and dilation.
  * witem (n_items, OC): the weight of item s; acc[s] = 2 * lane + s % 2, the accumulator item s adds to.
  * init[4]: the start of each accumulator (-0 for one that receives products, the additive identity;
