@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from npusim.okk import bdc_conv, bdc_depthwise_pool, bdc_matmul, fastsum, native_mac
 
-pytestmark = pytest.mark.skipif(native_mac.lib() is None, reason="no C compiler: the native kernels are optional")
+HAVE_NATIVE = native_mac.lib() is not None
+needs_native = pytest.mark.skipif(not HAVE_NATIVE, reason="no C compiler: the native kernels are optional")
 F = np.float32
 SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, -2.0]
 
@@ -79,6 +80,7 @@ def sprinkle(r, a, values, frac=0.2):
     a[m] = r.choice(np.array(values, F), m.sum())
 
 
+@needs_native
 @pytest.mark.parametrize("ic,kh,kw,s,d", [(1, 1, 1, (1, 1), (1, 1)), (2, 2, 3, (1, 1), (1, 1)), (3, 3, 3, (2, 2), (1, 1)),
                                           (5, 3, 2, (1, 3), (2, 1)), (7, 1, 4, (3, 1), (1, 2))])
 def test_native_conv_matches_the_sequential_loop(ic, kh, kw, s, d):
@@ -98,6 +100,7 @@ def test_native_conv_matches_the_sequential_loop(ic, kh, kw, s, d):
     assert np.all(np.signbit(ref[1, 0])) == (used == 4)     # -0 survives only when no accumulator is missing
 
 
+@needs_native
 def test_native_depthwise_and_dot_match_the_sequential_loops():
     r = np.random.default_rng(5)
     for kh, kw, s, d in [(1, 1, (1, 1), (1, 1)), (3, 3, (2, 2), (1, 1)), (2, 3, (1, 2), (2, 1))]:
@@ -119,6 +122,7 @@ def test_native_depthwise_and_dot_match_the_sequential_loops():
             assert np.array_equal(bits(got), bits(dot_loop(left, right)))
 
 
+@needs_native
 def test_native_scan_is_smallest_nonzero_and_sees_nans():
     r = np.random.default_rng(1)
     for size in (0, 1, 15, 16, 17, 100):
@@ -131,6 +135,7 @@ def test_native_scan_is_smallest_nonzero_and_sees_nans():
             assert np.isnan(fastsum.scan(x))
 
 
+@needs_native
 def test_nan_or_tiny_products_keep_the_numpy_path(monkeypatch):
     x = np.ones((1, 2, 3, 3), F)
     w = np.ones((2, 2, 1, 1), F)
@@ -152,6 +157,7 @@ def _both(monkeypatch, fn):
     return got, ref
 
 
+@needs_native
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2 ** 32 - 1), ic=st.integers(1, 6), oc=st.integers(1, 20), kh=st.integers(1, 3),
        kw=st.integers(1, 3), s=st.tuples(st.integers(1, 3), st.integers(1, 3)),
@@ -168,6 +174,7 @@ def test_conv_native_and_numpy_paths_give_identical_bits(seed, ic, oc, kh, kw, s
     assert np.array_equal(bits(got), bits(ref))
 
 
+@needs_native
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2 ** 32 - 1), c=st.integers(1, 9), kh=st.integers(1, 3), kw=st.integers(1, 3),
        s=st.tuples(st.integers(1, 3), st.integers(1, 3)), d=st.tuples(st.integers(1, 2), st.integers(1, 2)),
@@ -191,3 +198,27 @@ def test_taps_and_dot_native_and_numpy_paths_give_identical_bits(seed, c, kh, kw
             with np.errstate(all="ignore"):
                 got, ref = _both(mp, fn)
             assert np.array_equal(bits(got), bits(ref))
+
+
+def test_without_a_compiler_or_with_a_broken_build_numpy_answers(monkeypatch, tmp_path):
+    xp = np.random.default_rng(3).uniform(-1, 1, (1, 3, 5, 5)).astype(F)
+    wv = np.random.default_rng(4).uniform(-1, 1, (2, 3, 2, 2)).astype(F)
+    monkeypatch.setenv("NPUSIM_NATIVE", "0")
+    ref = bdc_conv.conv_sum(xp, wv, 2, 2, 4, 4, (1, 1), (1, 1))
+    monkeypatch.delenv("NPUSIM_NATIVE")
+    monkeypatch.setattr(native_mac, "_LIB", [])
+    monkeypatch.setenv("CC", "no-such-compiler-npusim")
+    assert native_mac.lib() is None and not native_mac.enabled()
+    assert fastsum.plain_paths(xp, wv) == (True, False)
+    assert np.array_equal(bits(bdc_conv.conv_sum(xp, wv, 2, 2, 4, 4, (1, 1), (1, 1))), bits(ref))
+    if not HAVE_NATIVE:
+        return                                            # no compiler at all: nothing more to try
+    monkeypatch.delenv("CC")
+    broken = tmp_path / "fast_mac.c"
+    broken.write_text("this is not C\n")
+    monkeypatch.setattr(native_mac, "_LIB", [])
+    monkeypatch.setattr(native_mac, "SOURCE", str(broken))
+    monkeypatch.setenv("NPUSIM_CACHE", str(tmp_path / "cache"))
+    with pytest.warns(RuntimeWarning, match="does not build"):
+        assert native_mac.lib() is None
+    assert np.array_equal(bits(bdc_conv.conv_sum(xp, wv, 2, 2, 4, 4, (1, 1), (1, 1))), bits(ref))
