@@ -21,7 +21,7 @@ from .fastsum import plain_paths
 from .fp32 import F32
 from .nan_payload import keep_first_nan
 from .layout import LANE, LocalTensor, compact_stride
-from .nn_common import check_addrs, dim2_arg, kernel_arg, out_size, padded, padding_arg, tap
+from .nn_common import check_addrs, daz_padded, dim2_arg, kernel_arg, out_size, padding_arg, tap
 from .rules import shape_bdc
 from .types import as_dim4, dim4
 
@@ -225,7 +225,7 @@ def okk_bdc_conv2d(output_addr, input_addr, weight_addr, bias_addr, input_shape,
     else:
         w5 = fp32.daz(wt.read()).reshape(ic2, oc, kh, kw, 2)
     wv = np.ascontiguousarray(w5.transpose(1, 0, 4, 2, 3).reshape(oc, 2 * ic2, kh, kw)[:, :ic])
-    xp = padded(fp32.daz(inp.read()), pad, 0.0)
+    xp = daz_padded(inp.read(), pad)
     res = conv_sum(xp, wv, kh, kw, oh, ow, st, dil)
     reads = inp.footprints + wt.footprints
     if using_bias:

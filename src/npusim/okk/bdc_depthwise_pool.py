@@ -19,7 +19,7 @@ from .fastsum import LIMIT, scan, smallest_nonzero
 from .fp32 import F32
 from .nan_payload import keep_first_nan
 from .layout import LANE, LocalTensor, compact_stride
-from .nn_common import check_addrs, dim2_arg, kernel_arg, out_size, padded, padding_arg, tap
+from .nn_common import check_addrs, daz_padded, dim2_arg, kernel_arg, out_size, padded, padding_arg, tap
 from .rules import shape_bdc
 from .types import as_dim4, dim4
 
@@ -109,7 +109,7 @@ def okk_bdc_depthwise2d(output_addr, input_addr, weight_addr, bias_addr, input_s
     wsh = dim4(1, c, kh, kw)
     wt = LocalTensor(dev.local, api, "weight_addr", weight_addr, wsh, compact_stride(None, q, wsh), F32, 4)
     wv = fp32.daz(wt.read())[0]                                   # (C, kh, kw)
-    xp = padded(fp32.daz(inp.read()), pad, 0.0)
+    xp = daz_padded(inp.read(), pad)
     res = even_odd_taps(xp, wv, kh, kw, oh, ow, st, dil, smallest_nonzero(wv))
     reads = inp.footprints + wt.footprints
     if using_bias:
