@@ -180,3 +180,17 @@ def test_ftz_flushes_exactly_the_subnormals_keeping_signs():
         got = fp32.ftz_(bits[lo:hi].view(np.float32).copy())
         assert np.array_equal(got.view(np.uint32), ref[lo:hi])  # NaN payloads (even signalling) kept
     assert fp32.ftz_(np.array(np.float32(1e-40))) == 0
+
+
+@pytest.mark.parametrize("native", ["1", "0"])
+def test_ftz_on_large_arrays_with_and_without_the_native_scan(native, monkeypatch):
+    from npusim.okk import fp32
+    monkeypatch.setenv("NPUSIM_NATIVE", native)
+    r = np.random.default_rng(7)
+    x = r.uniform(-1, 1, 1 << 13).astype(np.float32)
+    x[::97] = 0.0
+    assert np.array_equal(fp32.ftz_(x.copy()).view(np.uint32), x.view(np.uint32))   # nothing to flush
+    x[[5, 700, 8000]] = np.array([1e-40, -1e-41, np.nan], np.float32)
+    want = x.copy()
+    want[5], want[700] = 0.0, -0.0
+    assert np.array_equal(fp32.ftz_(x.copy()).view(np.uint32), want.view(np.uint32))
