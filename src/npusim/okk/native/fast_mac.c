@@ -19,6 +19,18 @@
 #endif
 
 
+/* Store tile positions [p0, p0 + pn) of ``val`` (position p = r * pitch + q) into dst (rows of ow): the
+ * valid columns q < ow of each row the tile touches, as contiguous runs. */
+static void store_tile(float *dst, const float *val, long p0, long pn, long pitch, long ow)
+{
+    for (long r = p0 / pitch; r * pitch < p0 + pn; r++) {
+        long lo = r * pitch > p0 ? r * pitch : p0;
+        long hi = r * pitch + ow < p0 + pn ? r * pitch + ow : p0 + pn;
+        for (long p = lo; p < hi; p++)
+            dst[r * ow + (p - r * pitch)] = val[p - p0];
+    }
+}
+
 /* CONV_FP32 (bdc_conv.conv_sum). x: per image ``x_image`` floats of stride-phase planes of pitch ``pitch``
  * (native_mac.phases): output position p = r * pitch + q (q < pitch; columns q >= ow are computed and
  * dropped) reads x[image + off[s] + p] for item s, a unit-stride run for every stride and dilation.
@@ -56,19 +68,13 @@ void okk_conv2ic(const float *x, long n_, long x_image, long pitch, const float 
                     }
                 }
                 for (long o = 0; o < ob; o++) {
-                    float *dst = out + (n * oc + o0 + o) * oh * ow;
-                    long r = p0 / pitch, q = p0 % pitch;
+                    float val[TILE];
                     for (long p = 0; p < pn; p++) {
-                        if (q < ow) {
-                            float l0 = acc[1][o][p] + acc[0][o][p];
-                            float l1 = acc[3][o][p] + acc[2][o][p];
-                            dst[r * ow + q] = l0 + l1;
-                        }
-                        if (++q == pitch) {
-                            q = 0;
-                            r++;
-                        }
+                        float l0 = acc[1][o][p] + acc[0][o][p];
+                        float l1 = acc[3][o][p] + acc[2][o][p];
+                        val[p] = l0 + l1;
                     }
+                    store_tile(out + (n * oc + o0 + o) * oh * ow, val, p0, pn, pitch, ow);
                 }
             }
         }
@@ -97,22 +103,12 @@ void okk_even_odd_taps(const float *x, long n_, long c_, long x_plane, long pitc
                         a[p] = a[p] + prod;
                     }
                 }
-                float *dst = out + (n * c_ + c) * oh * ow;
-                long r = p0 / pitch, q = p0 % pitch;
-                for (long p = 0; p < pn; p++) {
-                    if (q < ow) {
-                        float v = acc[0][p];
-                        if (taps > 1) {
-                            float sum = acc[0][p] + acc[1][p];
-                            v = sum + 0.0f;
-                        }
-                        dst[r * ow + q] = v;
+                if (taps > 1)
+                    for (long p = 0; p < pn; p++) {
+                        float sum = acc[0][p] + acc[1][p];
+                        acc[0][p] = sum + 0.0f;
                     }
-                    if (++q == pitch) {
-                        q = 0;
-                        r++;
-                    }
-                }
+                store_tile(out + (n * c_ + c) * oh * ow, acc[0], p0, pn, pitch, ow);
             }
 }
 
