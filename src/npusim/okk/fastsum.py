@@ -56,14 +56,16 @@ _SUM_SAFE = 2.0 ** -103          # nonzero magnitudes from here up are multiples
 _FLT_MIN = 2.0 ** -126
 
 
-def daz_op(op, a, b) -> np.ndarray:
+def daz_op(op, a, b, first_nan: bool = False) -> np.ndarray:
     """``ftz(op(daz(a), daz(b)))`` for op in np.add, np.subtract, np.multiply (the BDC's elementwise
     fp32 arithmetic), as one plain float32 operation when a scan of each operand proves every DAZ and
     FTZ step the identity: no operand is subnormal, and a sum's operands are 0 or >= 2^-103 (then the
     sum is 0 or >= FLT_MIN), a product's smallest nonzero factors multiply to >= FLT_MIN (exact in
     float64; FLT_MIN is representable, so the rounded product stays >= FLT_MIN). A NaN operand takes
-    the general path. NaN-pair payloads are the caller's business (nan_payload), as before."""
+    the general path. ``first_nan``: a NaN pair gives quiet(a), the C-model's x86 rule
+    (nan_payload.keep_first_nan); the plain path has no NaN operand, so it skips that pass too."""
     from . import fp32
+    from .nan_payload import keep_first_nan
     a32, b32 = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)   # strided reads: one copy
     sa, sb = scan(a32.reshape(-1)), scan(b32.reshape(-1))
     if op is np.multiply:
@@ -72,4 +74,5 @@ def daz_op(op, a, b) -> np.ndarray:
         plain = sa >= _SUM_SAFE and sb >= _SUM_SAFE
     if plain:
         return op(a32, b32, dtype=np.float32)
-    return fp32.ftz_(op(fp32.daz(a32), fp32.daz(b32), dtype=np.float32))
+    r = fp32.ftz_(op(fp32.daz(a32), fp32.daz(b32), dtype=np.float32))
+    return keep_first_nan(r, a32, b32) if first_nan else r
