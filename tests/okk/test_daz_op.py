@@ -65,3 +65,17 @@ def test_daz_op_takes_the_plain_path_only_when_proven(monkeypatch):
     fastsum.daz_op(np.add, one, one * F(2.0 ** -104))                         # below the sum bound
     fastsum.daz_op(np.add, one, np.array([np.nan], F))
     assert len(calls) == 6
+
+
+def test_broadcast_operands_are_scanned_once_per_element():
+    """A kernel's stride-0 operand (a value broadcast along W) is scanned at its own size; the proof
+    still sees its smallest element."""
+    base = np.full((3, 4), 0.5, F)
+    base[2, 3] = F(2.0 ** -64)
+    a = np.lib.stride_tricks.as_strided(base, (3, 4, 1, 5), (16, 4, 0, 0))
+    assert fastsum._distinct(a).size == 12
+    b = np.full((3, 4, 1, 5), F(2.0 ** -63))
+    for op in OPS:
+        got = fastsum.daz_op(op, a, b, True)
+        assert np.array_equal(got.view(np.uint32), step_by_step(op, a, b, True).view(np.uint32))
+    assert fastsum.daz_op(np.multiply, a, b)[2, 3, 0, 0] == 0        # 2^-127 flushed

@@ -56,6 +56,14 @@ _SUM_SAFE = 2.0 ** -103          # nonzero magnitudes from here up are multiples
 _FLT_MIN = 2.0 ** -126
 
 
+def _distinct(a: np.ndarray) -> np.ndarray:
+    """The elements of ``a`` once each, flat and contiguous: a zero-stride (broadcast) axis is read at
+    index 0 only, so a kernel's stride-0 operand is scanned at its own size, not the broadcast one."""
+    if a.ndim and 0 in a.strides:
+        a = a[tuple(slice(0, 1) if st == 0 else slice(None) for st in a.strides)]
+    return np.ascontiguousarray(a).reshape(-1)
+
+
 def daz_op(op, a, b, first_nan: bool = False) -> np.ndarray:
     """``ftz(op(daz(a), daz(b)))`` for op in np.add, np.subtract, np.multiply (the BDC's elementwise
     fp32 arithmetic), as one plain float32 operation when a scan of each operand proves every DAZ and
@@ -66,8 +74,8 @@ def daz_op(op, a, b, first_nan: bool = False) -> np.ndarray:
     (nan_payload.keep_first_nan); the plain path has no NaN operand, so it skips that pass too."""
     from . import fp32
     from .nan_payload import keep_first_nan
-    a32, b32 = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)   # strided reads: one copy
-    sa, sb = scan(a32.reshape(-1)), scan(b32.reshape(-1))
+    a32, b32 = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    sa, sb = scan(_distinct(a32)), scan(_distinct(b32))
     if op is np.multiply:
         plain = sa >= _FLT_MIN and sb >= _FLT_MIN and sa * sb >= _FLT_MIN
     else:
