@@ -14,7 +14,7 @@ def _run(xp, wv, k, monkeypatch, fast, parallel):
     monkeypatch.setattr(bdc_conv, "PARALLEL_MIN", 0 if parallel else 1 << 62)
     monkeypatch.setattr(bdc_conv, "BLOCK", 256)              # several row blocks even on small inputs
     if not fast:
-        monkeypatch.setattr(bdc_conv, "products_stay_normal", lambda a, b: False)
+        monkeypatch.setattr(bdc_conv, "plain_paths", lambda a, b: (False, False))
     o = xp.shape[2] - k + 1
     return bdc_conv.conv_sum(xp, wv, k, k, o, o, (1, 1), (1, 1))
 
@@ -40,3 +40,14 @@ def test_lone_negative_zero_becomes_positive_zero(monkeypatch):
     wv = np.ones((1, 1, 1, 1), np.float32)
     got = _run(xp, wv, 1, monkeypatch, fast=True, parallel=False)
     assert np.all(_bits(got) == 0)
+
+
+def test_daz_padded_is_padded_daz_with_one_copy():
+    from npusim.okk import fp32
+    from npusim.okk.nn_common import daz_padded, padded
+    x = np.array([1e-40, -1e-40, -0.0, 1.0, np.nan, -3e-39], np.float32).reshape(1, 1, 2, 3)
+    for pad in ((0, 0, 0, 0), (1, 0, 2, 1)):
+        raw = x.copy()
+        got = daz_padded(raw, pad)
+        assert np.array_equal(got.view(np.uint32), padded(fp32.daz(x), pad, 0.0).view(np.uint32))
+        assert np.array_equal(raw.view(np.uint32), x.view(np.uint32))         # the input is not touched

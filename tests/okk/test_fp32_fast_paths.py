@@ -167,3 +167,30 @@ def test_fp32_to_int32_in_range_shortcut_matches_the_saturating_rule():
     inside = ~np.isnan(x) & (x >= -2.0 ** 31) & (x < 2.0 ** 31)
     np.testing.assert_array_equal(fp32.fp32_to_int32(x[inside]), want[inside])      # the shortcut
     np.testing.assert_array_equal(fp32.fp32_to_int32(x), want)                      # the general path
+
+
+def test_ftz_flushes_exactly_the_subnormals_keeping_signs():
+    from npusim.okk import fp32
+    bits = np.array([0x00000001, 0x807FFFFF, 0x00800000, 0x80800000, 0, 0x80000000, 0x7FC00001, 0xFFC00000,
+                     0x7F800000, 0x7FA00000, 0x3F800000, 0x00400000], np.uint32)
+    ref = bits.copy()
+    sub = (bits & 0x7F800000 == 0) & (bits & 0x7FFFFF != 0)                # exponent 0, mantissa != 0
+    ref[sub] &= np.uint32(0x80000000)
+    for lo, hi in ((0, 12), (0, 4), (4, 6)):               # with and without anything to flush
+        got = fp32.ftz_(bits[lo:hi].view(np.float32).copy())
+        assert np.array_equal(got.view(np.uint32), ref[lo:hi])  # NaN payloads (even signalling) kept
+    assert fp32.ftz_(np.array(np.float32(1e-40))) == 0
+
+
+@pytest.mark.parametrize("native", ["1", "0"])
+def test_ftz_on_large_arrays_with_and_without_the_native_scan(native, monkeypatch):
+    from npusim.okk import fp32
+    monkeypatch.setenv("NPUSIM_NATIVE", native)
+    r = np.random.default_rng(7)
+    x = r.uniform(-1, 1, 1 << 13).astype(np.float32)
+    x[::97] = 0.0
+    assert np.array_equal(fp32.ftz_(x.copy()).view(np.uint32), x.view(np.uint32))   # nothing to flush
+    x[[5, 700, 8000]] = np.array([1e-40, -1e-41, np.nan], np.float32)
+    want = x.copy()
+    want[5], want[700] = 0.0, -0.0
+    assert np.array_equal(fp32.ftz_(x.copy()).view(np.uint32), want.view(np.uint32))

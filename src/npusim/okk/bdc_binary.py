@@ -17,8 +17,9 @@ from ..core.errors import ConstraintError
 from . import cost, fp32
 from .args import is_int
 from .bdc_fp32_unary import _Call
+from .fastsum import daz_op
 from .fp32 import F32
-from .nan_payload import div_nan, keep_first_nan
+from .nan_payload import div_nan
 
 MD_CMP = cost.MD_CMP
 
@@ -93,19 +94,19 @@ def _with_c(api, op, plain, strided):
     return f
 
 
-okk_bdc_add = _binary("okk_bdc_add", lambda a, b: keep_first_nan(fp32.add(_D(a), _D(b)), a, b), _SIMPLE, _ARITH)
-okk_bdc_sub = _binary("okk_bdc_sub", lambda a, b: keep_first_nan(fp32.sub(_D(a), _D(b)), a, b), _SIMPLE, _ARITH)
-okk_bdc_mul = _binary("okk_bdc_mul", lambda a, b: keep_first_nan(fp32.mul(_D(a), _D(b)), a, b), _SIMPLE, _ARITH)
+okk_bdc_add = _binary("okk_bdc_add", lambda a, b: daz_op(np.add, a, b, first_nan=True), _SIMPLE, _ARITH)
+okk_bdc_sub = _binary("okk_bdc_sub", lambda a, b: daz_op(np.subtract, a, b, first_nan=True), _SIMPLE, _ARITH)
+okk_bdc_mul = _binary("okk_bdc_mul", lambda a, b: daz_op(np.multiply, a, b, first_nan=True), _SIMPLE, _ARITH)
 okk_bdc_div = _binary("okk_bdc_div", lambda a, b: div_nan(fp32.div_fnc(a, b), a, b), _DIV, _ARITH_DIV)
 okk_bdc_max = _binary("okk_bdc_max", _max, _CMP, _ARITH)
 okk_bdc_min = _binary("okk_bdc_min", _min, _ARITH, _ARITH)
 
 # Finding 3: the C-model keeps the tensor operand's NaN of a NaN pair (x86 first-operand rule); numpy
 # may swap operands (commutative ops, scalar operands), so every add/sub/mul form and mac pin it.
-okk_bdc_add_C = _with_c("okk_bdc_add_C", lambda x, k: keep_first_nan(fp32.add(_D(x), k), x, k), _SIMPLE, _ARITH)
-okk_bdc_sub_C = _with_c("okk_bdc_sub_C", lambda x, k: keep_first_nan(fp32.sub(_D(x), k), x, k), _SIMPLE, _ARITH)
-okk_bdc_C_sub = _with_c("okk_bdc_C_sub", lambda x, k: keep_first_nan(fp32.sub(k, _D(x)), k, x), _SIMPLE, _ARITH)
-okk_bdc_mul_C = _with_c("okk_bdc_mul_C", lambda x, k: keep_first_nan(fp32.mul(_D(x), k), x, k), _SIMPLE, _ARITH)
+okk_bdc_add_C = _with_c("okk_bdc_add_C", lambda x, k: daz_op(np.add, x, k, first_nan=True), _SIMPLE, _ARITH)
+okk_bdc_sub_C = _with_c("okk_bdc_sub_C", lambda x, k: daz_op(np.subtract, x, k, first_nan=True), _SIMPLE, _ARITH)
+okk_bdc_C_sub = _with_c("okk_bdc_C_sub", lambda x, k: daz_op(np.subtract, k, x, first_nan=True), _SIMPLE, _ARITH)
+okk_bdc_mul_C = _with_c("okk_bdc_mul_C", lambda x, k: daz_op(np.multiply, x, k, first_nan=True), _SIMPLE, _ARITH)
 okk_bdc_div_C = _with_c("okk_bdc_div_C", lambda x, k: div_nan(fp32.div_fnc(x, np.full(x.shape, k, F32)), x, k),
                         _DIV, _ARITH_DIV)
 okk_bdc_C_div = _with_c("okk_bdc_C_div", lambda x, k: div_nan(fp32.div_fnc(np.full(x.shape, k, F32), x), k, x),
@@ -116,14 +117,14 @@ okk_bdc_min_C = _with_c("okk_bdc_min_C", lambda x, k: _min(x, np.full(x.shape, k
 
 def _mac(p, d):
     """fl(p + dst) with the product's NaN kept for a NaN pair."""
-    return keep_first_nan(fp32.add(p, _D(d)), p, d)
+    return daz_op(np.add, p, d, first_nan=True)
 
 
 def okk_bdc_mac(dst_addr, src0_addr, src1_addr, shape, dst_stride=None, src0_stride=None, src1_stride=None):
     """dst = dst + src0 * src1, unfused: fl(fl(a*b) + dst), the product first (its NaN wins a pair)."""
     elementwise("okk_bdc_mac", shape, dst_addr, {"src0_addr": src0_addr, "src1_addr": src1_addr},
                 {"dst_addr": dst_stride, "src0_addr": src0_stride, "src1_addr": src1_stride},
-                lambda a, b, d: _mac(keep_first_nan(fp32.mul(_D(a), _D(b)), a, b), d), _SIMPLE, _MAC, reads_dst=True)
+                lambda a, b, d: _mac(daz_op(np.multiply, a, b, first_nan=True), d), _SIMPLE, _MAC, reads_dst=True)
 
 
 def okk_bdc_mac_C(dst_addr, src_addr, C, shape, dst_stride=None, src_stride=None):
@@ -131,7 +132,7 @@ def okk_bdc_mac_C(dst_addr, src_addr, C, shape, dst_stride=None, src_stride=None
     k = c_float("okk_bdc_mac_C", C)
     elementwise("okk_bdc_mac_C", shape, dst_addr, {"src_addr": src_addr},
                 {"dst_addr": dst_stride, "src_addr": src_stride},
-                lambda a, d: _mac(keep_first_nan(fp32.mul(_D(a), k), a, k), d), _SIMPLE, _MAC, reads_dst=True)
+                lambda a, d: _mac(daz_op(np.multiply, a, k, first_nan=True), d), _SIMPLE, _MAC, reads_dst=True)
 
 
 def okk_bdc_relu(dst_addr, src_addr, shape, dst_stride=None, src_stride=None):

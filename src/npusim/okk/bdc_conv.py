@@ -16,11 +16,12 @@ import numpy as np
 from ..core.errors import ConstraintError
 from . import fp32, spec
 from .device import BDC, current
-from .fastsum import products_stay_normal
+from . import native_mac
+from .fastsum import plain_paths
 from .fp32 import F32
 from .nan_payload import keep_first_nan
 from .layout import LANE, LocalTensor, compact_stride
-from .nn_common import check_addrs, dim2_arg, kernel_arg, out_size, padded, padding_arg, tap
+from .nn_common import check_addrs, daz_padded, dim2_arg, kernel_arg, out_size, padding_arg, tap
 from .rules import shape_bdc
 from .types import as_dim4, dim4
 
@@ -62,28 +63,21 @@ def conv_sum(xp, wv, kh, kw, oh, ow, st, dil, order=None) -> np.ndarray:
     Model: the unit steps through (input-channel pair m, tap t) items in ORDER; item number s goes to
     accumulator s % 2 of each of the two input-channel lanes (ic = 2m + lane), sequential and
     unfused; lane_p = acc[p][1] + acc[p][0] (odd first: its NaN wins a pair, as in the C-model);
-    out = lane_0 + lane_1. Computed in blocks of output rows
-    that stay in cache, without FTZ passes when no product can be subnormal (fastsum)."""
+    out = lane_0 + lane_1. Computed in blocks of output rows that stay in cache, without FTZ passes
+    when no product can be subnormal (fastsum), then in native code when no input is a NaN (native_mac)."""
     order = order or ORDER
     n, ic = xp.shape[:2]
     oc = wv.shape[0]
-    fast = products_stay_normal(xp, wv)
+    fast, native = plain_paths(xp, wv)
+    cs, ts, accs = _items(ic, kh * kw, order)
+    if native:
+        return _conv_native(xp, wv, cs, ts, accs, kw, oh, ow, st, dil)
     rch = max(1, BLOCK // max(1, n * oc * ow))
     span = (kh - 1) * dil[0] + 1
     out = np.empty((n, oc, oh, ow), F32)
-    ic2 = -(-ic // 2)
-    taps = [(i, j) for i in range(kh) for j in range(kw)]
-    if order == "tap_outer":
-        items = [(m, t) for t in range(len(taps)) for m in range(ic2)]
-    else:
-        items = [(m, t) for m in range(ic2) for t in range(len(taps))]
-    plan = []
-    for s_, (m, t) in enumerate(items):
-        i, j = taps[t]
-        for lane in (0, 1):
-            c = 2 * m + lane
-            if c < ic:
-                plan.append(((lane, s_ % 2), c, i, j, np.ascontiguousarray(wv[:, c, i, j]).reshape(1, oc, 1, 1)))
+    wt = wv.reshape(oc, ic, kh * kw)
+    plan = [((int(k) // 2, int(k) % 2), int(c), int(t) // kw, int(t) % kw,
+             np.ascontiguousarray(wt[:, c, t]).reshape(1, oc, 1, 1)) for c, t, k in zip(cs, ts, accs)]
     def block(r0):
         rn = min(rch, oh - r0)
         sub = xp[:, :, r0 * st[0]:(r0 + rn - 1) * st[0] + span]
@@ -116,6 +110,44 @@ def conv_sum(xp, wv, kh, kw, oh, ow, st, dil, order=None) -> np.ndarray:
     else:
         for r0 in starts:
             block(r0)
+    return out
+
+
+def _items(ic: int, ntaps: int, order: str):
+    """The unit's products in processing order: input channel c, tap t and accumulator 2*lane + s % 2 of
+    each (item s = (pair m, tap t); lane 0 is channel 2m, lane 1 channel 2m + 1 when it exists)."""
+    ic2 = -(-ic // 2)
+    s = np.arange(ntaps * ic2)
+    t, m = np.divmod(s, ic2) if order == "tap_outer" else np.divmod(s, ntaps)[::-1]
+    lane = np.tile(np.arange(2), s.size)
+    c = 2 * np.repeat(m, 2) + lane
+    keep = c < ic
+    return c[keep], np.repeat(t, 2)[keep], (2 * lane + np.repeat(s % 2, 2))[keep].astype(np.int32)
+
+
+def _conv_native(xp, wv, cs, ts, accs, kw, oh, ow, st, dil) -> np.ndarray:
+    """The fast path in native code (native_mac): same items, same accumulators, same combine. An
+    accumulator that receives products starts from -0 (the additive identity, so it equals the first
+    product); one that never does starts from +0, as _combine_plain adds it."""
+    n, ic = xp.shape[:2]
+    oc, kh = wv.shape[0], wv.shape[2]
+    ph, tap_off = native_mac.phases(xp, st, dil, [(i, j) for i in range(kh) for j in range(kw)])
+    off = cs * ph[0, 0].size + np.array(tap_off, np.int64)[ts]
+    witem = np.ascontiguousarray(wv.reshape(oc, ic, kh * kw)[:, cs, ts].T)
+    init = np.array([-0.0 if k in accs else 0.0 for k in range(4)], F32)
+    out = np.empty((n, oc, oh, ow), F32)
+    if n * oc * oh * ow * len(cs) < PARALLEL_MIN or WORKERS == 1:
+        native_mac.conv2ic(ph, witem, off, accs, init, out, 0, oc)
+        return out
+    # images, else output channels, are independent; the GIL is released while the kernel runs
+    if n >= WORKERS:
+        cuts = [n * k // WORKERS for k in range(WORKERS + 1)]
+        run = lambda k: native_mac.conv2ic(ph[cuts[k]:cuts[k + 1]], witem, off, accs, init,  # noqa: E731
+                                           out[cuts[k]:cuts[k + 1]], 0, oc)
+    else:
+        cuts = [oc * k // WORKERS for k in range(WORKERS + 1)]
+        run = lambda k: native_mac.conv2ic(ph, witem, off, accs, init, out, cuts[k], cuts[k + 1])  # noqa: E731
+    list(_pool().map(run, range(WORKERS)))
     return out
 
 
@@ -193,7 +225,7 @@ def okk_bdc_conv2d(output_addr, input_addr, weight_addr, bias_addr, input_shape,
     else:
         w5 = fp32.daz(wt.read()).reshape(ic2, oc, kh, kw, 2)
     wv = np.ascontiguousarray(w5.transpose(1, 0, 4, 2, 3).reshape(oc, 2 * ic2, kh, kw)[:, :ic])
-    xp = padded(fp32.daz(inp.read()), pad, 0.0)
+    xp = daz_padded(inp.read(), pad)
     res = conv_sum(xp, wv, kh, kw, oh, ow, st, dil)
     reads = inp.footprints + wt.footprints
     if using_bias:

@@ -14,11 +14,12 @@ import numpy as np
 
 from . import fp32, spec
 from .device import BDC, current
-from .fastsum import LIMIT, smallest_nonzero
+from . import native_mac
+from .fastsum import LIMIT, scan, smallest_nonzero
 from .fp32 import F32
 from .nan_payload import keep_first_nan
 from .layout import LANE, LocalTensor, compact_stride
-from .nn_common import check_addrs, dim2_arg, kernel_arg, out_size, padded, padding_arg, tap
+from .nn_common import check_addrs, daz_padded, dim2_arg, kernel_arg, out_size, padded, padding_arg, tap
 from .rules import shape_bdc
 from .types import as_dim4, dim4
 
@@ -48,12 +49,18 @@ def _tensors(dev, api, output_addr, input_addr, n, c, h, w, oh, ow):
     return inp, out
 
 
-def even_odd_taps(xp, weights, kh, kw, oh, ow, st, dil, wmin=None) -> np.ndarray:
-    """fl(acc_even + acc_odd) over taps t = i*kw + j (acc_odd from +0); ``weights(i, j)`` broadcasts against a tap.
-    Blocks of output rows stay in cache; no FTZ passes when no product can be subnormal (fastsum,
-    ``wmin`` = the smallest nonzero |weight|)."""
+def even_odd_taps(xp, wt, kh, kw, oh, ow, st, dil, wmin=None) -> np.ndarray:
+    """fl(acc_even + acc_odd) over taps t = i*kw + j (acc_odd from +0); ``wt`` is the (C, kh, kw) weights
+    or one float32 for every tap. Blocks of output rows stay in cache; no FTZ passes when no product
+    can be subnormal (fastsum, ``wmin`` = the smallest nonzero |weight|), and then native code when
+    available and no input is a NaN (native_mac)."""
     n, c = xp.shape[:2]
-    fast = wmin is not None and (wmin == float("inf") or smallest_nonzero(xp) * wmin >= LIMIT)
+    sx = scan(xp) if wmin is not None else float("nan")
+    fast = wmin is not None and (wmin == float("inf") or sx * wmin >= LIMIT)
+    if fast and sx == sx and wmin == wmin and native_mac.enabled():
+        wtab = wt.reshape(c, kh * kw) if np.ndim(wt) else np.full((c, kh * kw), wt, F32)
+        return native_mac.even_odd_taps(xp, wtab, kh, kw, oh, ow, st, dil)
+    weights = (lambda i, j: wt[None, :, i, j, None, None]) if np.ndim(wt) else (lambda i, j: wt)  # noqa: E731
     rch = max(1, (1 << 16) // max(1, n * c * ow))
     span = (kh - 1) * dil[0] + 1
     out = np.empty((n, c, oh, ow), F32)
@@ -102,9 +109,8 @@ def okk_bdc_depthwise2d(output_addr, input_addr, weight_addr, bias_addr, input_s
     wsh = dim4(1, c, kh, kw)
     wt = LocalTensor(dev.local, api, "weight_addr", weight_addr, wsh, compact_stride(None, q, wsh), F32, 4)
     wv = fp32.daz(wt.read())[0]                                   # (C, kh, kw)
-    xp = padded(fp32.daz(inp.read()), pad, 0.0)
-    res = even_odd_taps(xp, lambda i, j: wv[None, :, i, j, None, None], kh, kw, oh, ow, st, dil,
-                        smallest_nonzero(wv))
+    xp = daz_padded(inp.read(), pad)
+    res = even_odd_taps(xp, wv, kh, kw, oh, ow, st, dil, smallest_nonzero(wv))
     reads = inp.footprints + wt.footprints
     if using_bias:
         bsh = dim4(1, c, 1, 1)
@@ -136,7 +142,7 @@ def _pool(api, output_addr, input_addr, input_shape, kernel_h, kernel_w, padding
     else:
         xp = padded(x, pad, 0.0)
         inv = F32(1.0) / F32(kh * kw)
-        res = even_odd_taps(xp, lambda i, j: inv, kh, kw, oh, ow, st, dil, float(inv))
+        res = even_odd_taps(xp, inv, kh, kw, oh, ow, st, dil, float(inv))
     out.write(res)
     q = int(output_addr) // LANE
     dev.issue(BDC, api, "POOLING_FP32", pool_cycles(q, n, c, oh, ow, kh, kw, st[1], is_max),

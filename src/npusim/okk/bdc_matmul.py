@@ -13,7 +13,8 @@ from .nan_payload import keep_first_nan
 from ..core.errors import ConstraintError
 from . import fp32, rules, spec
 from .device import BDC, current
-from .fastsum import products_stay_normal
+from . import native_mac
+from .fastsum import plain_paths
 from .fp32 import F32
 from .matrix import Matrix
 
@@ -41,8 +42,14 @@ def _cpc(api, name, cpc, cols, documented_only_above_cols=False):
 
 
 def even_odd_dot(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """fl(acc_even + acc_odd) of the BM1684 FC unit: left (M, K), right (K, N), both DAZ'd fp32."""
-    if products_stay_normal(left, right):
+    """fl(acc_even + acc_odd) of the BM1684 FC unit: left (M, K), right (K, N), both DAZ'd fp32. Without
+    FTZ passes when no product can be subnormal (fastsum), in native code when also no input is a NaN."""
+    fast, native = plain_paths(left, right)
+    if native:
+        out = np.empty((left.shape[0], right.shape[1]), F32)
+        native_mac.even_odd_dot(np.ascontiguousarray(left), np.ascontiguousarray(right), out, 0, left.shape[0])
+        return out
+    if fast:
         return _even_odd_dot_fast(left, right)
     m, k = left.shape
     n = right.shape[1]

@@ -14,17 +14,32 @@ import math
 
 import numpy as np
 
+from . import native_mac
+
 F32 = np.float32
 FLT_MIN = F32(2.0 ** -126)
 _ZERO = F32(0.0)
 CHUNK = 1 << 15
 
 
+_ONE_U, _SUB_U = np.uint32(1), np.uint32(0x7FFFFF)
+_SCAN_MIN = 1 << 12                 # below this a native call costs more than the numpy passes
+
+
 def ftz_(r: np.ndarray, tmp: np.ndarray | None = None) -> np.ndarray:
-    """Flush subnormals of float32 array ``r`` in place to a zero of the same sign (x*0 keeps it)."""
-    t = np.abs(r, out=tmp)
-    m = np.less(t, FLT_MIN)
-    np.multiply(r, _ZERO, out=r, where=m)
+    """Flush subnormals of float32 array ``r`` in place to a zero of the same sign (x*0 keeps it).
+    |r|'s bits minus 1 are below 0x7FFFFF exactly for subnormals (zero wraps to 0xFFFFFFFF), so the
+    masked multiply, numpy's slowest step, runs only when there is something to flush. Large
+    contiguous arrays are first scanned natively (one pass; native_mac): nothing below FLT_MIN but
+    zero means nothing to flush."""
+    if r.size >= _SCAN_MIN and r.flags.c_contiguous and native_mac.enabled():
+        if native_mac.min_abs_nonzero(r)[0] >= FLT_MIN:
+            return r
+    t = np.asarray(np.abs(r, out=tmp)).view(np.uint32)     # (a 0-d r gives a scalar)
+    np.subtract(t, _ONE_U, out=t)
+    m = np.less(t, _SUB_U)
+    if m.any():
+        np.multiply(r, _ZERO, out=r, where=m)
     return r
 
 
