@@ -24,9 +24,10 @@ BDC, GDMA = "BDC", "GDMA"
 
 class Device:
     def __init__(self, global_mem_bytes: int = spec.GLOBAL_MEM_SIZE, trace: Trace | None = None):
-        self.local = Memory("LMEM", spec.LOCAL_MEM_SIZE, spec.NPU_NUM, base=0)
-        self.system = Memory("DDR", global_mem_bytes, base=spec.GLOBAL_MEM_START)
-        self.l2sram = Memory("L2SRAM", spec.L2_SRAM_SIZE, base=spec.L2_SRAM_START)
+        # 4 KiB pages: kernels touch these sparsely (core.memory.zeroed)
+        self.local = Memory("LMEM", spec.LOCAL_MEM_SIZE, spec.NPU_NUM, base=0, small_pages=True)
+        self.system = Memory("DDR", global_mem_bytes, base=spec.GLOBAL_MEM_START, small_pages=True)
+        self.l2sram = Memory("L2SRAM", spec.L2_SRAM_SIZE, base=spec.L2_SRAM_START, small_pages=True)
         self.timeline = Timeline({BDC: spec.BDC_FREQ_HZ, GDMA: spec.GDMA_FREQ_HZ}, core="BM1684", trace=trace)
         self.parallel = False
         self._cycles = 0            # Sophgo cycle_count of this okk_initialize..okk_poll section
