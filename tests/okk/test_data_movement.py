@@ -1,0 +1,120 @@
+"""Data movement and its bookkeeping, against references computed here from the layout formula (reference
+§2): a strided GDMA copy writes exactly the bytes the formula names and marks exactly those as written;
+reading a local tensor whose channels wrap past NPU 63 (several pieces, gathered in one pass) and a
+matrix give the values at the formula's bytes; device memories use 4 KiB pages and start zeroed."""
+import mmap
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from npusim import configure, okk
+from npusim.core.errors import UninitializedReadError
+from npusim.core.memory import Memory, zeroed
+from npusim.okk.matrix import Matrix
+
+G = okk.okk_global_mem_start_addr()
+LANE = okk.okk_local_mem_size_per_npu()
+
+
+def _local_bytes(q, r, shape, st, esize):
+    """(npu, byte) of every byte of every element of a local tensor, in (n, c, h, w, byte) order."""
+    n, c, h, w = (np.arange(k).reshape(*(1,) * i, k, *(1,) * (3 - i)) for i, k in enumerate(shape))
+    npu = (q + c) % 64 + 0 * (n + h + w)
+    elem = r + esize * (n * st[0] + ((q + c) // 64) * st[1] + h * st[2] + w * st[3])
+    return (npu[..., None] + 0 * np.arange(esize), elem[..., None] + np.arange(esize))
+
+
+shapes = st.tuples(st.integers(1, 3), st.integers(1, 140), st.integers(1, 4), st.integers(1, 6))
+
+
+@settings(max_examples=40, deadline=None)
+@given(shape=shapes, q=st.integers(0, 63), r=st.integers(0, 64).map(lambda k: 4 * k),
+       gaps=st.tuples(st.integers(0, 9), st.integers(0, 9), st.integers(0, 3)),
+       esize=st.sampled_from([1, 2, 4]), seed=st.integers(0, 2 ** 31))
+def test_strided_s2l_writes_and_marks_exactly_the_formula_bytes(shape, q, r, gaps, esize, seed):
+    n, c, h, w = shape
+    hs = w + gaps[2]
+    cs = h * hs + gaps[1]
+    ns = -(-(q + c) // 64) * cs + gaps[0]
+    stride = (ns, cs, hs, 1)
+    udt = {1: np.uint8, 2: np.uint16, 4: np.uint32}[esize]
+    x = np.random.default_rng(seed).integers(0, 1 << (8 * esize), shape, dtype=np.uint64).astype(udt)
+    dev = okk.Device(global_mem_bytes=1 << 22)
+    with dev:
+        dev.write_system(G, x)
+        copy = getattr(okk, f"okk_gdma_{8 * esize}bit_cpy_S2L")
+        copy(q * LANE + r, G, okk.dim4(*shape), okk.dim4(*stride), None)
+    npu, byte = _local_bytes(q, r, shape, stride, esize)
+    span = int(byte.max()) + 1
+    want_init = np.zeros((64, span), np.uint8)
+    want_init[npu, byte] = 1
+    want_data = np.zeros((64, span), np.uint8)
+    want_data[npu, byte] = x.view(np.uint8).reshape(*shape, esize)
+    init, data = dev.local.init.reshape(64, LANE), dev.local.data.reshape(64, LANE)
+    np.testing.assert_array_equal(init[:, :span], want_init)
+    np.testing.assert_array_equal(data[:, :span], want_data)
+    assert not init[:, span:].any() and not data[:, span:].any()
+
+
+@settings(max_examples=30, deadline=None)
+@given(shape=shapes, q=st.integers(0, 63), pad=st.integers(0, 5), seed=st.integers(0, 2 ** 31),
+       hole=st.booleans())
+def test_wrapping_local_tensor_reads_the_formula_values(shape, q, pad, seed, hole):
+    """A tensor from NPU q with C channels is one piece per row run of NPUs; read gathers them. With a
+    never-written element (hole) the read reports it, as before."""
+    n, c, h, w = shape
+    cs = h * w + pad
+    stride = (-(-(q + c) // 64) * cs, cs, w, 1)
+    npu, byte = _local_bytes(q, 0x40, shape, stride, 4)
+    span = int(byte.max()) + 1
+    raw = np.random.default_rng(seed).integers(0, 256, (64, span), dtype=np.uint8)
+    dev = okk.Device(global_mem_bytes=1 << 22)
+    dev.local.data.reshape(64, LANE)[:, :span] = raw
+    dev.local.init.reshape(64, LANE)[:, :span] = 1
+    want = raw[npu, byte].view(np.uint32)[..., 0]
+    t = dev.local_tensor("t", "src_addr", q * LANE + 0x40, okk.dim4(*shape), okk.dim4(*stride), np.uint32, 4)
+    if hole:
+        dev.local.forget(int(npu.flat[-1]) * LANE + int(byte.flat[-1]), 1)
+        with configure(uninitialized="error"), pytest.raises(UninitializedReadError):
+            t.read()
+        return
+    got = t.read()
+    assert got.shape == shape and got.dtype == np.uint32
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("q,rows,cols,cpc", [(0, 3, 200, 2), (62, 2, 130, 1), (5, 4, 37, 8)])
+def test_matrix_read_gathers_the_formula_values(q, rows, cols, cpc):
+    """Matrix (rows x cols, cols_per_channel) = tensor (rows, ceil(cols/cpc), 1, cpc), aligned strides."""
+    x = np.random.default_rng(q).standard_normal((rows, cols)).astype(np.float32)
+    dev = okk.Device(global_mem_bytes=1 << 22)
+    addr = q * LANE + 0x80
+    with dev:
+        dev.write_system(G, x)
+        okk.okk_gdma_32bit_matrix_S2L(addr, G, rows, cols, cpc, cols)
+    m = Matrix(dev.local, "t", "src_addr", addr, rows, cols, cpc)
+    np.testing.assert_array_equal(m.read(), x)
+    nch = -(-cols // cpc)
+    cs = -(-cpc // 32) * 32                                     # ALIGN(1 * cpc, 32) fp32 elements
+    npu, byte = _local_bytes(q, 0x80, (rows, nch, 1, cpc), (-(-(q + nch) // 64) * cs, cs, cpc, 1), 4)
+    # the bytes of a padded matrix hold x in its first cols columns (last channel's padding unwritten)
+    flat = dev.local.data.reshape(64, LANE)[npu, byte].view(np.float32)[..., 0].reshape(rows, nch * cpc)
+    np.testing.assert_array_equal(flat[:, :cols], x)
+
+
+def test_device_memories_are_zeroed_small_page_mappings():
+    dev = okk.Device(global_mem_bytes=1 << 24)
+    for mem in (dev.local, dev.system, dev.l2sram):
+        assert isinstance(mem.data.base, memoryview) and isinstance(mem.data.base.obj, mmap.mmap)
+        assert mem.data.dtype == np.uint8 and mem.data.flags.writeable and mem.init.flags.writeable
+        assert not mem.data[::4093].any() and not mem.init[::4093].any()
+
+
+def test_zeroed_small_and_default():
+    assert zeroed(100, small_pages=True).base is None          # below one huge page: plain np.zeros
+    a = zeroed(1 << 22, small_pages=True)
+    assert a.shape == (1 << 22,) and not a[::4096].any()
+    a[5] = 7                                                   # private: writes stay in this array
+    assert zeroed(1 << 22, small_pages=True)[5] == 0
+    assert Memory("m", 1 << 22).data.base is None               # default unchanged: np.zeros
