@@ -118,3 +118,38 @@ def test_zeroed_small_and_default():
     a[5] = 7                                                   # private: writes stay in this array
     assert zeroed(1 << 22, small_pages=True)[5] == 0
     assert Memory("m", 1 << 22).data.base is None               # default unchanged: np.zeros
+
+
+@settings(max_examples=30, deadline=None)
+@given(shape=shapes, q=st.integers(0, 63), gaps=st.tuples(st.integers(0, 7), st.integers(0, 7), st.integers(0, 3)),
+       seed=st.integers(0, 2 ** 31), hole=st.booleans())
+def test_l2s_of_a_wrapping_tensor_to_strided_system_memory(shape, q, gaps, seed, hole):
+    """L2S from NPU q (pieces per row run of NPUs, copied straight into the system view): the system
+    bytes at element (n, c, h, w) * strides hold the local formula's values, the gaps stay unwritten;
+    a never-written local element is reported as before."""
+    n, c, h, w = shape
+    x = np.random.default_rng(seed).integers(0, 1 << 32, shape, dtype=np.uint64).astype(np.uint32)
+    hs = w + gaps[2]
+    cs = h * hs + gaps[1]
+    sst = (c * cs + gaps[0], cs, hs, 1)
+    dev = okk.Device(global_mem_bytes=1 << 22)
+    addr = q * LANE + 0x200
+    out = G + 0x10000
+    with dev:
+        dev.write_system(G, x)
+        okk.okk_gdma_32bit_cpy_S2L(addr, G, okk.dim4(*shape), None, None)
+        if hole:
+            lcs = okk.okk_128_byte_aligned_stride_for_32bit(None, q, okk.dim4(*shape)).c
+            last = q + c - 1                                    # a byte of the last channel's first element
+            dev.local.forget((last % 64) * LANE + 0x200 + 4 * (last // 64) * lcs, 1)
+            with configure(uninitialized="error"), pytest.raises(UninitializedReadError):
+                okk.okk_gdma_32bit_cpy_L2S(out, addr, okk.dim4(*shape), okk.dim4(*sst), None)
+            return
+        okk.okk_gdma_32bit_cpy_L2S(out, addr, okk.dim4(*shape), okk.dim4(*sst), None)
+    idx = np.indices(shape).reshape(4, -1).T @ np.array(sst)
+    words = dev.system.data[0x10000:0x10000 + 4 * (int(idx.max()) + 1)].view(np.uint32)
+    np.testing.assert_array_equal(words[idx].reshape(shape), x)
+    init = dev.system.init[0x10000:].reshape(-1)
+    written = np.zeros(init.size, bool)
+    written[(4 * idx[:, None] + np.arange(4)).ravel()] = True
+    np.testing.assert_array_equal(init[:written.size].astype(bool), written)

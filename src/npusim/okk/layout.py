@@ -192,3 +192,17 @@ class SystemTensor:
         if options().track_init:
             initmap.mark_tensor(self)
 
+
+
+def copy_tensor(dst, src) -> None:
+    """``dst.write(src.read())``. A written local tensor over several NPU rows going to system memory
+    is copied piece by piece straight into the system view (each piece's channel range split into
+    (rows, NPUs)): one pass, where gathering it first (values) and storing it again were two."""
+    if (type(src) is LocalTensor and type(dst) is SystemTensor and len(src.pieces) > 1
+            and options().track_init and initmap.is_written(src)):
+        out = dst.view.array()
+        for lo, hi, v in src.pieces:
+            np.reshape(out[:, lo:hi], v.shape, copy=False)[...] = v.array()
+        initmap.mark_tensor(dst)
+        return
+    dst.write(src.read())
