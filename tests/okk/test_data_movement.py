@@ -1,7 +1,7 @@
 """Data movement and its bookkeeping, against references computed here from the layout formula (reference
 §2): a strided GDMA copy writes exactly the bytes the formula names and marks exactly those as written;
 reading a local tensor whose channels wrap past NPU 63 (several pieces, gathered in one pass) and a
-matrix give the values at the formula's bytes; device memories use 4 KiB pages and start zeroed."""
+matrix give the values at the formula's bytes; local memory uses 4 KiB pages and starts zeroed."""
 import mmap
 
 import numpy as np
@@ -103,12 +103,13 @@ def test_matrix_read_gathers_the_formula_values(q, rows, cols, cpc):
     np.testing.assert_array_equal(flat[:, :cols], x)
 
 
-def test_device_memories_are_zeroed_small_page_mappings():
+def test_local_memory_is_a_zeroed_small_page_mapping():
     dev = okk.Device(global_mem_bytes=1 << 24)
-    for mem in (dev.local, dev.system, dev.l2sram):
-        assert isinstance(mem.data.base, memoryview) and isinstance(mem.data.base.obj, mmap.mmap)
-        assert mem.data.dtype == np.uint8 and mem.data.flags.writeable and mem.init.flags.writeable
-        assert not mem.data[::4093].any() and not mem.init[::4093].any()
+    for arr in (dev.local.data, dev.local.init):
+        assert isinstance(arr.base, memoryview) and isinstance(arr.base.obj, mmap.mmap)
+        assert arr.dtype == np.uint8 and arr.flags.writeable and arr.size == 64 * LANE
+        assert not arr[::4093].any()
+    assert dev.system.data.base is None                         # DDR: numpy's allocation
 
 
 def test_zeroed_small_and_default():

@@ -9,8 +9,8 @@ page is touched. A second array of the same size records which bytes were ever w
 never-written bytes can be reported (or made to read as poison).
 
 ``small_pages=True`` maps the two arrays with ordinary 4 KiB pages instead (see ``zeroed``): for address
-spaces a kernel touches sparsely (64 lanes of 512 KiB, a 4 GiB DDR), where numpy's huge pages make every
-first touch fault in and zero 2 MiB.
+spaces a kernel touches sparsely (a few KiB of each of 64 lanes of 512 KiB), where numpy's huge pages
+make every first touch fault in and zero 2 MiB.
 
 Init bytes only go from 0 to 1, except through ``forget``, ``forget_lanes`` and
 ``fill(mark_written=False)``. Each of those bumps ``generation``, so a TensorView can remember "all my
