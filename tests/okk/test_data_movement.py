@@ -154,3 +154,17 @@ def test_l2s_of_a_wrapping_tensor_to_strided_system_memory(shape, q, gaps, seed,
     written = np.zeros(init.size, bool)
     written[(4 * idx[:, None] + np.arange(4)).ravel()] = True
     np.testing.assert_array_equal(init[:written.size].astype(bool), written)
+
+
+@settings(max_examples=60, deadline=None)
+@given(kind=st.sampled_from(["S2L", "L2S", "S2S", "L2L", "set_C_system", "set_C_local"]),
+       nbytes=st.integers(1, 1 << 26), run=st.integers(1, 1 << 16))
+def test_gdma_cycles_cache_keys_every_argument(kind, nbytes, run):
+    """gdma_cycles is memoised: each changed argument gives the uncached formula's value."""
+    from npusim.okk import cost
+    formula = cost.gdma_cycles.__wrapped__
+    assert cost.gdma_cycles(kind, nbytes, run) == formula(kind, nbytes, run)
+    other = "L2L" if kind != "L2L" else "S2L"
+    assert cost.gdma_cycles(other, nbytes, run) == formula(other, nbytes, run)
+    assert cost.gdma_cycles(kind, nbytes + 4096, run) == formula(kind, nbytes + 4096, run)
+    assert cost.gdma_cycles(kind, nbytes, run + 1) == formula(kind, nbytes, run + 1)

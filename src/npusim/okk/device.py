@@ -18,6 +18,7 @@ from ..core.memory import Memory
 from ..core.timeline import Timeline
 from ..core.trace import Trace
 from . import args, spec
+from .layout import LocalTensor, SystemTensor
 
 BDC, GDMA = "BDC", "GDMA"
 
@@ -42,7 +43,6 @@ class Device:
     # ---- operands (validated once per distinct address/shape/stride, then reused) ----
 
     def local_tensor(self, api, param, addr, shape, strides, dtype, esize):
-        from .layout import LocalTensor
         addr = args.local_addr(api, param, addr)
         if strides is not None:
             strides = args.stride_arg(api, param.replace("_addr", "_stride"), strides)
@@ -55,7 +55,6 @@ class Device:
         return t
 
     def system_tensor(self, api, param, addr, shape, strides, dtype, esize):
-        from .layout import SystemTensor
         addr = args.system_addr(api, param, addr)
         if strides is not None:
             strides = args.stride_arg(api, param.replace("_addr", "_stride"), strides)
