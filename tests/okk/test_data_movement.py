@@ -122,7 +122,8 @@ def test_zeroed_small_and_default():
 
 
 @settings(max_examples=30, deadline=None)
-@given(shape=shapes, q=st.integers(0, 63), gaps=st.tuples(st.integers(0, 7), st.integers(0, 7), st.integers(0, 3)),
+@given(shape=shapes, q=st.integers(0, 63),
+       gaps=st.tuples(st.integers(0, 7), st.integers(0, 7), st.integers(0, 3)),
        seed=st.integers(0, 2 ** 31), hole=st.booleans())
 def test_l2s_of_a_wrapping_tensor_to_strided_system_memory(shape, q, gaps, seed, hole):
     """L2S from NPU q (pieces per row run of NPUs, copied straight into the system view): the system

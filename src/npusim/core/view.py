@@ -12,8 +12,9 @@ Init tracking works on the view's *byte box*: its bytes as a uint8 array with si
 dropped and contiguous axes merged (an (8, 64, 64, 64) fp32 laned tensor is 512 runs of 16 KiB), read as
 the widest unsigned words its contiguous run splits into (``word_box``: a (300, 64) box of 4-byte runs is
 19,200 uint32, not 76,800 uint8 in runs of 4). Init bytes are 0 or 1, so "every byte written" is one
-``min`` of that box equal to 0x0101..., and marking is one ``fill`` of it, instead of a pass per element. A view that passed the check (or was marked whole) remembers the memory's ``generation``;
-until some init bytes go back to 0 (which moves it) reads skip the check and whole writes skip the fill.
+``min`` of that box equal to 0x0101..., and marking is one ``fill`` of it, instead of a pass per element.
+A view that passed the check (or was marked whole) remembers the memory's ``generation``; until some
+init bytes go back to 0 (which moves it) reads skip the check and whole writes skip the fill.
 """
 from __future__ import annotations
 
