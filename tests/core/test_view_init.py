@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 from npusim import configure
 from npusim.core import Memory, OutOfBoundsError, TensorView
 from npusim.core.errors import UninitializedReadError
-from npusim.core.view import byte_box
+from npusim.core.view import byte_box, word_box
 
 
 def _element_bytes(v: TensorView) -> np.ndarray:
@@ -93,7 +93,51 @@ def test_byte_box_merges_contiguous_axes_and_drops_size_one():
     assert byte_box((8, 64, 64), (16384, 256, 4), 4) == ((8 * 64 * 64 * 4,), (1,))
     assert byte_box((2, 1, 3), (100, 7, 4), 4) == ((2, 12), (100, 1))
     assert byte_box((3,), (-8, ), 4) == ((3, 4), (-8, 1))
-    assert byte_box((5, 2), (0, 4), 4) == ((5, 8), (0, 1))
+    assert byte_box((5, 2), (0, 4), 4) == ((8,), (1,))        # a broadcast axis revisits the same bytes
+    assert byte_box((300, 64, 80), (128, 524288, 0), 4) == ((300, 64, 4), (128, 524288, 1))
+    assert byte_box((3, 0), (0, 4), 4) == ((3, 0, 4), (0, 4, 1))   # empty stays empty
+
+
+def test_word_box_reads_the_contiguous_run_as_the_widest_words():
+    assert word_box((300, 64, 4), (128, 524288, 1)) == ((300, 64), (128, 524288), 4)
+    assert word_box((16384,), (1,)) == ((2048,), (8,), 8)
+    assert word_box((5, 6), (100, 1)) == ((5, 3), (100, 2), 2)
+    assert word_box((5, 3), (100, 1)) == ((5, 3), (100, 1), 1)
+    assert word_box((8,), (1,)) == ((), (), 8)
+
+
+def test_one_unwritten_byte_inside_a_word_fails_the_check():
+    m = Memory("m", 256)
+    v = TensorView(m, 64, (2, 4), (32, 4), "float32")     # two runs of 16 bytes: two uint64 words each
+    m.init[64:80] = 1
+    m.init[96:112] = 1
+    assert v.is_fully_written()
+    for byte in (64, 71, 72, 79, 96, 111):
+        m.forget(byte, 1)
+        assert not v.is_fully_written() and v.uninitialized_mask().sum() == 1
+        v.mark_written()
+        assert m.init[64:80].all() and m.init[96:112].all() and not m.init[80:96].any()
+
+
+@settings(max_examples=120, deadline=None)
+@given(dims=st.lists(st.tuples(st.integers(0, 4), st.sampled_from([0, 0, 4, 8, -12, 20, 64])),
+                     min_size=0, max_size=4), item=st.sampled_from([1, 2, 4]))
+def test_mark_written_marks_exactly_the_touched_bytes_with_broadcast_axes(dims, item):
+    """The byte box of a view with stride-0 axes covers each touched byte: marking a fresh memory sets
+    exactly the element bytes (a per-byte reference), and the check passes then and fails after one of
+    them is forgotten."""
+    m = Memory("m", 8192)
+    shape, strides = tuple(n for n, _ in dims), tuple(s for _, s in dims)
+    v = TensorView(m, 4096, shape, strides, {1: "uint8", 2: "uint16", 4: "uint32"}[item])
+    touched = _element_bytes(v) if v.size else np.zeros(0, np.int64)
+    v.mark_written()
+    want = np.zeros(8192, bool)
+    want[touched] = True
+    np.testing.assert_array_equal(m.init.astype(bool), want)
+    assert v.is_fully_written()
+    if v.size:
+        m.forget(int(touched[-1]), 1)
+        assert not v.is_fully_written()
 
 
 dims = st.lists(st.tuples(st.integers(1, 4), st.integers(-24, 24)), min_size=0, max_size=3)

@@ -8,11 +8,13 @@ memory's bytes and costs one ``np.ndarray`` call.
 In a laned memory each stride is either a multiple of the lane size (it steps across lanes) or smaller
 than a lane (it steps inside one); every element of the view must stay inside its lane.
 
-Init tracking works on the view's *byte box*: its bytes as a uint8 array with size-1 axes dropped and
-contiguous axes merged (an (8, 64, 64, 64) fp32 laned tensor is 512 runs of 16 KiB). Init bytes are 0 or
-1, so "every byte written" is one ``min`` of that box and marking is one ``fill``, instead of a uint32 pass
-per element. A view that passed the check (or was marked whole) remembers the memory's ``generation``;
-until some init bytes go back to 0 (which moves it) reads skip the check and whole writes skip the fill.
+Init tracking works on the view's *byte box*: its bytes as a uint8 array with size-1 and broadcast axes
+dropped and contiguous axes merged (an (8, 64, 64, 64) fp32 laned tensor is 512 runs of 16 KiB), read as
+the widest unsigned words its contiguous run splits into (``word_box``: a (300, 64) box of 4-byte runs is
+19,200 uint32, not 76,800 uint8 in runs of 4). Init bytes are 0 or 1, so "every byte written" is one
+``min`` of that box equal to 0x0101..., and marking is one ``fill`` of it, instead of a pass per element.
+A view that passed the check (or was marked whole) remembers the memory's ``generation``; until some
+init bytes go back to 0 (which moves it) reads skip the check and whole writes skip the fill.
 """
 from __future__ import annotations
 
@@ -29,8 +31,12 @@ from .options import options
 
 def byte_box(shape, strides, itemsize: int) -> tuple[tuple, tuple]:
     """The bytes of a (shape, byte strides) view of ``itemsize``-byte elements as (shape, strides) of
-    uint8: size-1 axes dropped, an axis merged into the next inner one when it steps right past it."""
-    dims = [(n, s) for n, s in zip(shape, strides) if n != 1]
+    uint8: size-1 and stride-0 axes dropped (a broadcast axis revisits the same bytes: a (300, 64, 80)
+    fp32 operand broadcast along its 80 is 77 KB of init bytes, not 6 MB), an axis merged into the next
+    inner one when it steps right past it. Empty views keep their axes (their box is empty)."""
+    if 0 in shape:
+        return tuple(shape) + (itemsize,), tuple(strides) + (1,)
+    dims = [(n, s) for n, s in zip(shape, strides) if n != 1 and s != 0]
     merged = [(itemsize, 1)]
     for n, s in reversed(dims):
         inner_n, inner_s = merged[-1]
@@ -42,10 +48,18 @@ def byte_box(shape, strides, itemsize: int) -> tuple[tuple, tuple]:
     return tuple(n for n, _ in merged), tuple(s for _, s in merged)
 
 
-_SMALL_RUN = 65536      # below this a contiguous run is checked with count_nonzero (cheaper than min)
-
 _INIT_PATTERN = {1: (np.uint8, 0x01), 2: (np.uint16, 0x0101), 4: (np.uint32, 0x01010101),
                  8: (np.uint64, 0x0101010101010101)}
+
+
+def word_box(shape: tuple, strides: tuple) -> tuple[tuple, tuple, int]:
+    """A byte box (``byte_box``: innermost axis contiguous) as a box of ``word``-byte words, ``word`` the
+    widest of 8, 4, 2, 1 dividing the contiguous run; the run axis is dropped when it is one word."""
+    run = shape[-1]
+    word = 8 if run % 8 == 0 else 4 if run % 4 == 0 else 2 if run % 2 == 0 else 1
+    if run == word:
+        return shape[:-1], strides[:-1], word
+    return shape[:-1] + (run // word,), strides[:-1] + (word,), word
 
 
 # Identity equality: `None in footprints` stays a C loop. Not frozen (though never changed after it is
@@ -87,7 +101,7 @@ class Footprint:
 
 class TensorView:
     __slots__ = ("memory", "offset", "shape", "strides", "dtype", "footprint", "_array", "_iv", "_ibox",
-                 "_written_gen")
+                 "_iwords", "_written_gen")
 
     def __init__(self, memory: Memory, offset: int, shape, strides=None, dtype="float32",
                  api: str | None = None):
@@ -111,6 +125,7 @@ class TensorView:
         self._array = None
         self._iv = None          # the per-element init-map view, built on first use
         self._ibox = None        # the init bytes as a merged byte box, built on first use
+        self._iwords = None      # the same box as (words, all-written word value), built on first use
         self._written_gen = None  # memory.generation at which every byte was known written
 
     @classmethod
@@ -128,7 +143,7 @@ class TensorView:
         if shape and min(shape) < 0:
             raise ConstraintError(api or "TensorView", "shape", "sizes are >= 0", shape)
         self.footprint = self._footprint(api)
-        self._array = self._iv = self._ibox = self._written_gen = None
+        self._array = self._iv = self._ibox = self._iwords = self._written_gen = None
         return self
 
     # ---- bounds ----
@@ -201,6 +216,18 @@ class TensorView:
                                         strides=strides)
         return b
 
+    def _init_words(self) -> tuple[np.ndarray, int]:
+        """The init bytes the view covers as its word box, with the value of a word all of whose bytes
+        were written (0x0101...): every byte written <=> min == that value (init bytes are 0 or 1)."""
+        w = self._iwords
+        if w is None:
+            shape, strides = byte_box(self.shape, self.strides, self.dtype.itemsize)
+            shape, strides, word = word_box(shape, strides)
+            udt, full = _INIT_PATTERN[word]
+            w = self._iwords = (np.ndarray(shape, udt, buffer=self.memory.init, offset=self.offset,
+                                           strides=strides), full)
+        return w
+
     def is_fully_written(self) -> bool:
         """Was every byte of the view written? One pass over its byte box, then remembered until the
         memory's generation moves (some init bytes went back to 0)."""
@@ -213,13 +240,11 @@ class TensorView:
         return True
 
     def _bytes_all_written(self) -> bool:
-        """The check itself: one min (or count_nonzero on a small contiguous run) over the byte box."""
+        """The check itself: one min over the word box."""
         if not self.size:
             return True
-        b = self.init_box()
-        if b.ndim == 1 and b.strides[0] == 1 and b.size <= _SMALL_RUN:
-            return np.count_nonzero(b) == b.size
-        return b.min() != 0
+        words, full = self._init_words()
+        return words.min() == full
 
     def uninitialized_mask(self) -> np.ndarray | None:
         """Elements with a never-written byte, or None when every byte was written. Unlike read() this
@@ -236,7 +261,8 @@ class TensorView:
             gen = self.memory.generation
             if self._written_gen != gen:     # known written: its init bytes are all 1 already
                 if self.size:
-                    self.init_box().fill(1)
+                    words, full = self._init_words()
+                    words.fill(full)
                 self._written_gen = gen
         else:
             iv, full = self._init_view()

@@ -5,6 +5,8 @@ GDMA: ``trunc_f32((bytes / (min(BW, run) * P*S) + OH) * F)`` in float32 arithmet
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import spec
@@ -46,6 +48,7 @@ GDMA_DIRECTION = {"S2L": 0, "L2S": 1, "S2S": 2, "L2L": 3, "set_C_system": 2, "se
 _f32 = np.float32
 
 
+@functools.lru_cache(maxsize=4096)      # float32 scalar arithmetic is ~4 us; kernels repeat their moves
 def gdma_cycles(kind: str, nbytes: int, run_bytes: int) -> int:
     bw, ps, oh, f = GDMA_PARAMS[kind]
     den = _f32(min(_f32(bw), _f32(run_bytes))) * _f32(ps)

@@ -18,13 +18,17 @@ from ..core.memory import Memory
 from ..core.timeline import Timeline
 from ..core.trace import Trace
 from . import args, spec
+from .layout import LocalTensor, SystemTensor
 
 BDC, GDMA = "BDC", "GDMA"
 
 
 class Device:
     def __init__(self, global_mem_bytes: int = spec.GLOBAL_MEM_SIZE, trace: Trace | None = None):
-        self.local = Memory("LMEM", spec.LOCAL_MEM_SIZE, spec.NPU_NUM, base=0)
+        # LMEM with 4 KiB pages: every tensor touches a few KiB of each of its 512 KiB lanes, where a
+        # huge page is 4 lanes (core.memory.zeroed). DDR keeps numpy's huge pages: kernels move dense
+        # ranges there (a 13 MB depthwise output faulted in ~10 % faster than with 4 KiB pages).
+        self.local = Memory("LMEM", spec.LOCAL_MEM_SIZE, spec.NPU_NUM, base=0, small_pages=True)
         self.system = Memory("DDR", global_mem_bytes, base=spec.GLOBAL_MEM_START)
         self.l2sram = Memory("L2SRAM", spec.L2_SRAM_SIZE, base=spec.L2_SRAM_START)
         self.timeline = Timeline({BDC: spec.BDC_FREQ_HZ, GDMA: spec.GDMA_FREQ_HZ}, core="BM1684", trace=trace)
@@ -39,7 +43,6 @@ class Device:
     # ---- operands (validated once per distinct address/shape/stride, then reused) ----
 
     def local_tensor(self, api, param, addr, shape, strides, dtype, esize):
-        from .layout import LocalTensor
         addr = args.local_addr(api, param, addr)
         if strides is not None:
             strides = args.stride_arg(api, param.replace("_addr", "_stride"), strides)
@@ -52,7 +55,6 @@ class Device:
         return t
 
     def system_tensor(self, api, param, addr, shape, strides, dtype, esize):
-        from .layout import SystemTensor
         addr = args.system_addr(api, param, addr)
         if strides is not None:
             strides = args.stride_arg(api, param.replace("_addr", "_stride"), strides)

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import args, cost, rules
 from .device import GDMA, current
-from .layout import LANE, X, LocalTensor, SystemTensor, aligned_stride
+from .layout import LANE, X, LocalTensor, SystemTensor, aligned_stride, copy_tensor
 from .types import as_dim4, dim4, union_bits
 
 _UINT = {4: np.uint32, 2: np.uint16, 1: np.uint8}
@@ -57,7 +57,7 @@ def _copy(api: str, kind: str, esize: int, dst_addr, src_addr, shape, dst_stride
     if shape.n > 1 and any(a.overlaps(b) for a in dst.footprints for b in src.footprints):
         _copy_batches(dev, api, esize, dst_local, src_local, dst_addr, src_addr, shape, dst, src)
     else:   # both sides check and mark the init map on whole byte boxes (layout, initmap)
-        dst.write(src.read())
+        copy_tensor(dst, src)
     shape = full            # the cost model counts every element the hardware moves
     nbytes = shape.n * shape.c * shape.h * shape.w * esize
     run = cost.gdma_run_bytes(esize, shape.tuple(), _strides_of(dst, shape), _strides_of(src, shape),
@@ -193,7 +193,7 @@ def _matrix(api: str, kind: str, local_addr, sys_addr, rows, cols, cols_per_chan
             reads += st.footprints
             writes += lt.footprints
         else:
-            st.write(lt.read())
+            copy_tensor(st, lt)
             reads += lt.footprints
             writes += st.footprints
     # the C-model costs matrix_L2S over the padded columns ceil(cols/cpc)*cpc, matrix_S2L over cols

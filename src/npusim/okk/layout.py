@@ -111,9 +111,19 @@ class LocalTensor:
 
     def values(self) -> np.ndarray:
         """read() without the init check (the caller checked with initmap.is_written)."""
+        if len(self.pieces) == 1:
+            return self.pieces[0][2].array().reshape(self.shape)
+        out = np.empty(self.shape, self.dtype)
+        self.values_into(out)
+        return out
+
+    def values_into(self, out: np.ndarray) -> None:
+        """Copy the values into ``out`` (N, C, H, W) in one pass: each piece lands in its channel range
+        split into (rows, NPUs) as a view of ``out`` (merging a piece's rows and NPUs into channels
+        first, then concatenating, copied twice)."""
         n, c, h, w = self.shape
-        parts = [v.array().reshape(n, hi - lo, h, w) for lo, hi, v in self.pieces]
-        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+        for lo, hi, v in self.pieces:
+            np.reshape(out[:, lo:hi], v.shape, copy=False)[...] = v.array()
 
     def store(self, values: np.ndarray) -> None:
         """write() without marking the init map (the caller marks with initmap.mark_tensor)."""
@@ -182,3 +192,17 @@ class SystemTensor:
         if options().track_init:
             initmap.mark_tensor(self)
 
+
+
+def copy_tensor(dst, src) -> None:
+    """``dst.write(src.read())``. A written local tensor over several NPU rows going to system memory
+    is copied piece by piece straight into the system view (each piece's channel range split into
+    (rows, NPUs)): one pass, where gathering it first (values) and storing it again were two."""
+    if (type(src) is LocalTensor and type(dst) is SystemTensor and len(src.pieces) > 1
+            and options().track_init and initmap.is_written(src)):
+        out = dst.view.array()
+        for lo, hi, v in src.pieces:
+            np.reshape(out[:, lo:hi], v.shape, copy=False)[...] = v.array()
+        initmap.mark_tensor(dst)
+        return
+    dst.write(src.read())

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.options import options
+from . import initmap
 from .fp32 import F32
 from .layout import LANE, LocalTensor, aligned_stride
 from .types import dim4
@@ -38,7 +40,10 @@ class Matrix:
     def read(self) -> np.ndarray:
         out = np.empty((self.rows, self.cols), F32)
         for lo, hi, t in self.parts:
-            out[:, lo:hi] = t.read().reshape(self.rows, hi - lo)
+            if options().track_init and initmap.is_written(t):     # written: one copy, straight into out
+                t.values_into(np.reshape(out[:, lo:hi], t.shape, copy=False))
+            else:
+                out[:, lo:hi] = t.read().reshape(self.rows, hi - lo)
         return out
 
     def read_padded(self) -> np.ndarray:
