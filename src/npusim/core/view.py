@@ -131,6 +131,24 @@ class TensorView:
         self._array = self._iv = self._ibox = self._written_gen = None
         return self
 
+    @classmethod
+    def placed(cls, memory: Memory, offset: int, shape: tuple, strides: tuple, dtype: _dt.DType,
+               lane_lo: int, lane_hi: int, lo: int, hi: int) -> "TensorView":
+        """A view whose geometry the caller has already proved valid and inside ``memory``, with its
+        footprint box computed by the caller: a front end's per-geometry plan (a tile placed by its
+        allocator, a basic slice of a view that passed its own check, whose elements are a subset of
+        that view's). Geometry is tuples of Python ints with no size-0 dim; the box is what
+        ``_footprint`` would compute, without the loop over dims and the bounds checks."""
+        self = cls.__new__(cls)
+        self.memory = memory
+        self.offset = offset
+        self.shape = shape
+        self.strides = strides
+        self.dtype = dtype
+        self.footprint = Footprint(memory, lane_lo, lane_hi, lo, hi, self)
+        self._array = self._iv = self._ibox = self._written_gen = None
+        return self
+
     # ---- bounds ----
 
     def _footprint(self, api) -> Footprint:

@@ -10,23 +10,31 @@ either way: the live tensors must fit, or the error lists them.
 from __future__ import annotations
 
 import bisect
+import operator
 import weakref
 
 from ..core.allocator import Allocator, Block
 
+_offset = operator.attrgetter("offset")     # a C-level bisection key (a def costs a Python call per probe)
 
-def _end(b: Block) -> int:
-    return b.offset + b.size
+_new_block = Block.__new__                  # Block is a frozen dataclass: its __init__ sets each field
+_set_offset, _set_size, _set_name = Block.offset.__set__, Block.size.__set__, Block.name.__set__   # via
+# object.__setattr__; the slot descriptors set them directly (the same object, a third of the cost)
 
 
-def _offset(b: Block) -> int:
-    return b.offset
+def _block(offset: int, size: int, name: str) -> Block:
+    b = _new_block(Block)
+    _set_offset(b, offset)
+    _set_size(b, size)
+    _set_name(b, name)
+    return b
 
 
 class NextFitAllocator(Allocator):
     def __init__(self, name: str, capacity: int, align: int = 1, start: int = 0):
         super().__init__(name, capacity, align, start)
         self.cursor = start
+        self.high = self.start      # the highest block end so far (the run's peak), kept by alloc
 
     def alloc(self, size: int, name: str = "", api: str = "alloc", align: int | None = None) -> Block:
         align = align or self.align
@@ -36,8 +44,12 @@ class NextFitAllocator(Allocator):
             end = self.start + self.capacity
             blocks = self.blocks
             # blocks are sorted by offset and never overlap, so their ends are sorted too: skip those
-            # ending at or before the cursor by bisection (the scan would pass them one by one)
-            index = bisect.bisect_right(blocks, at, key=_end)
+            # ending at or before the cursor by bisection (the scan would pass them one by one). The
+            # first block starting at or after ``at``, or the one before it when that one reaches past
+            # ``at``: every earlier block ends at or before ``at`` (the loop skips any that do).
+            index = bisect.bisect_left(blocks, at, key=_offset)
+            if index and blocks[index - 1].offset + blocks[index - 1].size > at:
+                index -= 1
             for index in range(index, len(blocks)):
                 b = blocks[index]
                 if b.offset + b.size <= at:         # inside the alignment gap after the previous one
@@ -48,12 +60,16 @@ class NextFitAllocator(Allocator):
             else:
                 index = len(blocks)
             if at + size <= end:
-                block = Block(at, size, name)
-                self.blocks.insert(index, block)
-                self.cursor = at + size
+                block = _block(at, size, name)
+                blocks.insert(index, block)
+                self.cursor = at = at + size
+                if at > self.high:
+                    self.high = at
                 return block
         block = super().alloc(size, name, api, align)      # wrap around: first fit (or the capacity error)
-        self.cursor = block.offset + block.size
+        self.cursor = at = block.offset + block.size
+        if at > self.high:
+            self.high = at
         return block
 
     def free(self, block: Block) -> None:

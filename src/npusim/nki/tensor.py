@@ -46,6 +46,9 @@ class DynSlice:
     step: int = 1
 
 
+_new_tensor = object.__new__
+
+
 def _index_error(param, rule, value):
     return ConstraintError("NkiTensor.__getitem__", param, rule, value)
 
@@ -80,6 +83,25 @@ class NkiTensor:
         self.free_size = n      # elements per partition (the N of the cost formulas)
         self.partitions = view.shape[0] if view.shape else 1
         self.nbytes = self.partitions * n * view.dtype.itemsize if view.shape else view.dtype.itemsize
+
+    @classmethod
+    def placed(cls, view: TensorView, buffer: MemoryRegion, name: str, run, free_size: int,
+               nbytes: int) -> "NkiTensor":
+        """``NkiTensor(view, buffer, name, None, run)`` for a new on-chip tile whose sizes the caller's
+        allocation plan already holds (runtime.Run._place)."""
+        self = _new_tensor(cls)
+        self.tv = view
+        self.buffer = buffer
+        self.name = name
+        self.run = run
+        self.full = self.stale = self.checked = False
+        self.root = self.sig = self.scope = self.ind = None
+        self.in_psum = buffer is PSUM
+        self.on_chip = True
+        self.free_size = free_size
+        self.partitions = view.shape[0]
+        self.nbytes = nbytes
+        return self
 
     # ---- values (what instructions use: whole-array numpy, init tracking kept cheap) ----
 
