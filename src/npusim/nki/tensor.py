@@ -217,6 +217,14 @@ class NkiTensor:
         return NkiTensor(view, self.buffer, self.name, self.root or self, self.run)
 
     def __getitem__(self, key) -> "NkiTensor":
+        if self.ind is None:
+            view = _basic_view(self, key)
+            if view is not None:
+                return self._derive(view)
+        return self._index(key)
+
+    def _index(self, key) -> "NkiTensor":
+        """``self[key]``, every form and every check (``_basic_view`` is its short path)."""
         if not isinstance(key, tuple):
             key = (key,)
         v = self.tv
@@ -405,6 +413,102 @@ class NkiTensor:
     def numpy(self) -> np.ndarray:
         """A copy of the values (never-written elements read as poison)."""
         return np.array(self.read(), copy=True)
+
+
+def _basic_view(t: NkiTensor, key) -> "TensorView | None":
+    """The view ``t[key]`` when every index is in range and a Python int, a slice of Python ints (or None) with
+    0 <= start < stop and a positive step, or an ``nl.ds`` of such ints: the common forms
+    (``tile[:, a:b]``, ``tensor[i, a:b, c:d]``, ``tile[nl.ds(p, n), :]``). None sends every other key
+    (negative or empty ranges, numpy ints, bools, Ellipsis) and every bad one to the general path
+    (``NkiTensor.__getitem__``), which gives the same view or raises its error.
+
+    The result's elements are a subset of ``t``'s, so it is inside the memory and keeps the laned stride
+    rule, because ``t`` passed its own check: no bounds check, and its footprint box is summed here from
+    the spans of the new dims (what ``TensorView._footprint`` computes)."""
+    if type(key) is not tuple:
+        key = (key,)
+    v = t.tv
+    vshape, vstrides = v.shape, v.strides
+    nd = len(vshape)
+    if len(key) > nd:
+        return None
+    on_chip = t.on_chip
+    mem = v.memory
+    lb = mem.lane_bytes if mem.lanes > 1 else 0
+    offset = v.offset
+    shape, strides = [], []
+    lane_lo = lane_hi = lo = hi = 0        # spans: across lanes, inside a lane (or the whole memory)
+    for axis in range(nd):
+        n = vshape[axis]
+        s = vstrides[axis]
+        if axis < len(key):
+            k = key[axis]
+            tk = type(k)
+            if tk is slice:
+                start, stop, step = k.start, k.stop, k.step
+                if start is None:
+                    start = 0
+                elif type(start) is not int:
+                    return None
+                if stop is None:
+                    stop = n
+                elif type(stop) is not int or stop > n:
+                    return None
+                if step is None:
+                    step = 1
+                elif type(step) is not int or step < 1:
+                    return None
+                if not 0 <= start < stop:
+                    return None
+                size = (stop - start + step - 1) // step
+            elif tk is int:
+                if not 0 <= k < n:
+                    return None
+                offset += k * s
+                if axis == 0 and on_chip:       # the partition dim stays, with size 1
+                    shape.append(1)
+                    strides.append(s)
+                continue
+            elif tk is DynSlice:
+                start, size, step = k.start, k.size, k.step
+                if (type(start) is not int or type(size) is not int or type(step) is not int or start < 0
+                        or size < 1 or step < 1 or start + (size - 1) * step >= n):
+                    return None
+            else:
+                return None
+            offset += start * s
+            if step != 1:
+                if axis == 0 and on_chip:
+                    return None
+                s *= step
+        else:
+            size = n
+            if not size:
+                return None
+        shape.append(size)
+        strides.append(s)
+        if size > 1 and s:
+            span = s * (size - 1)
+            if lb and s % lb == 0:
+                span //= lb
+                if span > 0:
+                    lane_hi += span
+                else:
+                    lane_lo += span
+            elif span > 0:
+                hi += span
+            else:
+                lo += span
+    item = v.dtype.itemsize
+    if on_chip and len(shape) < 2:     # on-chip tensors stay at least 2-D
+        shape.append(1)
+        strides.append(item)
+    if lb:
+        lane, byte = divmod(offset, lb)
+        box = (lane + lane_lo, lane + lane_hi + 1, byte + lo, byte + hi + item)
+    else:
+        box = (0, 1, offset + lo, offset + hi + item)
+    return TensorView.placed(mem, offset, tuple(shape), tuple(strides), v.dtype, *box)
 
 
 def _c_strides(shape, item: int) -> list[int]:

@@ -1,0 +1,144 @@
+"""The short paths of tile creation and indexing give what the general paths give.
+
+* ``NkiTensor.__getitem__`` takes ``_basic_view`` for plain keys (in-range ints, slices, ``nl.ds``); every
+  key, good or bad, must give the view (geometry, footprint box, tensor fields) or the error that the
+  general path ``NkiTensor._index`` gives.
+* ``Run.allocate`` reuses a per-launch plan per (shape, dtype, buffer): a planned tile equals one made
+  by the general path, and any changed field (shape, dtype, buffer, a bool or numpy dim) misses the plan.
+"""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import npusim.nki.language as nl
+from npusim.core.errors import ConstraintError, NpuSimError
+from npusim.nki import run_context
+from npusim.nki.tensor import DynSlice, NkiTensor, _basic_view
+
+
+def _box(tv):
+    f = tv.footprint
+    return f.memory, f.lane_lo, f.lane_hi, f.lo, f.hi, f.view is tv
+
+
+def _same_tensor(a: NkiTensor, b: NkiTensor) -> None:
+    va, vb = a.tv, b.tv
+    assert (va.memory, va.offset, va.shape, va.strides, va.dtype) == (vb.memory, vb.offset, vb.shape, vb.strides,
+                                                                      vb.dtype)
+    assert all(type(x) is int for x in (*va.shape, *va.strides, va.offset))
+    assert _box(va)[:5] == _box(vb)[:5] and _box(va)[5] and _box(vb)[5]
+    # the box the placed view carries is the one the bounds check computes
+    f = va._footprint(None)
+    assert (f.lane_lo, f.lane_hi, f.lo, f.hi) == _box(va)[1:5]
+    for slot in ("buffer", "name", "root", "run", "full", "stale", "checked", "sig", "scope", "ind", "on_chip",
+                 "in_psum", "free_size", "partitions", "nbytes"):
+        assert getattr(a, slot) == getattr(b, slot), slot
+
+
+def _outcome(f):
+    try:
+        return f()
+    except NpuSimError as e:
+        return ("error", type(e).__name__, str(e))
+
+
+_index = st.one_of(
+    st.integers(-6, 12),
+    st.builds(slice, st.none() | st.integers(-6, 12), st.none() | st.integers(-6, 12),
+              st.none() | st.integers(-2, 4)),
+    st.builds(DynSlice, st.integers(-1, 10), st.integers(-1, 10), st.integers(-1, 3)),
+    st.sampled_from([Ellipsis, np.int64(1), True, slice(np.int64(0), 2), slice(0.0, 2)]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(on_chip=st.booleans(), shape=st.lists(st.integers(1, 9), min_size=1, max_size=4),
+       base=st.lists(_index, max_size=2), key=st.lists(_index, max_size=5), as_tuple=st.booleans(),
+       dtype=st.sampled_from(["float32", "bfloat16", "int8"]))
+def test_getitem_short_path_equals_the_general_path(on_chip, shape, base, key, as_tuple, dtype):
+    if on_chip and len(shape) < 2:
+        shape = shape + [3]
+    with run_context("trn2"):
+        t = nl.ndarray(tuple(shape), dtype, buffer=nl.sbuf if on_chip else nl.shared_hbm)
+        for k in (tuple(base), ):       # a strided, offset view to index further (or t itself)
+            v = _outcome(lambda: t._index(k))
+            if not isinstance(v, tuple):
+                t = v
+        k = tuple(key) if as_tuple or len(key) != 1 else key[0]
+        general = _outcome(lambda: t._index(k))
+        short = _basic_view(t, k)
+        if short is not None:
+            short = t._derive(short)
+            assert not isinstance(general, tuple), general     # a short view only where the key is good
+            _same_tensor(short, general)
+        got = _outcome(lambda: t[k])
+        if isinstance(general, tuple):
+            assert got == general
+        else:
+            _same_tensor(got, general)
+
+
+def test_common_forms_take_the_short_path(run):
+    t = nl.ndarray((128, 64), nl.float32)
+    h = nl.ndarray((2, 256, 16), nl.float32, buffer=nl.shared_hbm)
+    for view, key in ((t, (slice(None), slice(8, 24))), (t, (slice(0, 64), slice(0, 8))), (t, slice(0, 32)),
+                      (t, (DynSlice(32, 32), slice(None))), (t, (3, slice(0, 64, 2))), (h, (1, slice(128, 256), slice(0, 16))),
+                      (h, 0)):
+        short = _basic_view(view, key)
+        assert short is not None, key
+        _same_tensor(view._derive(short), view._index(key))
+
+
+def _tile_fields(t: NkiTensor):
+    v = t.tv
+    return (v.memory.name, v.offset, v.shape, v.strides, v.dtype, _box(v)[1:5], t.buffer, t.name, t.free_size,
+            t.partitions, t.nbytes, t.stale, t.root, t.scope)
+
+
+@pytest.mark.parametrize("shape, dtype, buffer", [((128, 16), nl.float32, nl.sbuf), ((64, 4, 8), "bfloat16", nl.sbuf),
+                                                  ((128, 512), nl.float32, nl.psum), ((1, 3), nl.int8, nl.sbuf)])
+def test_a_planned_tile_equals_a_general_one(shape, dtype, buffer):
+    with run_context("trn2") as a, run_context("trn2") as b:
+        for _ in range(3):
+            planned = a.allocate(shape, dtype, buffer)      # the first call makes the plan, later ones use it
+            b._sbuf_plans.clear()
+            b._psum_plans.clear()
+            general = b.allocate(shape, dtype, buffer)
+            assert _tile_fields(planned) == _tile_fields(general)
+            assert planned.tv.footprint.memory is (a.sbuf if buffer is nl.sbuf else a.psum)
+            assert [x.name for x in a.alloc[buffer].blocks] == [x.name for x in b.alloc[buffer].blocks]
+        assert len(a._sbuf_plans) + len(a._psum_plans) == 1
+        assert a.peak == b.peak
+
+
+def test_a_changed_field_misses_the_plan(run):
+    t = run.allocate((128, 16), nl.float32, nl.sbuf)
+    assert list(run._sbuf_plans) == [((128, 16), nl.float32)]
+    for shape, dtype, buffer in (((128, 8), nl.float32, nl.sbuf), ((128, 16), nl.bfloat16, nl.sbuf),
+                                 ((128, 16), nl.float32, nl.psum), ((128, 16), "float32", nl.sbuf)):
+        u = run.allocate(shape, dtype, buffer)
+        assert (u.shape, u.tv.dtype.name, u.buffer) == (shape, np.dtype(dtype).name if dtype != nl.bfloat16
+                                                        else "bfloat16", buffer)
+    # dims that hash like ints but are not Python ints take the general path (and its checks)
+    with pytest.raises(ConstraintError, match="every dim is a positive int"):
+        run.allocate((True, 16), nl.float32, nl.sbuf)
+    u = run.allocate((np.int64(128), 16), nl.float32, nl.sbuf)
+    assert u.shape == (128, 16) and all(type(d) is int for d in u.shape)
+    assert run.allocate([128, 16], nl.float32, nl.sbuf).shape == (128, 16)
+    with pytest.raises(ConstraintError):
+        run.allocate((128, 16), [1], nl.sbuf)           # unhashable dtype: the general path's error
+    del t, u
+
+
+def test_a_named_tile_keeps_its_name_on_the_plan(run):
+    a = run.allocate((128, 16), nl.float32, nl.sbuf, name="acc")
+    b = run.allocate((128, 16), nl.float32, nl.sbuf)
+    assert (a.name, b.name) == ("acc", "")
+    assert [x.name for x in run.alloc[nl.sbuf].blocks] == ["acc", "sbuf[(128, 16)]"]
+
+
+def test_the_short_path_keeps_the_subclass_views(run):
+    from npusim.nki.legacy.tensor import LegacyTensor, legacy
+    t = legacy(nl.ndarray((128, 64), nl.float32))
+    v = t[:, 0:8]
+    assert type(v) is LegacyTensor and v.root is t and v.shape == (128, 8)
