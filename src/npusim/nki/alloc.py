@@ -77,7 +77,7 @@ class NextFitAllocator(Allocator):
         sorted, so only the block at ``block.offset`` can be equal to it."""
         blocks = self.blocks
         i = bisect.bisect_left(blocks, block.offset, key=_offset)
-        if i < len(blocks) and blocks[i] == block:
+        if i < len(blocks) and (blocks[i] is block or blocks[i] == block):    # (is: no dataclass __eq__)
             del blocks[i]
         else:
             blocks.remove(block)            # not there: list.remove's own ValueError

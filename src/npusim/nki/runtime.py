@@ -207,7 +207,10 @@ class Run:
             mem, alloc = self.sbuf, self._sbuf_alloc
         else:
             mem, alloc = self.psum, self._psum_alloc
-        block = self._alloc_block(alloc, buffer, free_bytes, name or block_name, api)
+        try:
+            block = alloc.alloc(free_bytes, name or block_name, api)
+        except ConstraintError:         # full: _alloc_block evicts lapsed tiles and retries
+            block = self._alloc_block(alloc, buffer, free_bytes, name or block_name, api)
         offset = block.offset
         if offset + free_bytes <= mem.lane_bytes:
             # lanes [0, p), bytes [offset, offset + free bytes): what TensorView's bounds check computes
@@ -215,7 +218,6 @@ class Run:
         else:
             view = TensorView(mem, offset, shape, strides, dt, api=api)     # (its own bounds error)
         t = NkiTensor.placed(view, buffer, name, self, free_size, nbytes)
-        t.stale = True          # a new tensor is never-written: its init bytes are cleared when first needed
         fin = TileRelease(t, alloc, block)      # freed when the kernel drops its last reference
         if self.scopes:                                # ... or lapses when its loop iteration ends (scope.py)
             t.scope = scope = self.scopes[-1]

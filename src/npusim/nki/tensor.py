@@ -88,13 +88,15 @@ class NkiTensor:
     def placed(cls, view: TensorView, buffer: MemoryRegion, name: str, run, free_size: int,
                nbytes: int) -> "NkiTensor":
         """``NkiTensor(view, buffer, name, None, run)`` for a new on-chip tile whose sizes the caller's
-        allocation plan already holds (runtime.Run._place)."""
+        allocation plan already holds (runtime.Run._place). Its init bytes are stale: a new tensor is
+        never-written, its init map is cleared when first needed."""
         self = _new_tensor(cls)
         self.tv = view
         self.buffer = buffer
         self.name = name
         self.run = run
-        self.full = self.stale = self.checked = False
+        self.full = self.checked = False
+        self.stale = True
         self.root = self.sig = self.scope = self.ind = None
         self.in_psum = buffer is PSUM
         self.on_chip = True
@@ -220,7 +222,23 @@ class NkiTensor:
         if self.ind is None:
             view = _basic_view(self, key)
             if view is not None:
-                return self._derive(view)
+                if type(self) is not NkiTensor:
+                    return self._derive(view)       # (a subclass's own views)
+                t = _new_tensor(NkiTensor)          # NkiTensor(view, ...) and _derive's checks, unrolled
+                t.tv = view
+                t.buffer = self.buffer
+                t.name = self.name
+                t.root = self.root or self
+                t.run = self.run
+                t.full = t.stale = t.checked = False
+                t.sig = t.scope = t.ind = None
+                t.in_psum = self.in_psum
+                t.on_chip = self.on_chip
+                shape = view.shape
+                t.partitions = p = shape[0] if shape else 1
+                t.free_size = n = math.prod(shape[1:])
+                t.nbytes = p * n * view.dtype.np.itemsize if shape else view.dtype.np.itemsize
+                return t
         return self._index(key)
 
     def _index(self, key) -> "NkiTensor":
@@ -416,11 +434,11 @@ class NkiTensor:
 
 
 def _basic_view(t: NkiTensor, key) -> "TensorView | None":
-    """The view ``t[key]`` when every index is in range and a Python int, a slice of Python ints (or None) with
-    0 <= start < stop and a positive step, or an ``nl.ds`` of such ints: the common forms
+    """The view ``t[key]`` when every index is in range and a Python int, a slice of Python ints (or None)
+    with 0 <= start < stop and a positive step, or an ``nl.ds`` of such ints: the common forms
     (``tile[:, a:b]``, ``tensor[i, a:b, c:d]``, ``tile[nl.ds(p, n), :]``). None sends every other key
     (negative or empty ranges, numpy ints, bools, Ellipsis) and every bad one to the general path
-    (``NkiTensor.__getitem__``), which gives the same view or raises its error.
+    (``NkiTensor._index``), which gives the same view or raises its error.
 
     The result's elements are a subset of ``t``'s, so it is inside the memory and keeps the laned stride
     rule, because ``t`` passed its own check: no bounds check, and its footprint box is summed here from
@@ -428,87 +446,88 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
     if type(key) is not tuple:
         key = (key,)
     v = t.tv
-    vshape, vstrides = v.shape, v.strides
-    nd = len(vshape)
-    if len(key) > nd:
-        return None
-    on_chip = t.on_chip
+    vshape = v.shape
+    missing = len(vshape) - len(key)
+    if missing:
+        if missing < 0:
+            return None
+        key += _WHOLE[missing]
     mem = v.memory
     lb = mem.lane_bytes if mem.lanes > 1 else 0
     offset = v.offset
     shape, strides = [], []
     lane_lo = lane_hi = lo = hi = 0        # spans: across lanes, inside a lane (or the whole memory)
-    for axis in range(nd):
-        n = vshape[axis]
-        s = vstrides[axis]
-        if axis < len(key):
-            k = key[axis]
-            tk = type(k)
-            if tk is slice:
-                start, stop, step = k.start, k.stop, k.step
-                if start is None:
-                    start = 0
-                elif type(start) is not int:
-                    return None
-                if stop is None:
-                    stop = n
-                elif type(stop) is not int or stop > n:
-                    return None
-                if step is None:
-                    step = 1
-                elif type(step) is not int or step < 1:
-                    return None
-                if not 0 <= start < stop:
-                    return None
-                size = (stop - start + step - 1) // step
-            elif tk is int:
-                if not 0 <= k < n:
-                    return None
-                offset += k * s
-                if axis == 0 and on_chip:       # the partition dim stays, with size 1
-                    shape.append(1)
-                    strides.append(s)
-                continue
-            elif tk is DynSlice:
-                start, size, step = k.start, k.size, k.step
-                if (type(start) is not int or type(size) is not int or type(step) is not int or start < 0
-                        or size < 1 or step < 1 or start + (size - 1) * step >= n):
-                    return None
+    partition = t.on_chip                   # the next dim is an on-chip tile's partition dim
+    for k, n, s in zip(key, vshape, v.strides):
+        tk = type(k)
+        if tk is slice:
+            start = k.start
+            stop = k.stop
+            if start is None:
+                start = 0
+            elif type(start) is not int:
+                return None
+            if stop is None:
+                stop = n
+            elif type(stop) is not int or stop > n:
+                return None
+            if not 0 <= start < stop:
+                return None
+            step = k.step
+            if step is None:
+                size = stop - start
+                offset += start * s
+            elif type(step) is not int or step < 1 or (partition and step != 1):
+                return None
             else:
+                size = (stop - start + step - 1) // step
+                offset += start * s
+                s *= step
+        elif tk is int:
+            if not 0 <= k < n:
+                return None
+            offset += k * s
+            if partition:                   # the partition dim stays, with size 1
+                shape.append(1)
+                strides.append(s)
+                partition = False
+            continue
+        elif tk is DynSlice:
+            start, size, step = k.start, k.size, k.step
+            if (type(start) is not int or type(size) is not int or type(step) is not int or start < 0
+                    or size < 1 or step < 1 or start + (size - 1) * step >= n or (partition and step != 1)):
                 return None
             offset += start * s
-            if step != 1:
-                if axis == 0 and on_chip:
-                    return None
-                s *= step
+            s *= step
         else:
-            size = n
-            if not size:
-                return None
+            return None
+        partition = False
         shape.append(size)
         strides.append(s)
         if size > 1 and s:
-            span = s * (size - 1)
             if lb and s % lb == 0:
-                span //= lb
+                span = s // lb * (size - 1)
                 if span > 0:
                     lane_hi += span
                 else:
                     lane_lo += span
-            elif span > 0:
-                hi += span
+            elif s > 0:
+                hi += s * (size - 1)
             else:
-                lo += span
-    item = v.dtype.itemsize
-    if on_chip and len(shape) < 2:     # on-chip tensors stay at least 2-D
+                lo += s * (size - 1)
+    item = v.dtype.np.itemsize     # (np.dtype.itemsize: no property call)
+    if t.on_chip and len(shape) < 2:     # on-chip tensors stay at least 2-D
         shape.append(1)
         strides.append(item)
     if lb:
         lane, byte = divmod(offset, lb)
-        box = (lane + lane_lo, lane + lane_hi + 1, byte + lo, byte + hi + item)
-    else:
-        box = (0, 1, offset + lo, offset + hi + item)
-    return TensorView.placed(mem, offset, tuple(shape), tuple(strides), v.dtype, *box)
+        return TensorView.placed(mem, offset, tuple(shape), tuple(strides), v.dtype, lane + lane_lo,
+                                 lane + lane_hi + 1, byte + lo, byte + hi + item)
+    return TensorView.placed(mem, offset, tuple(shape), tuple(strides), v.dtype, 0, 1, offset + lo,
+                             offset + hi + item)
+
+
+_WHOLE = [(slice(None),) * n for n in range(_args.MAX_DIMS + 1)]     # the implicit trailing ``:``s
 
 
 def _c_strides(shape, item: int) -> list[int]:
