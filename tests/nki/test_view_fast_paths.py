@@ -30,9 +30,24 @@ def _same_tensor(a: NkiTensor, b: NkiTensor) -> None:
     # the box the placed view carries is the one the bounds check computes
     f = va._footprint(None)
     assert (f.lane_lo, f.lane_hi, f.lo, f.hi) == _box(va)[1:5]
+    for x in (a, b):
+        _same_array_as_built(x.tv)
     for slot in ("buffer", "name", "root", "run", "full", "stale", "checked", "sig", "scope", "ind", "on_chip",
                  "in_psum", "free_size", "partitions", "nbytes"):
         assert getattr(a, slot) == getattr(b, slot), slot
+
+
+def _same_array_as_built(tv) -> None:
+    """A numpy view the short paths made by slicing is the one ``array()`` would build."""
+    given = tv._array
+    if given is None:
+        return
+    built = np.ndarray(tv.shape, tv.dtype.np, buffer=tv.memory.data, offset=tv.offset, strides=tv.strides)
+    assert type(given) is np.ndarray
+    assert (given.shape, given.strides, given.dtype) == (built.shape, built.strides, built.dtype)
+    assert given.__array_interface__["data"] == built.__array_interface__["data"]
+    for flag in ("C_CONTIGUOUS", "F_CONTIGUOUS", "WRITEABLE", "ALIGNED", "OWNDATA"):
+        assert given.flags[flag] == built.flags[flag], flag
 
 
 def _outcome(f):
@@ -54,16 +69,22 @@ _index = st.one_of(
 @settings(max_examples=400, deadline=None)
 @given(on_chip=st.booleans(), shape=st.lists(st.integers(1, 9), min_size=1, max_size=4),
        base=st.lists(_index, max_size=2), key=st.lists(_index, max_size=5), as_tuple=st.booleans(),
-       dtype=st.sampled_from(["float32", "bfloat16", "int8"]))
-def test_getitem_short_path_equals_the_general_path(on_chip, shape, base, key, as_tuple, dtype):
+       dtype=st.sampled_from(["float32", "bfloat16", "int8"]), arrays=st.booleans())
+def test_getitem_short_path_equals_the_general_path(on_chip, shape, base, key, as_tuple, dtype, arrays):
     if on_chip and len(shape) < 2:
         shape = shape + [3]
     with run_context("trn2"):
+        nl.ndarray(tuple(shape), dtype, buffer=nl.sbuf if on_chip else nl.shared_hbm)    # (makes the plan)
         t = nl.ndarray(tuple(shape), dtype, buffer=nl.sbuf if on_chip else nl.shared_hbm)
+        _same_array_as_built(t.tv)
+        if arrays:                      # the parent's numpy view exists: the short path slices it
+            t.tv.array()
         for k in (tuple(base), ):       # a strided, offset view to index further (or t itself)
             v = _outcome(lambda: t._index(k))
             if not isinstance(v, tuple):
                 t = v
+                if arrays and t.tv.size:     # (a size-0 view past the end has no numpy view)
+                    t.tv.array()
         k = tuple(key) if as_tuple or len(key) != 1 else key[0]
         general = _outcome(lambda: t._index(k))
         short = _basic_view(t, k)

@@ -133,12 +133,16 @@ class TensorView:
 
     @classmethod
     def placed(cls, memory: Memory, offset: int, shape: tuple, strides: tuple, dtype: _dt.DType,
-               lane_lo: int, lane_hi: int, lo: int, hi: int) -> "TensorView":
+               lane_lo: int, lane_hi: int, lo: int, hi: int, array: np.ndarray | None = None) -> "TensorView":
         """A view whose geometry the caller has already proved valid and inside ``memory``, with its
         footprint box computed by the caller: a front end's per-geometry plan (a tile placed by its
         allocator, a basic slice of a view that passed its own check, whose elements are a subset of
         that view's). Geometry is tuples of Python ints with no size-0 dim; the box is what
-        ``_footprint`` would compute, without the loop over dims and the bounds checks."""
+        ``_footprint`` would compute, without the loop over dims and the bounds checks.
+
+        ``array``, when given, is the numpy view ``array()`` would build (same shape, strides, dtype and
+        first byte of ``memory.data``), made more cheaply by slicing one the caller already has: numpy
+        slicing costs a fraction of an ``np.ndarray(buffer=...)`` call."""
         self = cls.__new__(cls)
         self.memory = memory
         self.offset = offset
@@ -146,7 +150,8 @@ class TensorView:
         self.strides = strides
         self.dtype = dtype
         self.footprint = Footprint(memory, lane_lo, lane_hi, lo, hi, self)
-        self._array = self._iv = self._ibox = self._written_gen = None
+        self._array = array
+        self._iv = self._ibox = self._written_gen = None
         return self
 
     # ---- bounds ----

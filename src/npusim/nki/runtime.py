@@ -53,6 +53,8 @@ class AllocPlan(NamedTuple):
     free_bytes: int         # bytes per partition (the allocator's request)
     nbytes: int
     block_name: str         # the allocator's name for an unnamed tile
+    rows: "np.ndarray | None"   # 2-D tiles: every partition's bytes as ``dt`` elements; a tile's array
+    #                             is a column slice of it (cheaper than np.ndarray(buffer=...) per tile)
 
 
 class NkiInstruction:
@@ -188,8 +190,14 @@ class Run:
         block_name = _DEFAULT_NAMES.get((in_sbuf, shape))   # the default block name, formatted once
         if block_name is None:
             block_name = _DEFAULT_NAMES[(in_sbuf, shape)] = f"{'sbuf' if in_sbuf else 'psum'}[{shape}]"
-        strides = ((self.sbuf if in_sbuf else self.psum).lane_bytes, *_c_strides(shape[1:], dt.itemsize))
-        return AllocPlan(dt, shape, strides, free_size, free_bytes, shape[0] * free_bytes, block_name)
+        mem = self.sbuf if in_sbuf else self.psum
+        item = dt.itemsize
+        strides = (mem.lane_bytes, *_c_strides(shape[1:], item))
+        rows = None
+        if len(shape) == 2:
+            rows = np.ndarray((shape[0], mem.lane_bytes // item), dt.np, buffer=mem.data,
+                              strides=(mem.lane_bytes, item))
+        return AllocPlan(dt, shape, strides, free_size, free_bytes, shape[0] * free_bytes, block_name, rows)
 
     def _alloc_block(self, alloc, buffer, nbytes, name, api):
         """Allocate; when it does not fit, evict lapsed loop tiles (scope.py) oldest first and retry."""
@@ -202,7 +210,7 @@ class Run:
 
     def _place(self, plan: "AllocPlan", buffer, name, api) -> NkiTensor:
         """A new tile of ``plan``'s geometry in the bytes the next-fit allocator hands out."""
-        dt, shape, strides, free_size, free_bytes, nbytes, block_name = plan
+        dt, shape, strides, free_size, free_bytes, nbytes, block_name, rows = plan
         if buffer is SBUF:
             mem, alloc = self.sbuf, self._sbuf_alloc
         else:
@@ -214,7 +222,12 @@ class Run:
         offset = block.offset
         if offset + free_bytes <= mem.lane_bytes:
             # lanes [0, p), bytes [offset, offset + free bytes): what TensorView's bounds check computes
-            view = TensorView.placed(mem, offset, shape, strides, dt, 0, shape[0], offset, offset + free_bytes)
+            array = None
+            if rows is not None and offset % strides[1] == 0:
+                column = offset // strides[1]
+                array = rows[:, column:column + free_size]
+            view = TensorView.placed(mem, offset, shape, strides, dt, 0, shape[0], offset, offset + free_bytes,
+                                     array)
         else:
             view = TensorView(mem, offset, shape, strides, dt, api=api)     # (its own bounds error)
         t = NkiTensor.placed(view, buffer, name, self, free_size, nbytes)

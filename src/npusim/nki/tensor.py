@@ -458,6 +458,8 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
     shape, strides = [], []
     lane_lo = lane_hi = lo = hi = 0        # spans: across lanes, inside a lane (or the whole memory)
     partition = t.on_chip                   # the next dim is an on-chip tile's partition dim
+    parent = v._array                       # when t's numpy view exists, the new one is a slice of it
+    np_key = [] if parent is not None else None
     for k, n, s in zip(key, vshape, v.strides):
         tk = type(k)
         if tk is slice:
@@ -483,6 +485,8 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
                 size = (stop - start + step - 1) // step
                 offset += start * s
                 s *= step
+            if np_key is not None:
+                np_key.append(k)
         elif tk is int:
             if not 0 <= k < n:
                 return None
@@ -491,6 +495,10 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
                 shape.append(1)
                 strides.append(s)
                 partition = False
+                if np_key is not None:
+                    np_key.append(slice(k, k + 1))
+            elif np_key is not None:
+                np_key.append(k)
             continue
         elif tk is DynSlice:
             start, size, step = k.start, k.size, k.step
@@ -499,6 +507,8 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
                 return None
             offset += start * s
             s *= step
+            if np_key is not None:
+                np_key.append(slice(start, start + (size - 1) * step + 1, step))
         else:
             return None
         partition = False
@@ -516,15 +526,17 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
             else:
                 lo += s * (size - 1)
     item = v.dtype.np.itemsize     # (np.dtype.itemsize: no property call)
-    if t.on_chip and len(shape) < 2:     # on-chip tensors stay at least 2-D
+    if t.on_chip and len(shape) < 2:     # on-chip tensors stay at least 2-D (numpy has no such dim)
         shape.append(1)
         strides.append(item)
+        np_key = None
+    array = parent[tuple(np_key)] if np_key is not None and shape else None     # (all ints: a scalar)
     if lb:
         lane, byte = divmod(offset, lb)
         return TensorView.placed(mem, offset, tuple(shape), tuple(strides), v.dtype, lane + lane_lo,
-                                 lane + lane_hi + 1, byte + lo, byte + hi + item)
+                                 lane + lane_hi + 1, byte + lo, byte + hi + item, array)
     return TensorView.placed(mem, offset, tuple(shape), tuple(strides), v.dtype, 0, 1, offset + lo,
-                             offset + hi + item)
+                             offset + hi + item, array)
 
 
 _WHOLE = [(slice(None),) * n for n in range(_args.MAX_DIMS + 1)]     # the implicit trailing ``:``s
