@@ -17,17 +17,10 @@ from ..core.allocator import Allocator, Block
 
 _offset = operator.attrgetter("offset")     # a C-level bisection key (a def costs a Python call per probe)
 
-_new_block = Block.__new__                  # Block is a frozen dataclass: its __init__ sets each field
-_set_offset, _set_size, _set_name = Block.offset.__set__, Block.size.__set__, Block.name.__set__   # via
-# object.__setattr__; the slot descriptors set them directly (the same object, a third of the cost)
-
-
-def _block(offset: int, size: int, name: str) -> Block:
-    b = _new_block(Block)
-    _set_offset(b, offset)
-    _set_size(b, size)
-    _set_name(b, name)
-    return b
+# Block is a frozen dataclass: its __init__ sets each field through object.__setattr__. alloc sets the
+# slots through their descriptors instead (the same object, a third of the cost).
+_new_block = Block.__new__
+_set_offset, _set_size, _set_name = Block.offset.__set__, Block.size.__set__, Block.name.__set__
 
 
 class NextFitAllocator(Allocator):
@@ -38,7 +31,8 @@ class NextFitAllocator(Allocator):
 
     def alloc(self, size: int, name: str = "", api: str = "alloc", align: int | None = None) -> Block:
         align = align or self.align
-        size = int(size)
+        if type(size) is not int:
+            size = int(size)
         if size > 0:
             at = -(-self.cursor // align) * align
             end = self.start + self.capacity
@@ -50,17 +44,21 @@ class NextFitAllocator(Allocator):
             index = bisect.bisect_left(blocks, at, key=_offset)
             if index and blocks[index - 1].offset + blocks[index - 1].size > at:
                 index -= 1
-            for index in range(index, len(blocks)):
-                b = blocks[index]
-                if b.offset + b.size <= at:         # inside the alignment gap after the previous one
-                    continue
-                if at + size <= b.offset:
-                    break
-                at = -(-(b.offset + b.size) // align) * align
-            else:
-                index = len(blocks)
+            if index < len(blocks):             # (past the last block: nothing to scan)
+                for index in range(index, len(blocks)):
+                    b = blocks[index]
+                    if b.offset + b.size <= at:         # inside the alignment gap after the previous one
+                        continue
+                    if at + size <= b.offset:
+                        break
+                    at = -(-(b.offset + b.size) // align) * align
+                else:
+                    index = len(blocks)
             if at + size <= end:
-                block = _block(at, size, name)
+                block = _new_block(Block)           # Block(at, size, name)
+                _set_offset(block, at)
+                _set_size(block, size)
+                _set_name(block, name)
                 blocks.insert(index, block)
                 self.cursor = at = at + size
                 if at > self.high:
