@@ -104,7 +104,8 @@ def ndarray(shape, dtype, buffer=sbuf, name="", address=None) -> NkiTensor:
     api = "nl.ndarray"
     if address is not None:
         raise UnsupportedError(api, "address= (manual placement)", "npusim places tensors itself (next-fit)")
-    return current(api).allocate(shape, dtype, _region(buffer, api), name, api)
+    return current(api).allocate(shape, dtype, buffer if type(buffer) is MemoryRegion else _region(buffer, api),
+                                 name, api)
 
 
 def ds(start, size) -> DynSlice:

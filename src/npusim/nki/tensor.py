@@ -147,7 +147,7 @@ class NkiTensor:
         root = self.root or self
         if root.full:
             self.tv.array()[...] = values
-        elif self._covers_root():
+        elif root is self or self._covers_root():
             self.tv.array()[...] = values
             root.full, root.stale = True, False
         else:
@@ -159,7 +159,7 @@ class NkiTensor:
         root = self.root or self
         if root.full:
             return
-        if self._covers_root():
+        if root is self or self._covers_root():
             root.full, root.stale = True, False
             return
         self._fresh_init(root)
