@@ -32,8 +32,11 @@ def _same_tensor(a: NkiTensor, b: NkiTensor) -> None:
     assert (f.lane_lo, f.lane_hi, f.lo, f.hi) == _box(va)[1:5]
     for x in (a, b):
         _same_array_as_built(x.tv)
+        # the attributes kept as plain slots are what the view says
+        assert (x.shape, x.size) == (x.tv.shape, x.tv.size)
+        assert x.start_partition == (x.tv.footprint.lane_lo if x.on_chip else 0)
     for slot in ("buffer", "name", "root", "run", "full", "stale", "checked", "sig", "scope", "ind", "on_chip",
-                 "in_psum", "free_size", "partitions", "nbytes"):
+                 "in_psum", "free_size", "partitions", "nbytes", "shape", "start_partition", "size"):
         assert getattr(a, slot) == getattr(b, slot), slot
 
 

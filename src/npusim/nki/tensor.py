@@ -62,7 +62,7 @@ def _index_int(v) -> int:
 class NkiTensor:
     """A tensor in SBUF, PSUM or HBM: a typed strided window (``view``) onto one memory."""
     __slots__ = ("tv", "buffer", "name", "root", "run", "full", "stale", "checked", "on_chip", "in_psum", "free_size",
-                 "partitions", "nbytes",
+                 "partitions", "nbytes", "shape", "start_partition",
                  "sig", "scope", "ind", "__weakref__")
 
     def __init__(self, view: TensorView, buffer: MemoryRegion, name: str, root: "NkiTensor | None", run):
@@ -83,6 +83,10 @@ class NkiTensor:
         self.free_size = n      # elements per partition (the N of the cost formulas)
         self.partitions = view.shape[0] if view.shape else 1
         self.nbytes = self.partitions * n * view.dtype.itemsize if view.shape else view.dtype.itemsize
+        # Plain attributes, not properties: the ISA rules read them for every operand. A view never
+        # changes after it is made (``tv`` is set once).
+        self.shape = view.shape
+        self.start_partition = view.footprint.lane_lo if self.on_chip else 0    # (first partition)
 
     @classmethod
     def placed(cls, view: TensorView, buffer: MemoryRegion, name: str, run, free_size: int,
@@ -103,6 +107,8 @@ class NkiTensor:
         self.free_size = free_size
         self.partitions = view.shape[0]
         self.nbytes = nbytes
+        self.shape = view.shape
+        self.start_partition = view.footprint.lane_lo
         return self
 
     # ---- values (what instructions use: whole-array numpy, init tracking kept cheap) ----
@@ -169,10 +175,6 @@ class NkiTensor:
     # ---- attributes of the vendor's NkiTensor ----
 
     @property
-    def shape(self) -> tuple:
-        return self.tv.shape
-
-    @property
     def dtype(self):
         """A numpy dtype (ml_dtypes for bf16/fp8), or npusim's DType for tfloat32 (no numpy type)."""
         d = self.tv.dtype
@@ -184,16 +186,12 @@ class NkiTensor:
 
     @property
     def size(self) -> int:
-        return self.tv.size
+        return self.partitions * self.free_size     # (the product of the shape: partitions x free dims)
 
     @property
     def itemsize(self) -> int:
         return self.tv.dtype.itemsize
 
-
-    @property
-    def start_partition(self) -> int:
-        return self.tv.footprint.lane_lo if self.on_chip else 0
 
     @property
     def strides(self) -> tuple:
@@ -234,7 +232,8 @@ class NkiTensor:
                 t.sig = t.scope = t.ind = None
                 t.in_psum = self.in_psum
                 t.on_chip = self.on_chip
-                shape = view.shape
+                t.shape = shape = view.shape
+                t.start_partition = view.footprint.lane_lo if t.on_chip else 0
                 t.partitions = p = shape[0] if shape else 1
                 t.free_size = n = math.prod(shape[1:])
                 t.nbytes = p * n * view.dtype.np.itemsize if shape else view.dtype.np.itemsize
