@@ -17,6 +17,7 @@ until some init bytes go back to 0 (which moves it) reads skip the check and who
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod as _prod
 
 import numpy as np
 
@@ -157,11 +158,11 @@ class TensorView:
     # ---- bounds ----
 
     def _footprint(self, api) -> Footprint:
-        m, item = self.memory, self.dtype.itemsize
+        m, item = self.memory, self.dtype.np.itemsize      # (np.dtype's, not the DType property)
         if 0 in self.shape:
             lane = self.offset // m.lane_bytes if m.lane_bytes else 0
             return Footprint(m, lane, lane, 0, 0, self)
-        if not m.laned:
+        if m.lanes <= 1:                                    # (not m.laned: no property call)
             lo = hi = self.offset
             for n, s in zip(self.shape, self.strides):
                 span = s * (n - 1)
@@ -302,10 +303,7 @@ class TensorView:
 
     @property
     def size(self) -> int:
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
+        return _prod(self.shape)
 
     @property
     def nbytes(self) -> int:

@@ -58,13 +58,16 @@ class Scope:
             self.uncheck()
             self.tiles, self.views = (), []
             return
+        buffer = lapsed = None
         for ref, fin in self.tiles:
             t = ref()
             if t is not None and ref in _PENDING:       # (fin.alive)
-                lapsed = run.lapsed[t.buffer]
+                if t.buffer is not buffer:              # (an enum hashes in Python: look up once per run of
+                    buffer = t.buffer                   # tiles of one buffer)
+                    lapsed = run.lapsed[buffer]
                 lapsed.append((ref, fin, self))
                 if len(lapsed) > 64 and len(lapsed) & (len(lapsed) - 1) == 0:   # drop freed ones now and then
-                    run.lapsed[t.buffer] = [e for e in lapsed if e[0] in _PENDING]
+                    run.lapsed[buffer] = lapsed = [e for e in lapsed if e[0] in _PENDING]
         self.tiles = []
 
 
