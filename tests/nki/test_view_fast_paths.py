@@ -166,3 +166,39 @@ def test_the_short_path_keeps_the_subclass_views(run):
     t = legacy(nl.ndarray((128, 64), nl.float32))
     v = t[:, 0:8]
     assert type(v) is LegacyTensor and v.root is t and v.shape == (128, 8)
+
+
+def _shape_general(api, v, itemsize=1, on_chip=False, param="shape"):
+    """args.shape as it was before its short path (every input through as_int)."""
+    import math
+    from npusim.nki import args as A
+    if A.is_int(v):
+        v = (v,)
+    if not isinstance(v, (tuple, list)):
+        raise ConstraintError(api, param, "a tuple of positive ints", v)
+    if not 1 <= len(v) <= A.MAX_DIMS:
+        raise ConstraintError(api, param, f"1 to {A.MAX_DIMS} dims", v)
+    out = tuple(A.as_int(api, param, d, 1, rule="every dim is a positive int") for d in v)
+    if on_chip and out[0] > A.MAX_PARTITIONS:
+        raise ConstraintError(api, param, f"an SBUF/PSUM tile has at most {A.MAX_PARTITIONS} partitions "
+                              "(the hardware has 128)", out)
+    if not on_chip and math.prod(out) * itemsize > A.MAX_HBM_BYTES:
+        raise ConstraintError(api, param, f"an HBM tensor holds at most {A.MAX_HBM_BYTES} bytes (npusim's limit)",
+                              out)
+    return out
+
+
+_dim = st.one_of(st.integers(-2, 5000), st.sampled_from([True, False, 2.0, np.int64(3), np.int32(0), None, "4"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(dims=st.lists(_dim, max_size=10), as_list=st.booleans(), on_chip=st.booleans(),
+       itemsize=st.sampled_from([1, 4]), scalar=st.booleans())
+def test_args_shape_short_path_equals_the_general_path(dims, as_list, on_chip, itemsize, scalar):
+    from npusim.nki import args as A
+    v = (dims[0] if dims else 7) if scalar else (list(dims) if as_list else tuple(dims))
+    want = _outcome(lambda: _shape_general("nl.ndarray", v, itemsize, on_chip))
+    got = _outcome(lambda: A.shape("nl.ndarray", v, itemsize, on_chip))
+    assert got == want and type(got) is type(want)
+    if type(got) is tuple and got and got[0] != "error":
+        assert all(type(d) is int for d in got)

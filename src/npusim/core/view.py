@@ -40,7 +40,8 @@ def byte_box(shape, strides, itemsize: int) -> tuple[tuple, tuple]:
         else:
             merged.append((n, s))
     merged.reverse()
-    return tuple(n for n, _ in merged), tuple(s for _, s in merged)
+    shape, strides = zip(*merged)       # (merged is never empty: it starts with the element itself)
+    return shape, strides
 
 
 _SMALL_RUN = 65536      # below this a contiguous run is checked with count_nonzero (cheaper than min)
@@ -307,7 +308,7 @@ class TensorView:
 
     @property
     def nbytes(self) -> int:
-        return self.size * self.dtype.itemsize
+        return _prod(self.shape) * self.dtype.np.itemsize
 
     @property
     def ndim(self) -> int:
