@@ -154,6 +154,9 @@ def test_a_changed_field_misses_the_plan(run):
         u = run.allocate(shape, dtype, buffer)
         assert (u.shape, u.tv.dtype.name, u.buffer) == (shape, np.dtype(dtype).name if dtype != nl.bfloat16
                                                         else "bfloat16", buffer)
+    # tfloat32 (npusim's DType: no numpy type) and float32 share a numpy storage type, not a plan
+    assert run.allocate((128, 16), nl.tfloat32, nl.sbuf).tv.dtype.name == "tfloat32"
+    assert run.allocate((128, 16), nl.float32, nl.sbuf).tv.dtype.name == "float32"
     # dims that hash like ints but are not Python ints take the general path (and its checks)
     with pytest.raises(ConstraintError, match="every dim is a positive int"):
         run.allocate((True, 16), nl.float32, nl.sbuf)
