@@ -84,3 +84,27 @@ def test_tile_release_acts_as_finalize():
     assert rel3.alive
     gc.collect()
     assert not rel3.alive and a.blocks == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(1, 700), st.integers(0, 1000)), min_size=1, max_size=60))
+def test_high_water_mark_and_blocks_as_the_dataclass_makes_them(ops):
+    """``high`` is the largest block end ever handed out (what Run.peak reports); the blocks alloc builds
+    through the slot descriptors equal, hash and refuse assignment as Block(...) does."""
+    a = NextFitAllocator("t", 4096, align=4)
+    live, high = [], 0
+    for is_alloc, size, pick in ops:
+        if is_alloc or not live:
+            try:
+                b = a.alloc(size, f"b{size}")
+            except Exception:
+                continue
+            assert b == Block(b.offset, b.size, f"b{size}") and hash(b) == hash(Block(b.offset, b.size, f"b{size}"))
+            high = max(high, b.offset + b.size)
+            live.append(b)
+        else:
+            a.free(live.pop(pick % len(live)))
+        assert a.high == high
+    if live:
+        with pytest.raises(Exception, match="cannot assign"):
+            live[0].offset = 0

@@ -19,6 +19,7 @@ init bytes go back to 0 (which moves it) reads skip the check and whole writes s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod as _prod
 
 import numpy as np
 
@@ -45,7 +46,8 @@ def byte_box(shape, strides, itemsize: int) -> tuple[tuple, tuple]:
         else:
             merged.append((n, s))
     merged.reverse()
-    return tuple(n for n, _ in merged), tuple(s for _, s in merged)
+    shape, strides = zip(*merged)       # (merged is never empty: it starts with the element itself)
+    return shape, strides
 
 
 _INIT_PATTERN = {1: (np.uint8, 0x01), 2: (np.uint16, 0x0101), 4: (np.uint32, 0x01010101),
@@ -146,14 +148,37 @@ class TensorView:
         self._array = self._iv = self._ibox = self._iwords = self._written_gen = None
         return self
 
+    @classmethod
+    def placed(cls, memory: Memory, offset: int, shape: tuple, strides: tuple, dtype: _dt.DType,
+               lane_lo: int, lane_hi: int, lo: int, hi: int, array: np.ndarray | None = None) -> "TensorView":
+        """A view whose geometry the caller has already proved valid and inside ``memory``, with its
+        footprint box computed by the caller: a front end's per-geometry plan (a tile placed by its
+        allocator, a basic slice of a view that passed its own check, whose elements are a subset of
+        that view's). Geometry is tuples of Python ints with no size-0 dim; the box is what
+        ``_footprint`` would compute, without the loop over dims and the bounds checks.
+
+        ``array``, when given, is the numpy view ``array()`` would build (same shape, strides, dtype and
+        first byte of ``memory.data``), made more cheaply by slicing one the caller already has: numpy
+        slicing costs a fraction of an ``np.ndarray(buffer=...)`` call."""
+        self = cls.__new__(cls)
+        self.memory = memory
+        self.offset = offset
+        self.shape = shape
+        self.strides = strides
+        self.dtype = dtype
+        self.footprint = Footprint(memory, lane_lo, lane_hi, lo, hi, self)
+        self._array = array
+        self._iv = self._ibox = self._written_gen = None
+        return self
+
     # ---- bounds ----
 
     def _footprint(self, api) -> Footprint:
-        m, item = self.memory, self.dtype.itemsize
+        m, item = self.memory, self.dtype.np.itemsize      # (np.dtype's, not the DType property)
         if 0 in self.shape:
             lane = self.offset // m.lane_bytes if m.lane_bytes else 0
             return Footprint(m, lane, lane, 0, 0, self)
-        if not m.laned:
+        if m.lanes <= 1:                                    # (not m.laned: no property call)
             lo = hi = self.offset
             for n, s in zip(self.shape, self.strides):
                 span = s * (n - 1)
@@ -305,14 +330,11 @@ class TensorView:
 
     @property
     def size(self) -> int:
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
+        return _prod(self.shape)
 
     @property
     def nbytes(self) -> int:
-        return self.size * self.dtype.itemsize
+        return _prod(self.shape) * self.dtype.np.itemsize
 
     @property
     def ndim(self) -> int:

@@ -10,50 +10,64 @@ either way: the live tensors must fit, or the error lists them.
 from __future__ import annotations
 
 import bisect
+import operator
 import weakref
 
 from ..core.allocator import Allocator, Block
 
+_offset = operator.attrgetter("offset")     # a C-level bisection key (a def costs a Python call per probe)
 
-def _end(b: Block) -> int:
-    return b.offset + b.size
-
-
-def _offset(b: Block) -> int:
-    return b.offset
+# Block is a frozen dataclass: its __init__ sets each field through object.__setattr__. alloc sets the
+# slots through their descriptors instead (the same object, a third of the cost).
+_new_block = Block.__new__
+_set_offset, _set_size, _set_name = Block.offset.__set__, Block.size.__set__, Block.name.__set__
 
 
 class NextFitAllocator(Allocator):
     def __init__(self, name: str, capacity: int, align: int = 1, start: int = 0):
         super().__init__(name, capacity, align, start)
         self.cursor = start
+        self.high = self.start      # the highest block end so far (the run's peak), kept by alloc
 
     def alloc(self, size: int, name: str = "", api: str = "alloc", align: int | None = None) -> Block:
         align = align or self.align
-        size = int(size)
+        if type(size) is not int:
+            size = int(size)
         if size > 0:
             at = -(-self.cursor // align) * align
             end = self.start + self.capacity
             blocks = self.blocks
             # blocks are sorted by offset and never overlap, so their ends are sorted too: skip those
-            # ending at or before the cursor by bisection (the scan would pass them one by one)
-            index = bisect.bisect_right(blocks, at, key=_end)
-            for index in range(index, len(blocks)):
-                b = blocks[index]
-                if b.offset + b.size <= at:         # inside the alignment gap after the previous one
-                    continue
-                if at + size <= b.offset:
-                    break
-                at = -(-(b.offset + b.size) // align) * align
-            else:
-                index = len(blocks)
+            # ending at or before the cursor by bisection (the scan would pass them one by one). The
+            # first block starting at or after ``at``, or the one before it when that one reaches past
+            # ``at``: every earlier block ends at or before ``at`` (the loop skips any that do).
+            index = bisect.bisect_left(blocks, at, key=_offset)
+            if index and blocks[index - 1].offset + blocks[index - 1].size > at:
+                index -= 1
+            if index < len(blocks):             # (past the last block: nothing to scan)
+                for index in range(index, len(blocks)):
+                    b = blocks[index]
+                    if b.offset + b.size <= at:         # inside the alignment gap after the previous one
+                        continue
+                    if at + size <= b.offset:
+                        break
+                    at = -(-(b.offset + b.size) // align) * align
+                else:
+                    index = len(blocks)
             if at + size <= end:
-                block = Block(at, size, name)
-                self.blocks.insert(index, block)
-                self.cursor = at + size
+                block = _new_block(Block)           # Block(at, size, name)
+                _set_offset(block, at)
+                _set_size(block, size)
+                _set_name(block, name)
+                blocks.insert(index, block)
+                self.cursor = at = at + size
+                if at > self.high:
+                    self.high = at
                 return block
         block = super().alloc(size, name, api, align)      # wrap around: first fit (or the capacity error)
-        self.cursor = block.offset + block.size
+        self.cursor = at = block.offset + block.size
+        if at > self.high:
+            self.high = at
         return block
 
     def free(self, block: Block) -> None:
@@ -61,7 +75,7 @@ class NextFitAllocator(Allocator):
         sorted, so only the block at ``block.offset`` can be equal to it."""
         blocks = self.blocks
         i = bisect.bisect_left(blocks, block.offset, key=_offset)
-        if i < len(blocks) and blocks[i] == block:
+        if i < len(blocks) and (blocks[i] is block or blocks[i] == block):    # (is: no dataclass __eq__)
             del blocks[i]
         else:
             blocks.remove(block)            # not there: list.remove's own ValueError

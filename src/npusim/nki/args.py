@@ -65,13 +65,21 @@ def fill_value(api: str, param: str, v, dt):
 
 
 def shape(api: str, v, itemsize: int = 1, on_chip: bool = False, param: str = "shape") -> tuple:
-    if is_int(v):
-        v = (v,)
-    if not isinstance(v, (tuple, list)):
-        raise ConstraintError(api, param, "a tuple of positive ints", v)
-    if not 1 <= len(v) <= MAX_DIMS:
-        raise ConstraintError(api, param, f"1 to {MAX_DIMS} dims", v)
-    out = tuple(as_int(api, param, d, 1, rule="every dim is a positive int") for d in v)
+    out = None
+    if type(v) is tuple and 1 <= len(v) <= MAX_DIMS:     # the common case: positive Python ints as they are
+        for d in v:
+            if type(d) is not int or d < 1:
+                break
+        else:
+            out = v
+    if out is None:
+        if is_int(v):
+            v = (v,)
+        if not isinstance(v, (tuple, list)):
+            raise ConstraintError(api, param, "a tuple of positive ints", v)
+        if not 1 <= len(v) <= MAX_DIMS:
+            raise ConstraintError(api, param, f"1 to {MAX_DIMS} dims", v)
+        out = tuple(as_int(api, param, d, 1, rule="every dim is a positive int") for d in v)
     if on_chip and out[0] > MAX_PARTITIONS:
         raise ConstraintError(api, param, f"an SBUF/PSUM tile has at most {MAX_PARTITIONS} partitions "
                               "(the hardware has 128)", out)

@@ -105,12 +105,8 @@ def ndarray(shape, dtype, buffer=sbuf, name="", address=None) -> NkiTensor:
     api = "nl.ndarray"
     if address is not None:     # placed by the kernel (nki-library's SbufManager): placement.py
         return _placement.place(current(api), shape, dtype, _region(buffer, api), name, address)
-    run = _runtime._current
-    if run is None:
-        run = current(api)          # raises: no kernel is running
-    if type(buffer) is not MemoryRegion:        # (an enum with members has no subclasses)
-        _region(buffer, api)        # raises
-    return run.allocate(shape, dtype, buffer, name, api)
+    return current(api).allocate(shape, dtype, buffer if type(buffer) is MemoryRegion else _region(buffer, api),
+                                 name, api)
 
 
 def ds(start, size) -> DynSlice:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-import weakref
+from typing import NamedTuple
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from . import args as _args
 from . import spec as _spec
 from .dma import DmaEngines
 from . import scope as _scope
-from .tensor import MemoryRegion, NkiTensor, _c_strides, dtype_of
+from .tensor import PSUM, SBUF, MemoryRegion, NkiTensor, _c_strides, dtype_of
 
 COMPUTE_ENGINES = ("tensor", "vector", "scalar", "gpsimd")
 DMA_CLOCK_HZ = 1e9          # DMA queues count time in ns (cycles at 1 GHz)
@@ -42,6 +42,19 @@ _current: "Run | None" = None
 #: NC-v2 port sharing: engine -> {memory: the engine it cannot access that memory in parallel with}.
 _SHARED_PORTS = {"vector": {"sbuf": "gpsimd", "psum": "scalar"}, "gpsimd": {"sbuf": "vector"},
                  "scalar": {"psum": "vector"}}
+
+
+class AllocPlan(NamedTuple):
+    """What every on-chip allocation of one checked (shape, dtype, buffer) shares."""
+    dt: object              # npusim DType
+    shape: tuple
+    strides: tuple          # bytes: the lane size, then C order over the free dims
+    free_size: int          # elements per partition
+    free_bytes: int         # bytes per partition (the allocator's request)
+    nbytes: int
+    block_name: str         # the allocator's name for an unnamed tile
+    rows: "np.ndarray | None"   # 2-D tiles: every partition's bytes as ``dt`` elements; a tile's array
+    #                             is a column slice of it (cheaper than np.ndarray(buffer=...) per tile)
 
 
 class NkiInstruction:
@@ -77,7 +90,9 @@ class Run:
             MemoryRegion.psum: Allocator(f"PSUM ({chip.name}: bytes per partition)", chip.psum_bytes,
                                          align=chip.psum_bank_bytes),
         }
-        self.peak = {MemoryRegion.sbuf: 0, MemoryRegion.psum: 0}
+        self._sbuf_alloc, self._psum_alloc = self.alloc[MemoryRegion.sbuf], self.alloc[MemoryRegion.psum]
+        self._sbuf_plans: dict = {}     # (shape as given, dtype as given) -> AllocPlan (``allocate``)
+        self._psum_plans: dict = {}
         engines = {e: chip.clocks_hz[e] for e in COMPUTE_ENGINES}
         engines.update({f"dma-q{i}": DMA_CLOCK_HZ for i in range(chip.dma_queues)})
         engines["sync"] = DMA_CLOCK_HZ      # the Sync engine's sequencer: register loads/stores (registers.py)
@@ -108,20 +123,46 @@ class Run:
 
     # ---- allocation ----
 
+    @property
+    def peak(self) -> dict:
+        """The allocators' high-water marks (bytes per partition), by region."""
+        return {MemoryRegion.sbuf: self.alloc[MemoryRegion.sbuf].high,
+                MemoryRegion.psum: self.alloc[MemoryRegion.psum].high}
+
     def allocate(self, shape, dtype, buffer: MemoryRegion, name: str = "", api: str = "nl.ndarray") -> NkiTensor:
+        plans = self._sbuf_plans if buffer is SBUF else self._psum_plans if buffer is PSUM else None
+        if plans is not None and type(shape) is tuple:
+            # An on-chip (shape, dtype) seen before in this launch: its checks passed, its geometry is
+            # known. Only a shape of Python ints has a plan (a bool or numpy int dim hashes like an int:
+            # those take the general path, which checks them).
+            try:
+                plan = plans.get((shape, dtype))
+            except TypeError:               # an unhashable dtype: the general path names it
+                plan = None
+            if plan is not None:
+                for d in shape:
+                    if type(d) is not int:
+                        break
+                else:
+                    return self._place(plan, buffer, name, api)
         dt = dtype_of(dtype, api)
-        shape = _args.shape(api, shape, dt.itemsize, buffer.on_chip)
+        normal = _args.shape(api, shape, dt.itemsize, buffer.on_chip)
         if buffer.on_chip:
-            return self._allocate_on_chip(shape, dt, buffer, name, api)
+            plan = self._plan(normal, dt, buffer, api)
+            if plan is None:
+                return self._allocate_over_wide(normal, dt, buffer, name, api)
+            if type(shape) is tuple and all(type(d) is int for d in shape):
+                plans[(shape, dtype)] = plan
+            return self._place(plan, buffer, name, api)
         if buffer is MemoryRegion.shared_hbm and self._shared_next < len(self.shared):
             # Every program of an SPMD grid sees the same shared_hbm tensor (allocation order matches).
             t = self.shared[self._shared_next]
             self._shared_next += 1
-            if t.shape != shape or t.tv.dtype != dt:
+            if t.shape != normal or t.tv.dtype != dt:
                 raise ConstraintError(api, "shape", "every SPMD program allocates the same shared_hbm tensors",
-                                      (shape, str(dt)))
+                                      (normal, str(dt)))
             return t
-        t = self.hbm_tensor(shape, dt, buffer, name)
+        t = self.hbm_tensor(normal, dt, buffer, name)
         if buffer is MemoryRegion.shared_hbm:
             self.shared.append(t)
             self._shared_next += 1
@@ -136,39 +177,27 @@ class Run:
         view = TensorView(mem, 0, shape, _c_strides(shape, dt.itemsize), dt)
         return NkiTensor(view, buffer, name, None, self)
 
-    def _allocate_on_chip(self, shape, dt, buffer, name, api) -> NkiTensor:
+    def _plan(self, shape, dt, buffer, api) -> "AllocPlan | None":
+        """The geometry of an on-chip tile of checked ``shape`` and ``dt`` (None: an over-wide tile)."""
         if len(shape) < 2:
             raise ConstraintError(api, "shape", "SBUF and PSUM tensors must have at least 2 dimensions "
                                   "(partition-dim and free-dim)", shape)
         in_sbuf = buffer is MemoryRegion.sbuf
+        if shape[0] > (self.sbuf if in_sbuf else self.psum).lanes:
+            return None
+        free_size = math.prod(shape[1:])
+        free_bytes = free_size * dt.itemsize
+        block_name = _DEFAULT_NAMES.get((in_sbuf, shape))   # the default block name, formatted once
+        if block_name is None:
+            block_name = _DEFAULT_NAMES[(in_sbuf, shape)] = f"{'sbuf' if in_sbuf else 'psum'}[{shape}]"
         mem = self.sbuf if in_sbuf else self.psum
-        free_bytes = math.prod(shape[1:]) * dt.itemsize
-        alloc = self.alloc[buffer]
-        block_name = name
-        if not name:        # the default block name, formatted once per (buffer, shape)
-            block_name = _DEFAULT_NAMES.get((in_sbuf, shape))
-            if block_name is None:
-                block_name = _DEFAULT_NAMES[(in_sbuf, shape)] = f"{'sbuf' if in_sbuf else 'psum'}[{shape}]"
-        block = self._alloc_block(alloc, buffer, free_bytes, block_name, api)
-        self.peak[buffer] = max(self.peak[buffer], alloc.peak_end)
-        offset = block.offset
-        if shape[0] > mem.lanes:
-            # The official simulator allocates an over-wide tile and fails at the first ISA op that
-            # touches it ("<op> <operand> partition dimension 256 exceeds maximum 128", rules.py). Its
-            # rows live in a memory of their own (no SBUF/PSUM has them); capacity counts its bytes per
-            # partition like any tile's.
-            label = "SBUF" if in_sbuf else "PSUM"
-            mem = Memory(f"{label} (over-wide {shape[0]}-partition tile)", free_bytes, shape[0])
-            offset = 0
-        strides = [mem.lane_bytes] + _c_strides(shape[1:], dt.itemsize)
-        view = TensorView(mem, offset, shape, strides, dt, api=api)
-        t = NkiTensor(view, buffer, name, None, self)
-        t.stale = True          # a new tensor is never-written: its init bytes are cleared when first needed
-        fin = TileRelease(t, alloc, block)      # freed when the kernel drops its last reference
-        if self.scopes:                                # ... or lapses when its loop iteration ends (scope.py)
-            t.scope = self.scopes[-1]
-            t.scope.tiles.append((weakref.ref(t), fin))
-        return t
+        item = dt.itemsize
+        strides = (mem.lane_bytes, *_c_strides(shape[1:], item))
+        rows = None
+        if len(shape) == 2:
+            rows = np.ndarray((shape[0], mem.lane_bytes // item), dt.np, buffer=mem.data,
+                              strides=(mem.lane_bytes, item))
+        return AllocPlan(dt, shape, strides, free_size, free_bytes, shape[0] * free_bytes, block_name, rows)
 
     def _alloc_block(self, alloc, buffer, nbytes, name, api):
         """Allocate; when it does not fit, evict lapsed loop tiles (scope.py) oldest first and retry."""
@@ -178,6 +207,61 @@ class Run:
             except ConstraintError as full:
                 if not _scope.evict_one(self, buffer, f"{api} of {name} ({full.args[0]})"):
                     raise
+
+    def _place(self, plan: "AllocPlan", buffer, name, api) -> NkiTensor:
+        """A new tile of ``plan``'s geometry in the bytes the next-fit allocator hands out."""
+        dt, shape, strides, free_size, free_bytes, nbytes, block_name, rows = plan
+        if buffer is SBUF:
+            mem, alloc = self.sbuf, self._sbuf_alloc
+        else:
+            mem, alloc = self.psum, self._psum_alloc
+        try:
+            block = alloc.alloc(free_bytes, name or block_name, api)
+        except ConstraintError:         # full: _alloc_block evicts lapsed tiles and retries
+            block = self._alloc_block(alloc, buffer, free_bytes, name or block_name, api)
+        offset = block.offset
+        if offset + free_bytes <= mem.lane_bytes:
+            # lanes [0, p), bytes [offset, offset + free bytes): what TensorView's bounds check computes
+            array = None
+            if rows is not None and offset % strides[1] == 0:
+                column = offset // strides[1]
+                array = rows[:, column:column + free_size]
+            view = TensorView.placed(mem, offset, shape, strides, dt, 0, shape[0], offset, offset + free_bytes,
+                                     array)
+        else:
+            view = TensorView(mem, offset, shape, strides, dt, api=api)     # (its own bounds error)
+        t = NkiTensor.placed(view, buffer, name, self, free_size, nbytes)
+        fin = TileRelease(t, alloc, block)      # freed when the kernel drops its last reference
+        if self.scopes:                                # ... or lapses when its loop iteration ends (scope.py)
+            t.scope = scope = self.scopes[-1]
+            scope.tiles.append((fin.ref, fin))
+        return t
+
+    def _allocate_over_wide(self, shape, dt, buffer, name, api) -> NkiTensor:
+        """The official simulator allocates an over-wide tile and fails at the first ISA op that touches
+        it ("<op> <operand> partition dimension 256 exceeds maximum 128", rules.py). Its rows live in a
+        memory of their own (no SBUF/PSUM has them); capacity counts its bytes per partition like any
+        tile's."""
+        in_sbuf = buffer is MemoryRegion.sbuf
+        free_bytes = math.prod(shape[1:]) * dt.itemsize
+        alloc = self.alloc[buffer]
+        block_name = name
+        if not name:
+            block_name = _DEFAULT_NAMES.get((in_sbuf, shape))
+            if block_name is None:
+                block_name = _DEFAULT_NAMES[(in_sbuf, shape)] = f"{'sbuf' if in_sbuf else 'psum'}[{shape}]"
+        block = self._alloc_block(alloc, buffer, free_bytes, block_name, api)
+        label = "SBUF" if in_sbuf else "PSUM"
+        mem = Memory(f"{label} (over-wide {shape[0]}-partition tile)", free_bytes, shape[0])
+        strides = [mem.lane_bytes] + _c_strides(shape[1:], dt.itemsize)
+        view = TensorView(mem, 0, shape, strides, dt, api=api)
+        t = NkiTensor(view, buffer, name, None, self)
+        t.stale = True
+        fin = TileRelease(t, alloc, block)
+        if self.scopes:
+            t.scope = self.scopes[-1]
+            t.scope.tiles.append((fin.ref, fin))
+        return t
 
     # ---- placing instructions ----
 

@@ -20,6 +20,10 @@ from __future__ import annotations
 import sys
 import weakref
 
+from .alloc import _PENDING     # weakref of a live tile -> its pending TileRelease (alive: ref in _PENDING)
+
+_ref = weakref.ref
+
 
 class Scope:
     """One loop iteration: the tiles allocated in it and the views of them that passed their checks."""
@@ -33,9 +37,11 @@ class Scope:
         self.ended = False
 
     def add_view(self, view) -> None:
-        self.views.append(weakref.ref(view))
-        if len(self.views) > 64 and len(self.views) & (len(self.views) - 1) == 0:
-            self.views = [w for w in self.views if w() is not None]     # prune at powers of two
+        views = self.views
+        views.append(_ref(view))
+        n = len(views)
+        if n > 64 and n & (n - 1) == 0:
+            self.views = [w for w in views if w() is not None]     # prune at powers of two
 
     def uncheck(self, root=None) -> None:
         """The next ISA call on these views goes through rules.tile (and sees that the tile is dead)."""
@@ -52,13 +58,16 @@ class Scope:
             self.uncheck()
             self.tiles, self.views = (), []
             return
+        buffer = lapsed = None
         for ref, fin in self.tiles:
             t = ref()
-            if t is not None and fin.alive:
-                lapsed = run.lapsed[t.buffer]
+            if t is not None and ref in _PENDING:       # (fin.alive)
+                if t.buffer is not buffer:              # (an enum hashes in Python: look up once per run of
+                    buffer = t.buffer                   # tiles of one buffer)
+                    lapsed = run.lapsed[buffer]
                 lapsed.append((ref, fin, self))
                 if len(lapsed) > 64 and len(lapsed) & (len(lapsed) - 1) == 0:   # drop freed ones now and then
-                    run.lapsed[t.buffer] = [e for e in lapsed if e[1].alive]
+                    run.lapsed[buffer] = lapsed = [e for e in lapsed if e[0] in _PENDING]
         self.tiles = []
 
 

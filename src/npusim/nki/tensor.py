@@ -46,6 +46,9 @@ class DynSlice:
     step: int = 1
 
 
+_new_tensor = object.__new__
+
+
 def _index_error(param, rule, value):
     return ConstraintError("NkiTensor.__getitem__", param, rule, value)
 
@@ -59,7 +62,7 @@ def _index_int(v) -> int:
 class NkiTensor:
     """A tensor in SBUF, PSUM or HBM: a typed strided window (``view``) onto one memory."""
     __slots__ = ("tv", "buffer", "name", "root", "run", "full", "stale", "checked", "on_chip", "in_psum", "free_size",
-                 "partitions", "nbytes",
+                 "partitions", "nbytes", "shape", "start_partition",
                  "sig", "scope", "ind", "__weakref__")
 
     def __init__(self, view: TensorView, buffer: MemoryRegion, name: str, root: "NkiTensor | None", run):
@@ -80,6 +83,33 @@ class NkiTensor:
         self.free_size = n      # elements per partition (the N of the cost formulas)
         self.partitions = view.shape[0] if view.shape else 1
         self.nbytes = self.partitions * n * view.dtype.itemsize if view.shape else view.dtype.itemsize
+        # Plain attributes, not properties: the ISA rules read them for every operand. A view never
+        # changes after it is made (``tv`` is set once).
+        self.shape = view.shape
+        self.start_partition = view.footprint.lane_lo if self.on_chip else 0    # (first partition)
+
+    @classmethod
+    def placed(cls, view: TensorView, buffer: MemoryRegion, name: str, run, free_size: int,
+               nbytes: int) -> "NkiTensor":
+        """``NkiTensor(view, buffer, name, None, run)`` for a new on-chip tile whose sizes the caller's
+        allocation plan already holds (runtime.Run._place). Its init bytes are stale: a new tensor is
+        never-written, its init map is cleared when first needed."""
+        self = _new_tensor(cls)
+        self.tv = view
+        self.buffer = buffer
+        self.name = name
+        self.run = run
+        self.full = self.checked = False
+        self.stale = True
+        self.root = self.sig = self.scope = self.ind = None
+        self.in_psum = buffer is PSUM
+        self.on_chip = True
+        self.free_size = free_size
+        self.partitions = view.shape[0]
+        self.nbytes = nbytes
+        self.shape = view.shape
+        self.start_partition = view.footprint.lane_lo
+        return self
 
     # ---- values (what instructions use: whole-array numpy, init tracking kept cheap) ----
 
@@ -123,7 +153,7 @@ class NkiTensor:
         root = self.root or self
         if root.full:
             self.tv.array()[...] = values
-        elif self._covers_root():
+        elif root is self or self._covers_root():
             self.tv.array()[...] = values
             root.full, root.stale = True, False
         else:
@@ -135,7 +165,7 @@ class NkiTensor:
         root = self.root or self
         if root.full:
             return
-        if self._covers_root():
+        if root is self or self._covers_root():
             root.full, root.stale = True, False
             return
         self._fresh_init(root)
@@ -143,10 +173,6 @@ class NkiTensor:
             self.tv.mark_written()
 
     # ---- attributes of the vendor's NkiTensor ----
-
-    @property
-    def shape(self) -> tuple:
-        return self.tv.shape
 
     @property
     def dtype(self):
@@ -160,16 +186,12 @@ class NkiTensor:
 
     @property
     def size(self) -> int:
-        return self.tv.size
+        return self.partitions * self.free_size     # (the product of the shape: partitions x free dims)
 
     @property
     def itemsize(self) -> int:
         return self.tv.dtype.itemsize
 
-
-    @property
-    def start_partition(self) -> int:
-        return self.tv.footprint.lane_lo if self.on_chip else 0
 
     @property
     def strides(self) -> tuple:
@@ -195,6 +217,31 @@ class NkiTensor:
         return NkiTensor(view, self.buffer, self.name, self.root or self, self.run)
 
     def __getitem__(self, key) -> "NkiTensor":
+        if self.ind is None:
+            view = _basic_view(self, key)
+            if view is not None:
+                if type(self) is not NkiTensor:
+                    return self._derive(view)       # (a subclass's own views)
+                t = _new_tensor(NkiTensor)          # NkiTensor(view, ...) and _derive's checks, unrolled
+                t.tv = view
+                t.buffer = self.buffer
+                t.name = self.name
+                t.root = self.root or self
+                t.run = self.run
+                t.full = t.stale = t.checked = False
+                t.sig = t.scope = t.ind = None
+                t.in_psum = self.in_psum
+                t.on_chip = self.on_chip
+                t.shape = shape = view.shape
+                t.start_partition = view.footprint.lane_lo if t.on_chip else 0
+                t.partitions = p = shape[0] if shape else 1
+                t.free_size = n = math.prod(shape[1:])
+                t.nbytes = p * n * view.dtype.np.itemsize if shape else view.dtype.np.itemsize
+                return t
+        return self._index(key)
+
+    def _index(self, key) -> "NkiTensor":
+        """``self[key]``, every form and every check (``_basic_view`` is its short path)."""
         if not isinstance(key, tuple):
             key = (key,)
         v = self.tv
@@ -383,6 +430,115 @@ class NkiTensor:
     def numpy(self) -> np.ndarray:
         """A copy of the values (never-written elements read as poison)."""
         return np.array(self.read(), copy=True)
+
+
+def _basic_view(t: NkiTensor, key) -> "TensorView | None":
+    """The view ``t[key]`` when every index is in range and a Python int, a slice of Python ints (or None)
+    with 0 <= start < stop and a positive step, or an ``nl.ds`` of such ints: the common forms
+    (``tile[:, a:b]``, ``tensor[i, a:b, c:d]``, ``tile[nl.ds(p, n), :]``). None sends every other key
+    (negative or empty ranges, numpy ints, bools, Ellipsis) and every bad one to the general path
+    (``NkiTensor._index``), which gives the same view or raises its error.
+
+    The result's elements are a subset of ``t``'s, so it is inside the memory and keeps the laned stride
+    rule, because ``t`` passed its own check: no bounds check, and its footprint box is summed here from
+    the spans of the new dims (what ``TensorView._footprint`` computes)."""
+    if type(key) is not tuple:
+        key = (key,)
+    v = t.tv
+    vshape = v.shape
+    missing = len(vshape) - len(key)
+    if missing:
+        if missing < 0:
+            return None
+        key += _WHOLE[missing]
+    mem = v.memory
+    lb = mem.lane_bytes if mem.lanes > 1 else 0
+    offset = v.offset
+    shape, strides = [], []
+    lane_lo = lane_hi = lo = hi = 0        # spans: across lanes, inside a lane (or the whole memory)
+    partition = t.on_chip                   # the next dim is an on-chip tile's partition dim
+    parent = v._array                       # when t's numpy view exists, the new one is a slice of it
+    np_key = [] if parent is not None else None
+    for k, n, s in zip(key, vshape, v.strides):
+        tk = type(k)
+        if tk is slice:
+            start = k.start
+            stop = k.stop
+            if start is None:
+                start = 0
+            elif type(start) is not int:
+                return None
+            if stop is None:
+                stop = n
+            elif type(stop) is not int or stop > n:
+                return None
+            if not 0 <= start < stop:
+                return None
+            step = k.step
+            if step is None:
+                size = stop - start
+                offset += start * s
+            elif type(step) is not int or step < 1 or (partition and step != 1):
+                return None
+            else:
+                size = (stop - start + step - 1) // step
+                offset += start * s
+                s *= step
+            if np_key is not None:
+                np_key.append(k)
+        elif tk is int:
+            if not 0 <= k < n:
+                return None
+            offset += k * s
+            if partition:                   # the partition dim stays, with size 1
+                shape.append(1)
+                strides.append(s)
+                partition = False
+                if np_key is not None:
+                    np_key.append(slice(k, k + 1))
+            elif np_key is not None:
+                np_key.append(k)
+            continue
+        elif tk is DynSlice:
+            start, size, step = k.start, k.size, k.step
+            if (type(start) is not int or type(size) is not int or type(step) is not int or start < 0
+                    or size < 1 or step < 1 or start + (size - 1) * step >= n or (partition and step != 1)):
+                return None
+            offset += start * s
+            s *= step
+            if np_key is not None:
+                np_key.append(slice(start, start + (size - 1) * step + 1, step))
+        else:
+            return None
+        partition = False
+        shape.append(size)
+        strides.append(s)
+        if size > 1 and s:
+            if lb and s % lb == 0:
+                span = s // lb * (size - 1)
+                if span > 0:
+                    lane_hi += span
+                else:
+                    lane_lo += span
+            elif s > 0:
+                hi += s * (size - 1)
+            else:
+                lo += s * (size - 1)
+    item = v.dtype.np.itemsize     # (np.dtype.itemsize: no property call)
+    if t.on_chip and len(shape) < 2:     # on-chip tensors stay at least 2-D (numpy has no such dim)
+        shape.append(1)
+        strides.append(item)
+        np_key = None
+    array = parent[tuple(np_key)] if np_key is not None and shape else None     # (all ints: a scalar)
+    if lb:
+        lane, byte = divmod(offset, lb)
+        return TensorView.placed(mem, offset, tuple(shape), tuple(strides), v.dtype, lane + lane_lo,
+                                 lane + lane_hi + 1, byte + lo, byte + hi + item, array)
+    return TensorView.placed(mem, offset, tuple(shape), tuple(strides), v.dtype, 0, 1, offset + lo,
+                             offset + hi + item, array)
+
+
+_WHOLE = [(slice(None),) * n for n in range(_args.MAX_DIMS + 1)]     # the implicit trailing ``:``s
 
 
 def _c_strides(shape, item: int) -> list[int]:
