@@ -168,7 +168,7 @@ class TensorView:
         self.dtype = dtype
         self.footprint = Footprint(memory, lane_lo, lane_hi, lo, hi, self)
         self._array = array
-        self._iv = self._ibox = self._written_gen = None
+        self._iv = self._ibox = self._iwords = self._written_gen = None
         return self
 
     # ---- bounds ----
