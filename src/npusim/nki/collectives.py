@@ -101,10 +101,13 @@ def _store(dst, values):
 
 
 def _issue(api, run, dsts, srcs):
+    """One DMA per destination, on LNC2 after every rank's sources were written (lnc.Programs.exchange)."""
     from .isa import dma_issue
+    progs = run.programs
+    after = progs.arrived_ns(progs.current_index())
     ins = None
     for d, s in zip(dsts, srcs):
-        ins = dma_issue(api, run, d, s, [s], [d])
+        ins = dma_issue(api, run, d, s, [s], [d], not_before_ns=after)
     return ins
 
 
@@ -127,7 +130,7 @@ def all_gather(srcs, dsts, replica_group, collective_dim, priority=None, name=No
     dim = _dim(api, collective_dim, on_chip, (0, 1))
     me = progs.current_index()
     group = _group(api, replica_group, len(progs.progs), me)
-    got = progs.exchange(f"{api}(group={group})", "all_gather", group, _read(srcs, api))
+    got = progs.exchange(f"{api}(group={group})", "all_gather", group, _read(srcs, api), srcs)
     for i, d in enumerate(dsts):
         parts = [got[r][i] for r in group]
         if any(p.shape != parts[0].shape for p in parts):
@@ -147,7 +150,7 @@ def all_reduce(srcs, dsts, replica_group, op, priority=None, name=None):
     _tensors(api, srcs, dsts)
     me = progs.current_index()
     group = _group(api, replica_group, len(progs.progs), me)
-    got = progs.exchange(f"{api}(group={group})", "all_reduce", group, _read(srcs, api))
+    got = progs.exchange(f"{api}(group={group})", "all_reduce", group, _read(srcs, api), srcs)
     for i, d in enumerate(dsts):
         parts = [got[r][i].astype(np.float32) for r in group]
         if any(p.shape != parts[0].shape for p in parts) or parts[0].size != d.size:
@@ -166,7 +169,7 @@ def reduce_scatter(srcs, dsts, replica_group, collective_dim, op, priority=None,
     _dim(api, collective_dim, on_chip)
     me = progs.current_index()
     group = _group(api, replica_group, len(progs.progs), me)
-    got = progs.exchange(f"{api}(group={group})", "reduce_scatter", group, _read(srcs, api))
+    got = progs.exchange(f"{api}(group={group})", "reduce_scatter", group, _read(srcs, api), srcs)
     k = group.index(me)
     for i, d in enumerate(dsts):
         red = fn.reduce(np.stack([got[r][i].astype(np.float32) for r in group]), axis=0)
@@ -187,7 +190,7 @@ def all_to_all(srcs, dsts, replica_group, collective_dim, priority=None, name=No
     _dim(api, collective_dim, False)
     me = progs.current_index()
     group = _group(api, replica_group, len(progs.progs), me)
-    got = progs.exchange(f"{api}(group={group})", "all_to_all", group, _read(srcs, api))
+    got = progs.exchange(f"{api}(group={group})", "all_to_all", group, _read(srcs, api), srcs)
     k = group.index(me)
     for i, d in enumerate(dsts):
         if got[me][i].shape[0] % len(group):
@@ -212,7 +215,7 @@ def collective_permute(srcs, dsts, source_target_pairs, priority=None, name=None
                               "once", source_target_pairs)
     everyone = tuple(range(n))
     me = progs.current_index()
-    got = progs.exchange(f"{api}", "collective_permute", everyone, _read(srcs, api))
+    got = progs.exchange(f"{api}", "collective_permute", everyone, _read(srcs, api), srcs)
     src_of = {b: a for a, b in pairs}
     if me in src_of:
         v = got[src_of[me]][0]

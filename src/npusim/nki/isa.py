@@ -492,7 +492,8 @@ def _dma_groups(chip, dst, src) -> list:
     return sorted(g for g in groups if g < chip.dma_queues) or list(range(chip.dma_queues))
 
 
-def dma_issue(api: str, run, dst, src, reads, writes, elements=None, nbytes=None) -> NkiInstruction:
+def dma_issue(api: str, run, dst, src, reads, writes, elements=None, nbytes=None,
+              not_before_ns: float = 0.0) -> NkiInstruction:
     """Place one DMA transfer on the timeline (dma_copy, dma_transpose): the first free of the 16 queues,
     the fixed latency overlapping, the data phase on the DMA engines of the partitions it touches."""
     # The 16 DMA engines each serve 8 partitions: an SBUF side uses the engines of its partitions,
@@ -504,13 +505,16 @@ def dma_issue(api: str, run, dst, src, reads, writes, elements=None, nbytes=None
     ns = _cost.dma_ns(chip, nbytes, len(groups))
     if elements is None:
         elements = dst.partitions * dst.free_size
-    return _dma_place(api, run, reads, writes, groups, ns, ns - chip.dma_fixed_ns, elements)
+    return _dma_place(api, run, reads, writes, groups, ns, ns - chip.dma_fixed_ns, elements, not_before_ns)
 
 
-def _dma_place(api, run, reads, writes, groups, ns, data_ns, elements) -> NkiInstruction:
+def _dma_place(api, run, reads, writes, groups, ns, data_ns, elements, not_before_ns=0.0) -> NkiInstruction:
+    """``not_before_ns``: data from another core (lnc.py) that arrives no earlier."""
     fixed = run.chip.dma_fixed_ns
     q = run.dma_queue()
     ready = run.ready_ns(q, reads=reads, writes=writes)
+    if not_before_ns > ready:
+        ready = not_before_ns
     data_start = run.dma_engines.earliest(groups, ready + fixed, data_ns)
     ins = run.issue(api, q, ns, reads=reads, writes=writes, elements=elements, not_before_ns=data_start - fixed)
     run.dma_engines.reserve(groups, ins.event.end_ns - data_ns, data_ns)

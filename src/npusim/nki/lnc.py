@@ -8,8 +8,16 @@ threads in a kernel at once, so the launch's Run needs no locks and runs are det
 waiting for a peer that ended, or programs all waiting on each other, raise a ConstraintError naming the
 call. A grid of one program runs inline, with no thread.
 
-Timing: all programs share the launch's one timeline (docs/nki.md "SPMD"); a sendrecv is a DMA that
-reads the sender's tile, a core_barrier an event that starts when every core has arrived.
+Timing. An LNC2 launch (``kernel[2]`` on NeuronCore-v3 or newer: trn2, trn3) runs program k on physical
+core k ("How to tell which core a kernel is running on": ``nl.program_id(0)``); each core has its own
+engines and DMA queues, so each has its own timeline (trace core "nc0" / "nc1", one shared trace) and its
+own DMA engines' busy intervals (``Cores``). A program switch swaps ``run.timeline`` and those, nothing
+else: ``Run.issue`` places on the running core. The cores order each other only where the kernel
+synchronises them, as on the chip (they share HBM but no semaphores): a sendrecv's receive starts after
+the sender's tile was written, a collective's transfers after every rank's sources were written, and a
+core_barrier starts when the last core arrived (its writes to ``data`` done) and counts as a write of
+``data`` on each core, so what a core does with ``data`` afterwards waits for it. Every other grid (trn1,
+one program, more programs than cores) keeps the launch's one timeline: all its programs on core "nc0".
 """
 from __future__ import annotations
 
@@ -18,11 +26,42 @@ import threading
 import numpy as np
 
 from ..core.errors import ConstraintError
+from ..core.timeline import Timeline
 from . import rules as R
+from .dma import DmaEngines
 from .runtime import NkiInstruction, current
 from .tensor import MemoryRegion, NkiTensor
 
 BARRIER_CYCLES = 64.0       # a remote semaphore write and a local wait (unpublished: one MIN_II assumed)
+LNC2_CORES = 2              # physical NeuronCores of a Logical NeuronCore at LNC degree 2
+_PEER = "another core"      # an engine name no timeline has: its dependency scans skip nothing
+
+
+class _Core:
+    """One physical core's timing state: its timeline, its DMA engines' busy intervals, the TensorE
+    weight-load state isa_matmul keeps on the run."""
+    __slots__ = ("timeline", "dma_engines", "ls_end_ns", "mm_last_start_ns")
+
+    def __init__(self, timeline, dma_engines):
+        self.timeline, self.dma_engines = timeline, dma_engines
+        self.ls_end_ns = self.mm_last_start_ns = 0.0
+
+
+def lnc2_cores(run) -> "list[_Core] | None":
+    """The two cores of an LNC2 launch, core 0 with the run's own timeline; None for any other grid."""
+    if run.chip.nc_version < 3 or int(np.prod(run.grid)) != LNC2_CORES:
+        return None
+    tl0 = run.timeline
+    freqs = {name: e.freq_hz for name, e in tl0.engines.items()}
+    cores = [_Core(tl0, run.dma_engines)]
+    for k in range(1, LNC2_CORES):
+        cores.append(_Core(Timeline(freqs, core=f"nc{k}", trace=tl0.trace), DmaEngines(len(run.dma_engines.floor))))
+    return cores
+
+
+def data_ready_ns(run, tensors) -> float:
+    """When the running core's writes to ``tensors`` end (what a peer core reading them waits for)."""
+    return run.timeline.dependencies_end([t.tv.footprint for t in tensors], [], _PEER)
 
 
 class _Abort(BaseException):
@@ -56,6 +95,9 @@ class Programs:
         self.barriers: dict = {}    # cores tuple -> list of arrival records of the open round
         self.rounds: dict = {}      # (collective, group) -> [ {rank: payload} per round ]
         self.calls: dict = {}       # (collective, group, rank) -> calls made so far
+        self.cores = lnc2_cores(run)    # LNC2: program k runs on core k (its own timeline); else None
+        self.ready: dict = {}       # ((collective, group), round) -> {rank: when its sources were written}
+        self._arrived: dict = {}    # rank -> arrived_ns of its latest exchange
 
     # ---- the scheduler (main thread) ----
 
@@ -78,6 +120,8 @@ class Programs:
                     raise failed.error
         finally:
             self._stop()
+            if self.cores is not None:      # the run's timeline is core 0's again (last_run().timeline)
+                self._switch(self.cores[0])
         return self.progs[0].result
 
     def _next(self):
@@ -124,6 +168,18 @@ class Programs:
     def _enter(self, p: _Program):
         run = self.run
         run.program, run._shared_next, run.scopes = p.coords, p.shared_next, p.scopes
+        if self.cores is not None:
+            self._switch(self.cores[p.index])
+
+    def _switch(self, core: _Core):
+        """Make ``core`` the one instructions are placed on (saving the running core's matmul state)."""
+        run = self.run
+        for c in self.cores:
+            if c.timeline is run.timeline:
+                c.ls_end_ns = getattr(run, "_ls_end_ns", 0.0)
+                c.mm_last_start_ns = getattr(run, "_mm_last_start_ns", 0.0)
+        run.timeline, run.dma_engines = core.timeline, core.dma_engines
+        run._ls_end_ns, run._mm_last_start_ns = core.ls_end_ns, core.mm_last_start_ns
 
     def wait(self, what: str, ready) -> None:
         """Stop the running program until ``ready()`` holds; the others run meanwhile."""
@@ -146,9 +202,10 @@ class Programs:
     def current_index(self) -> int:
         return self.turn
 
-    def exchange(self, what: str, kind: str, group: tuple, payload) -> dict:
+    def exchange(self, what: str, kind: str, group: tuple, payload, sources=()) -> dict:
         """Post this program's ``payload`` to its next ``kind`` round among ``group``; wait until every
-        member posted; every member's payload by rank."""
+        member posted; every member's payload by rank. On LNC2, ``arrived_ns(rank)`` is then when the
+        last member's ``sources`` were written (a collective's transfers start no earlier)."""
         me = self.current_index()
         key = (kind, group)
         n = self.calls.get(key + (me,), 0)
@@ -158,17 +215,27 @@ class Programs:
             rounds.append({})
         rnd = rounds[n]
         rnd[me] = payload
+        ready = self.ready.setdefault((key, n), {})
+        ready[me] = data_ready_ns(self.run, sources) if self.cores is not None and sources else 0.0
         self.wait(what, lambda: len(rnd) == len(group))
+        self._arrived[me] = max(ready.values())
         return rnd
+
+    def arrived_ns(self, rank: int) -> float:
+        """When every member of ``rank``'s latest exchange had its sources written (0 off LNC2)."""
+        return self._arrived.get(rank, 0.0)
 
 
 def run_programs(run, fn, args, kwargs):
     """Run the kernel body once per program of ``run.grid``; the first program's return value."""
+    run.timelines = [run.timeline]      # one per physical core the launch uses (LNC2: two)
     if int(np.prod(run.grid)) == 1:
         run.program = (0,) * len(run.grid)
         run._shared_next = 0
         return fn(*args, **kwargs)
     progs = Programs(run, fn, args, kwargs)
+    if progs.cores is not None:
+        run.timelines = [c.timeline for c in progs.cores]
     run.programs = progs
     try:
         return progs.run_all()
@@ -216,15 +283,18 @@ def sendrecv(src, dst, send_to_rank, recv_from_rank, pipe_id, dma_engine=None, n
     progs = _lnc(api, run)
     to, frm = _rank(api, "send_to_rank", send_to_rank), _rank(api, "recv_from_rank", recv_from_rank)
     me = progs.current_index()
-    progs.mail.setdefault((pipe_id, me, to), []).append(np.array(src.read(api), copy=True))
+    # What the peer receives, and when it was written on this core (the receive cannot start before)
+    sent = (np.array(src.read(api), copy=True), data_ready_ns(run, [src]))
+    progs.mail.setdefault((pipe_id, me, to), []).append(sent)
     key = (pipe_id, frm, me)
     progs.wait(f"{api}(pipe_id={pipe_id}, recv_from_rank={frm})", lambda: bool(progs.mail.get(key)))
-    values = progs.mail[key].pop(0)
+    values, sent_ns = progs.mail[key].pop(0)
     if values.shape != tuple(dst.shape):
         raise ConstraintError(api, "dst", "the peer's src has this dst's shape", (values.shape, dst.shape))
     dst.write(values)
     from .isa import dma_issue
-    return dma_issue(api, run, dst, src, [src], [dst])
+    # One DMA on this core's queue: it reads src (sent) and writes dst (received), after the peer's src
+    return dma_issue(api, run, dst, src, [src], [dst], not_before_ns=sent_ns)
 
 
 def core_barrier(data, cores, engine=None, name=None) -> NkiInstruction:
@@ -251,4 +321,7 @@ def core_barrier(data, cores, engine=None, name=None) -> NkiInstruction:
     rnd = rounds[-1]
     rnd.append(arrive)
     progs.wait(f"{api}(cores={cores})", lambda: len(rnd) == len(cores))
-    return run.issue(api, eng, BARRIER_CYCLES, reads=[data], writes=[], not_before_ns=max(rnd))
+    # The barrier ends each core's writes to ``data`` before anything later on this core touches it: it
+    # is placed as a write of ``data`` (no bytes move), starting when the last core arrived.
+    ev = run.timeline.place(eng, api, BARRIER_CYCLES, reads=[], writes=[data.tv.footprint], not_before_ns=max(rnd))
+    return NkiInstruction(ev)
