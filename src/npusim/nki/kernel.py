@@ -25,7 +25,8 @@ MAX_PROGRAMS = 1 << 16      # an SPMD grid's total programs (npusim's limit: eac
 
 
 def last_run() -> Run | None:
-    """The Run of the latest launch: ``.trace``, ``.timeline``, ``.peak`` (allocator high-water marks)."""
+    """The Run of the latest launch: ``.trace``, ``.timeline`` (core 0's), ``.timelines`` (one per
+    physical core: two for LNC2), ``.peak`` (allocator high-water marks)."""
     return _last
 
 

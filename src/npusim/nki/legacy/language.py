@@ -83,8 +83,8 @@ class nc:
 
 def spmd_dim(*dims) -> int:
     """``nl.spmd_dim(grid, nl.nc(2))``: one grid dimension of ``grid`` programs per core times the cores,
-    i.e. ``program_id`` runs over the product. npusim runs every program on one NeuronCore's timeline
-    (the cores are not modelled apart; the current API's LNC2 model is the nkib branch's)."""
+    i.e. ``program_id`` runs over the product. Two programs on trn2 / trn3 run on the two LNC2 cores'
+    timelines (lnc.py), a larger product on one core's timeline."""
     n = 1
     for d in dims:
         n *= d.count if isinstance(d, nc) else int(d)
