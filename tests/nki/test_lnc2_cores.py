@@ -241,3 +241,33 @@ def test_lnc2_collective_waits_for_every_ranks_sources():
     src1_written = _on(ev, "nc1", "nisa.dma_copy")[1].end_ns       # core 1's `mine`, after its vector ops
     (ar0,) = _on(ev, "nc0", "nki.collectives.all_reduce")
     assert ar0.start_ns >= src1_written > _on(ev, "nc0", "nisa.dma_copy")[1].end_ns
+
+
+@nki.jit
+def matmul_work(a, b):
+    """Each program multiplies its 128-column block of ``b`` by ``a`` N_OPS // 4 times on TensorE."""
+    i = nl.program_id(0)
+    out = nl.ndarray((128, b.shape[1]), nl.float32, buffer=nl.shared_hbm)
+    at = nl.ndarray((128, 128), a.dtype)
+    bt = nl.ndarray((128, 128), b.dtype)
+    nisa.dma_copy(dst=at, src=a)
+    nisa.dma_copy(dst=bt, src=b[:, i * 128:(i + 1) * 128])
+    acc = nl.ndarray((128, 128), nl.float32, buffer=nl.psum)
+    for _ in range(N_OPS // 4):
+        nisa.nc_matmul(dst=acc, stationary=at, moving=bt)
+    res = nl.ndarray((128, 128), nl.float32)
+    nisa.tensor_copy(dst=res, src=acc)
+    nisa.dma_copy(dst=out[:, i * 128:(i + 1) * 128], src=res)
+    return out
+
+
+def test_lnc2_matmul_weight_loads_are_per_core():
+    rng = np.random.default_rng(0)
+    a = rng.integers(-2, 3, (128, 128)).astype(np.float32)
+    b = rng.integers(-2, 3, (128, 256)).astype(np.float32)
+    got = nki.simulate(matmul_work[2], target="trn2")(a, b)
+    np.testing.assert_array_equal(got, (N_OPS // 4) * (a.T @ b))
+    ev = nki.last_run().trace.events
+    mm = {c: _on(ev, c, "nisa.nc_matmul") for c in ("nc0", "nc1")}
+    # both cores run the same schedule: core 1's TensorE does not wait for core 0's weight loads
+    assert [(e.start_ns, e.end_ns) for e in mm["nc0"]] == [(e.start_ns, e.end_ns) for e in mm["nc1"]]
