@@ -89,10 +89,44 @@ def _kernel_case():
                  target=">= 5x faster than the C-model", repeats=1, warmup=1)]
 
 
+# The contest's top solutions (tests/okk/c/public/perfect_*/), one entrant's kernels on the heaviest contest
+# case of each kind run by the tests: kernel call only, process time (okk_contest_profile.py measures all 60).
+CONTEST = [("conv2d", 9), ("conv2d", 6), ("depthwise", 4), ("matmul", 10), ("softmax", 2)]
+ENTRANT = "perfect_1889931"
+
+
+def _contest_cases():
+    from npusim import okk
+    from npusim.okk.oracle.fetch import available
+    import okk_contest_profile as prof
+    out = []
+    for kind, case in CONTEST:
+        entry, fields, inputs, outputs, _, _ = prof.contest_case(kind, case, np.random.default_rng(case))
+        fields, writes, reads = prof._layout(inputs, outputs, fields)
+        path = os.path.join(prof.PUBLIC, ENTRANT, f"ok_device_{kind}_contest.c")
+        kernel = okk.load_c(path)
+        ours = prof.npusim_seconds(kernel, entry, fields, writes, 3)
+        label = f"okk C route: top solution {ENTRANT} {kind} case {case}, kernel call, process time {ours * 1e3:.1f} ms"
+        if available():
+            theirs = prof.cmodel_seconds(path, entry, kernel, fields, writes, reads, 1)
+            label += f"; the same .c on Sophgo's C-model {theirs * 1e3:.1f} ms: {theirs / ours:.1f}x faster"
+        dev = okk.Device(global_mem_bytes=1 << 28)
+        with dev:
+            for addr, raw in writes:
+                dev.write_system(addr, raw)
+
+        def one(kernel=kernel, entry=entry, fields=fields, dev=dev):
+            with dev:
+                kernel.run(entry, fields)
+        out.append(Case(label + " (simulator column: wall time of the kernel call)", one,
+                        target=">= 5x faster than the C-model", repeats=3, warmup=1))
+    return out
+
+
 def cases():
     from npusim.okk.c import CompileError, find_compiler
     try:
         find_compiler()
     except CompileError:
         return []
-    return _calls_cases() + _kernel_case()
+    return _calls_cases() + _kernel_case() + _contest_cases()
