@@ -4,6 +4,7 @@ and pruning (which forgets accesses and folds the oldest into a horizon)."""
 from hypothesis import given, settings, strategies as st
 
 from npusim.core import Memory, TensorView, Timeline
+from npusim.core.timeline import _access_view
 
 ENGINES = {"vector": 0.96e9, "scalar": 1.4e9, "gpsimd": 1.4e9, "dma-q0": 1e9}
 
@@ -119,11 +120,12 @@ def test_seeded_newest_first_scan_equals_a_full_scan(steps, r, w, not_before):
             log = tl._logs.get(fp.memory.id)
             if log is None:
                 continue
-            assert log.ends_max == [max(a.end_ns for a in log.accesses[:i + 1]) for i in range(len(log.accesses))]
+            accesses = [_access_view(a) for a in log.accesses]
+            assert log.ends_max == [max(a.end_ns for a in accesses[:i + 1]) for i in range(len(accesses))]
             full = max(full, log.horizon)
             if log.engine == engine:
                 continue
-            for a in log.accesses:
+            for a in accesses:
                 if a.engine != engine and (is_write or a.write) and fp.overlaps(a.fp):
                     full = max(full, a.end_ns)
         assert plain == full
