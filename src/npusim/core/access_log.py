@@ -14,7 +14,6 @@ nor an access listed in two buckets changes it.
 """
 from __future__ import annotations
 
-from itertools import accumulate
 from operator import itemgetter
 
 END, WRITE, ENGINE, SEQ, FP, EVENT, SYNC, ALIVE = range(8)
@@ -31,15 +30,11 @@ CLEAN_STEP = 16      # dead accesses a bucket may gather before it drops them
 
 class MemoryLog:
     """The remembered accesses of one memory, and what the scans need to know about them."""
-    __slots__ = ("accesses", "ends_max", "horizon", "prune_at", "engine", "archive", "archive_for",
+    __slots__ = ("accesses", "horizon", "prune_at", "engine", "archive", "archive_for",
                  "archive_horizon", "shift", "buckets", "wide")
 
     def __init__(self, prune_at: int, first_width: int):
-        self.accesses: list[list] = []
-        # ends_max[i]: the latest end of accesses[0..i]. Scans run newest first and stop once every older
-        # access ends by the time found so far (none of them could raise it): a scan's result is a max,
-        # so the order does not change it, and most scans stop after a few entries.
-        self.ends_max: list[float] = []
+        self.accesses: list[list] = []       # in the order remembered (a fold sorts them by end)
         self.horizon = 0.0          # end of the latest forgotten access
         self.prune_at = prune_at    # list length that triggers the next pruning
         # The one engine every remembered access ran on, or None (mixed or empty). An instruction on that
@@ -61,28 +56,8 @@ class MemoryLog:
     def keep_only(self, keep: list[list]) -> None:
         """After pruning: ``keep`` (alive, in scan order) is the log; the caller marked the rest dead."""
         self.accesses = keep
-        self.ends_max = list(accumulate(map(end_of, keep), max))     # max keeps the first of equals
         engines = set(map(engine_of, keep))
         self.engine = engines.pop() if len(engines) == 1 else None
-
-
-def add_to_index(log: MemoryLog, acc: list, lo: int, hi: int) -> None:
-    """List ``acc`` (its box's in-lane bytes are [lo, hi)) in the buckets it spans, or in ``wide``
-    (Timeline._remember inlines the common case: one bucket, no dead to drop)."""
-    shift = log.shift
-    b = lo >> shift
-    last = (hi - 1) >> shift
-    if hi <= lo or last - b >= BUCKET_SPAN:
-        append(log.wide, acc)
-        return
-    buckets = log.buckets
-    while b <= last:
-        bucket = buckets.get(b)
-        if bucket is None:
-            buckets[b] = [[acc], [acc[END]], CLEAN_STEP]
-        else:
-            append(bucket, acc)
-        b += 1
 
 
 def append(bucket: list, acc: list) -> None:
@@ -102,27 +77,6 @@ def append(bucket: list, acc: list) -> None:
     accs.append(acc)
 
 
-def indexed_end(log: MemoryLog, fp, is_write: bool, engine: str, t: float) -> float:
-    """The later of ``t`` and the end of every remembered (alive) access of ``log`` that conflicts with
-    ``fp`` (it or the other writes, boxes overlap) and ran on another engine: through the index, or the
-    whole log for a wide query. (Timeline._conflicts_end inlines the one-bucket case.)"""
-    lo, hi, shift = fp.lo, fp.hi, log.shift
-    b = lo >> shift
-    last = (hi - 1) >> shift
-    if hi <= lo or last - b >= BUCKET_SPAN:
-        return scan(log.accesses, log.ends_max, fp, is_write, engine, t)
-    wide = log.wide
-    if wide[0]:
-        t = scan(wide[0], wide[1], fp, is_write, engine, t)
-    buckets = log.buckets
-    while b <= last:
-        bucket = buckets.get(b)
-        if bucket is not None and bucket[1][-1] > t:
-            t = scan(bucket[0], bucket[1], fp, is_write, engine, t)
-        b += 1
-    return t
-
-
 def scan(accs: list, ends: list, fp, is_write: bool, engine: str, t: float) -> float:
     """Newest first, stopping once every older entry ends by ``t`` (``ends`` is their prefix max)."""
     lo, hi, lane_lo, lane_hi = fp.lo, fp.hi, fp.lane_lo, fp.lane_hi
@@ -134,6 +88,17 @@ def scan(accs: list, ends: list, fp, is_write: bool, engine: str, t: float) -> f
         acc = accs[i]
         if acc[0] > t and (is_write or acc[1]) and acc[2] != engine and acc[7]:
             o = acc[4]          # the box test of Footprint.overlaps, inlined (same memory by key)
+            if lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi:
+                t = acc[0]
+    return t
+
+
+def scan_all(accs: list, fp, is_write: bool, engine: str, t: float) -> float:
+    """``scan`` without the early stop: the whole log, for a query wider than ``BUCKET_SPAN`` buckets."""
+    lo, hi, lane_lo, lane_hi = fp.lo, fp.hi, fp.lane_lo, fp.lane_hi
+    for acc in accs:
+        if acc[0] > t and (is_write or acc[1]) and acc[2] != engine:
+            o = acc[4]
             if lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi:
                 t = acc[0]
     return t

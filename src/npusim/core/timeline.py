@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, NamedTuple
 
 from .access_log import (ALIVE, BUCKET_SPAN, CLEAN_STEP, END, ENGINE, EVENT, FP, SEQ, SYNC, WRITE, MemoryLog,
-                         append, end_of, scan, sync_of)
+                         append, end_of, scan, scan_all, sync_of)
 from .errors import RaceError
 from .options import options
 from .trace import Event, Trace
@@ -212,12 +212,12 @@ class Timeline:
             t = self._archived_end(log, fp, is_write, engine, t)
         if log.engine == engine:
             return t
-        # The address index (access_log.py, indexed_end), inlined but for a wide query.
+        # The address index (access_log.py): the query's buckets and the wide list; a wide query scans all.
         lo, hi, shift = fp.lo, fp.hi, log.shift
         b = lo >> shift
         last = (hi - 1) >> shift
         if hi <= lo or last - b >= BUCKET_SPAN:
-            return scan(log.accesses, log.ends_max, fp, is_write, engine, t)
+            return scan_all(log.accesses, fp, is_write, engine, t)
         wide = log.wide
         if wide[0]:
             t = scan(wide[0], wide[1], fp, is_write, engine, t)
@@ -327,17 +327,13 @@ class Timeline:
                 if log is None:
                     log = logs[mid] = MemoryLog(self.PRUNE_AT, hi - lo)
                 accesses = log.accesses
-                ends_max = log.ends_max
                 if not accesses:
                     log.engine = engine
-                    ends_max.append(end)
-                else:
-                    if log.engine != engine:
-                        log.engine = None
-                    ends_max.append(end if end > ends_max[-1] else ends_max[-1])
+                elif log.engine != engine:
+                    log.engine = None
                 acc = [end, is_write, engine, seq, fp, ev, sync, True]     # access_log.py's fields
                 accesses.append(acc)
-                # the address index (access_log.add_to_index), inlined
+                # the address index (access_log.py)
                 shift = log.shift
                 b = lo >> shift
                 last = (hi - 1) >> shift
