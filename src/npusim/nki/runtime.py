@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import operator
 import weakref
 
 import numpy as np
@@ -253,15 +254,15 @@ class Run:
         self._ready = (engine, reads, writes, free, len(tl.trace.events), t)
         return t
 
+    _dma_queues: list | None = None      # the DMA queues' Engine objects, in queue order (made once)
+
     def dma_queue(self) -> str:
         """The DMA queue free first (the first of equals, as min() picks)."""
-        engines = self.timeline.engines
-        best = None
-        for name in self._dma_names:
-            e = engines[name]
-            if best is None or e.free_ns < best.free_ns:
-                best = e
-        return best.name
+        queues = self._dma_queues
+        if queues is None:
+            engines = self.timeline.engines
+            queues = self._dma_queues = [engines[name] for name in self._dma_names]
+        return min(queues, key=_free_ns).name
 
     @property
     def trace(self):
@@ -270,6 +271,8 @@ class Run:
     def allocations(self) -> str:
         return "\n".join(f"{k.value}:\n{a.describe()}" for k, a in self.alloc.items())
 
+
+_free_ns = operator.attrgetter("free_ns")
 
 #: (in SBUF?, shape) -> the default name of an unnamed on-chip allocation ("sbuf[(128, 64)]")
 _DEFAULT_NAMES: dict = {}
