@@ -47,10 +47,10 @@ class DmaEngines:
             s = s2
 
     def reserve(self, groups, s: float, d: float) -> None:
-        latest = self.latest
+        latest, starts_of, ends_of, keep = self.latest, self.starts, self.ends, self.KEEP
         e = s + d
         for g in groups:
-            starts, ends = self.starts[g], self.ends[g]
+            starts, ends = starts_of[g], ends_of[g]
             if e > latest[g]:
                 latest[g] = e
             if not starts or s > starts[-1]:     # the common case: after every interval (bisect's answer)
@@ -60,7 +60,7 @@ class DmaEngines:
                 i = bisect.bisect_left(starts, s)
                 starts.insert(i, s)
                 ends.insert(i, e)
-            if len(starts) > self.KEEP:
+            if len(starts) > keep:
                 cut = len(starts) // 2
                 self.floor[g] = max(self.floor[g], ends[cut - 1])
                 del starts[:cut], ends[:cut]
