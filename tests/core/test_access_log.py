@@ -1,6 +1,7 @@
 """The address index of the timeline's access logs (core/access_log.py) finds exactly what a scan of every
 remembered access finds: boxes of any width (one bucket, several, wider than BUCKET_SPAN, empty),
-misaligned, on few or all lanes, through pruning (forgotten accesses stay in the buckets, marked dead)."""
+misaligned, on few or all lanes, through pruning (forgotten accesses stay in the buckets, marked dead),
+and whether the index was built at the first query or kept up from the first access."""
 from hypothesis import given, settings, strategies as st
 
 from npusim.core import Memory, Timeline
@@ -37,16 +38,20 @@ def _brute_force(tl: Timeline, fp: Footprint, is_write: bool, engine: str, t: fl
 
 @settings(max_examples=60, deadline=None)
 @given(box, st.lists(step, min_size=1, max_size=150), st.lists(box, min_size=1, max_size=6),
-       st.floats(0, 1e6, allow_nan=False))
-def test_indexed_conflicts_equal_a_scan_of_every_access(first, steps, queries, not_before):
+       st.floats(0, 1e6, allow_nan=False), st.booleans(), st.integers(0, 150))
+def test_indexed_conflicts_equal_a_scan_of_every_access(first, steps, queries, not_before, early_index, ask_from):
     mem = Memory("sbuf", LANE_BYTES, lanes=128)
     tl = Timeline(ENGINES)
     for engine in ENGINES:          # every engine in use: no archive (test_timeline_first_use.py covers it)
         tl.place(engine, "warm-up", 1)
     tl.place("vector", "first", 1, writes=[_footprint(mem, first)])     # sets the bucket width
-    for engine, cycles, reads, writes in steps:
+    if early_index:
+        tl.dependencies_end([_footprint(mem, first)], [], "scalar")     # built now, kept up from here
+    for i, (engine, cycles, reads, writes) in enumerate(steps):
         tl.place(engine, "op", cycles, reads=[_footprint(mem, b) for b in reads],
                  writes=[_footprint(mem, b) for b in writes])
+        if i < ask_from:
+            continue        # no query yet: the index is built from the log at the first one
         for b in queries:
             fp = _footprint(mem, b)
             for e in ENGINES:
@@ -64,7 +69,9 @@ def test_bucket_width_follows_the_first_footprint_and_wide_boxes_go_to_the_wide_
     tl.place("vector", "a", 10, writes=[Footprint(mem, 0, 128, 100, 164)])      # 64 bytes: buckets of 256
     log: MemoryLog = tl._logs[mem.id]
     assert log.shift == 8
-    assert sorted(log.buckets) == [0]
+    assert not log.indexed and not log.buckets          # no data-order query yet: no index
+    assert tl.dependencies_end([Footprint(mem, 0, 128, 0, 1)], [], "scalar") == 0.0     # builds it
+    assert log.indexed and sorted(log.buckets) == [0]
     tl.place("vector", "b", 10, writes=[Footprint(mem, 0, 128, 250, 260)])      # straddles buckets 0 and 1
     assert sorted(log.buckets) == [0, 1]
     wide = Footprint(mem, 0, 128, 0, (BUCKET_SPAN + 1) << 8)
@@ -83,6 +90,7 @@ def test_pruned_accesses_stay_in_their_bucket_but_are_not_found():
     fp = Footprint(mem, 0, 128, 0, 64)
     far = Footprint(mem, 0, 128, 4096, 4160)
     tl.place("vector", "w", 100, writes=[fp])            # ends at 100
+    assert tl._conflicts_end(fp, False, "scalar", 0.0) == 100.0     # a query: the index is built
     tl.place("scalar", "long", 1000)                     # scalar free at 1001: the write can be forgotten
     for _ in range(Timeline.PRUNE_AT):
         tl.place("vector", "other", 1, writes=[far])     # fills the log until it prunes

@@ -31,7 +31,7 @@ CLEAN_STEP = 16      # dead accesses a bucket may gather before it drops them
 class MemoryLog:
     """The remembered accesses of one memory, and what the scans need to know about them."""
     __slots__ = ("accesses", "horizon", "prune_at", "engine", "archive", "archive_for",
-                 "archive_horizon", "shift", "buckets", "wide")
+                 "archive_horizon", "shift", "buckets", "wide", "indexed")
 
     def __init__(self, prune_at: int, first_width: int):
         self.accesses: list[list] = []       # in the order remembered (a fold sorts them by end)
@@ -52,12 +52,36 @@ class MemoryLog:
         # bucket number -> [accesses, their prefix max of ends, length that triggers dropping the dead]
         self.buckets: dict[int, list] = {}
         self.wide: list = [[], [], CLEAN_STEP]
+        # The index is built at the first data-order query (build_index) and kept up from then on: front
+        # ends that only place in sync or no order (Ascend C, VPPL) never pay for it.
+        self.indexed = False
 
     def keep_only(self, keep: list[list]) -> None:
         """After pruning: ``keep`` (alive, in scan order) is the log; the caller marked the rest dead."""
         self.accesses = keep
         engines = set(map(engine_of, keep))
         self.engine = engines.pop() if len(engines) == 1 else None
+
+
+def build_index(log: MemoryLog) -> None:
+    """List every remembered access of ``log`` in the index (its first data-order query)."""
+    shift, buckets = log.shift, log.buckets
+    for acc in log.accesses:
+        fp = acc[FP]
+        lo, hi = fp.lo, fp.hi
+        b = lo >> shift
+        last = (hi - 1) >> shift
+        if hi <= lo or last - b >= BUCKET_SPAN:
+            append(log.wide, acc)
+            continue
+        while b <= last:
+            bucket = buckets.get(b)
+            if bucket is None:
+                buckets[b] = [[acc], [acc[END]], CLEAN_STEP]
+            else:
+                append(bucket, acc)
+            b += 1
+    log.indexed = True
 
 
 def append(bucket: list, acc: list) -> None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, NamedTuple
 
 from .access_log import (ALIVE, BUCKET_SPAN, CLEAN_STEP, END, ENGINE, EVENT, FP, SEQ, SYNC, WRITE, MemoryLog,
-                         append, end_of, scan, scan_all, sync_of)
+                         append, build_index, end_of, scan, scan_all, sync_of)
 from .errors import RaceError
 from .options import options
 from .trace import Event, Trace
@@ -213,6 +213,8 @@ class Timeline:
         if log.engine == engine:
             return t
         # The address index (access_log.py): the query's buckets and the wide list; a wide query scans all.
+        if not log.indexed:
+            build_index(log)
         lo, hi, shift = fp.lo, fp.hi, log.shift
         b = lo >> shift
         last = (hi - 1) >> shift
@@ -333,25 +335,25 @@ class Timeline:
                     log.engine = None
                 acc = [end, is_write, engine, seq, fp, ev, sync, True]     # access_log.py's fields
                 accesses.append(acc)
-                # the address index (access_log.py)
-                shift = log.shift
-                b = lo >> shift
-                last = (hi - 1) >> shift
-                if hi <= lo or last - b >= BUCKET_SPAN:
-                    append(log.wide, acc)
-                else:
-                    buckets = log.buckets
-                    while b <= last:
-                        bucket = buckets.get(b)
-                        if bucket is None:
-                            buckets[b] = [[acc], [end], CLEAN_STEP]
-                        elif len(bucket[0]) < bucket[2]:
-                            bucket[0].append(acc)
-                            bends = bucket[1]
-                            bends.append(end if end > bends[-1] else bends[-1])
-                        else:
-                            append(bucket, acc)     # drops the bucket's dead first
-                        b += 1
+                if log.indexed:     # the address index (access_log.py), once a data-order query built it
+                    shift = log.shift
+                    b = lo >> shift
+                    last = (hi - 1) >> shift
+                    if hi <= lo or last - b >= BUCKET_SPAN:
+                        append(log.wide, acc)
+                    else:
+                        buckets = log.buckets
+                        while b <= last:
+                            bucket = buckets.get(b)
+                            if bucket is None:
+                                buckets[b] = [[acc], [end], CLEAN_STEP]
+                            elif len(bucket[0]) < bucket[2]:
+                                bucket[0].append(acc)
+                                bends = bucket[1]
+                                bends.append(end if end > bends[-1] else bends[-1])
+                            else:
+                                append(bucket, acc)     # drops the bucket's dead first
+                            b += 1
                 if len(accesses) > log.prune_at:
                     self._prune(log)
 
