@@ -5,7 +5,7 @@ and whether the index was built at the first query or kept up from the first acc
 from hypothesis import given, settings, strategies as st
 
 from npusim.core import Memory, Timeline
-from npusim.core.access_log import BUCKET_SPAN, END, ENGINE, FP, WRITE, MemoryLog
+from npusim.core.access_log import BUCKET_SPAN, END, ENGINE, FP, INDEX_AFTER, WRITE, MemoryLog, build_index
 from npusim.core.view import Footprint
 
 ENGINES = {"vector": 0.96e9, "scalar": 1.4e9, "tensor": 1.4e9, "dma-q0": 1e9}
@@ -46,7 +46,7 @@ def test_indexed_conflicts_equal_a_scan_of_every_access(first, steps, queries, n
         tl.place(engine, "warm-up", 1)
     tl.place("vector", "first", 1, writes=[_footprint(mem, first)])     # sets the bucket width
     if early_index:
-        tl.dependencies_end([_footprint(mem, first)], [], "scalar")     # built now, kept up from here
+        build_index(tl._logs[mem.id])        # built now, kept up from here (else: once scans run long)
     for i, (engine, cycles, reads, writes) in enumerate(steps):
         tl.place(engine, "op", cycles, reads=[_footprint(mem, b) for b in reads],
                  writes=[_footprint(mem, b) for b in writes])
@@ -69,8 +69,9 @@ def test_bucket_width_follows_the_first_footprint_and_wide_boxes_go_to_the_wide_
     tl.place("vector", "a", 10, writes=[Footprint(mem, 0, 128, 100, 164)])      # 64 bytes: buckets of 256
     log: MemoryLog = tl._logs[mem.id]
     assert log.shift == 8
-    assert not log.indexed and not log.buckets          # no data-order query yet: no index
-    assert tl.dependencies_end([Footprint(mem, 0, 128, 0, 1)], [], "scalar") == 0.0     # builds it
+    assert tl.dependencies_end([Footprint(mem, 0, 128, 0, 1)], [], "scalar") == 0.0
+    assert not log.indexed and not log.buckets          # a short scan: no index
+    build_index(log)
     assert log.indexed and sorted(log.buckets) == [0]
     tl.place("vector", "b", 10, writes=[Footprint(mem, 0, 128, 250, 260)])      # straddles buckets 0 and 1
     assert sorted(log.buckets) == [0, 1]
@@ -90,7 +91,7 @@ def test_pruned_accesses_stay_in_their_bucket_but_are_not_found():
     fp = Footprint(mem, 0, 128, 0, 64)
     far = Footprint(mem, 0, 128, 4096, 4160)
     tl.place("vector", "w", 100, writes=[fp])            # ends at 100
-    assert tl._conflicts_end(fp, False, "scalar", 0.0) == 100.0     # a query: the index is built
+    build_index(tl._logs[mem.id])
     tl.place("scalar", "long", 1000)                     # scalar free at 1001: the write can be forgotten
     for _ in range(Timeline.PRUNE_AT):
         tl.place("vector", "other", 1, writes=[far])     # fills the log until it prunes
@@ -99,3 +100,17 @@ def test_pruned_accesses_stay_in_their_bucket_but_are_not_found():
     bucket = log.buckets[0]
     assert any(a[FP] is fp for a in bucket[0])                      # ... still listed in its bucket ...
     assert tl._conflicts_end(fp, False, "scalar", 0.0) == 0.0       # ... and not found
+
+
+def test_a_long_scan_indexes_the_log():
+    mem = Memory("sbuf", LANE_BYTES, lanes=128)
+    tl = Timeline({"vector": 1e9, "scalar": 1e9})
+    tl.place("scalar", "warm-up", 1)
+    for i in range(INDEX_AFTER + 2):            # the vector engine runs ahead, on tiles scalar never reads
+        tl.place("vector", "w", 100, writes=[Footprint(mem, 0, 128, 64 * i, 64 * i + 64)])
+    log = tl._logs[mem.id]
+    assert not log.indexed
+    mine = Footprint(mem, 0, 128, 1 << 15, (1 << 15) + 64)
+    assert tl._conflicts_end(mine, False, "scalar", 1.0) == 1.0      # visits every access: indexes the log
+    assert log.indexed and log.ends_max == []
+    assert tl._conflicts_end(Footprint(mem, 0, 128, 64, 128), False, "scalar", 1.0) == 200.0

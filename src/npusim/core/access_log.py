@@ -14,6 +14,7 @@ nor an access listed in two buckets changes it.
 """
 from __future__ import annotations
 
+from itertools import accumulate
 from operator import itemgetter
 
 END, WRITE, ENGINE, SEQ, FP, EVENT, SYNC, ALIVE = range(8)
@@ -26,12 +27,13 @@ BUCKET_SPAN = 8     # buckets an access may span and still be listed in each (wi
 MIN_SHIFT = 6        # buckets of at least 64 bytes
 
 CLEAN_STEP = 16      # dead accesses a bucket may gather before it drops them
+INDEX_AFTER = 24     # entries a scan of the whole (unindexed) log may visit before the log gets its index
 
 
 class MemoryLog:
     """The remembered accesses of one memory, and what the scans need to know about them."""
     __slots__ = ("accesses", "horizon", "prune_at", "engine", "archive", "archive_for",
-                 "archive_horizon", "shift", "buckets", "wide", "indexed")
+                 "archive_horizon", "shift", "buckets", "wide", "indexed", "ends_max")
 
     def __init__(self, prune_at: int, first_width: int):
         self.accesses: list[list] = []       # in the order remembered (a fold sorts them by end)
@@ -52,13 +54,19 @@ class MemoryLog:
         # bucket number -> [accesses, their prefix max of ends, length that triggers dropping the dead]
         self.buckets: dict[int, list] = {}
         self.wide: list = [[], [], CLEAN_STEP]
-        # The index is built at the first data-order query (build_index) and kept up from then on: front
-        # ends that only place in sync or no order (Ascend C, VPPL) never pay for it.
+        # The index is built once a data-order scan of the whole log runs past INDEX_AFTER entries
+        # (build_index) and kept up from then on: short scans (accesses ending in step with the engines)
+        # and front ends that place only in sync or no order (Ascend C, VPPL) never pay for it. Until
+        # then ends_max[i] is the latest end of accesses[0..i]: a scan runs newest first and stops once
+        # every older access ends by the time found so far.
         self.indexed = False
+        self.ends_max: list[float] = []
 
     def keep_only(self, keep: list[list]) -> None:
         """After pruning: ``keep`` (alive, in scan order) is the log; the caller marked the rest dead."""
         self.accesses = keep
+        if not self.indexed:
+            self.ends_max = list(accumulate(map(end_of, keep), max))     # max keeps the first of equals
         engines = set(map(engine_of, keep))
         self.engine = engines.pop() if len(engines) == 1 else None
 
@@ -82,6 +90,7 @@ def build_index(log: MemoryLog) -> None:
                 append(bucket, acc)
             b += 1
     log.indexed = True
+    log.ends_max = []
 
 
 def append(bucket: list, acc: list) -> None:

@@ -22,8 +22,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Iterator, NamedTuple
 
-from .access_log import (ALIVE, BUCKET_SPAN, CLEAN_STEP, END, ENGINE, EVENT, FP, SEQ, SYNC, WRITE, MemoryLog,
-                         append, build_index, end_of, scan, scan_all, sync_of)
+from .access_log import (ALIVE, BUCKET_SPAN, CLEAN_STEP, END, ENGINE, EVENT, FP, INDEX_AFTER, SEQ, SYNC, WRITE,
+                         MemoryLog, append, build_index, end_of, scan, scan_all, sync_of)
 from .errors import RaceError
 from .options import options
 from .trace import Event, Trace
@@ -212,10 +212,25 @@ class Timeline:
             t = self._archived_end(log, fp, is_write, engine, t)
         if log.engine == engine:
             return t
-        # The address index (access_log.py): the query's buckets and the wide list; a wide query scans all.
+        lo, hi, lane_lo, lane_hi = fp.lo, fp.hi, fp.lane_lo, fp.lane_hi
         if not log.indexed:
-            build_index(log)
-        lo, hi, shift = fp.lo, fp.hi, log.shift
+            # the whole log, newest first, until its prefix max of ends says nothing older can raise t
+            accesses, ends_max = log.accesses, log.ends_max
+            n = i = len(accesses)
+            while i:
+                i -= 1
+                if ends_max[i] <= t:
+                    break
+                acc = accesses[i]   # fields: access_log.py (END, WRITE, ENGINE, SEQ, FP, EVENT, SYNC, ALIVE)
+                if acc[0] > t and (is_write or acc[1]) and acc[2] != engine:
+                    o = acc[4]      # the box test of Footprint.overlaps, inlined (same memory by key)
+                    if lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi:
+                        t = acc[0]
+            if n - i > INDEX_AFTER:
+                build_index(log)    # scans this long: index the log from now on
+            return t
+        # The address index (access_log.py): the query's buckets and the wide list; a wide query scans all.
+        shift = log.shift
         b = lo >> shift
         last = (hi - 1) >> shift
         if hi <= lo or last - b >= BUCKET_SPAN:
@@ -224,7 +239,6 @@ class Timeline:
         if wide[0]:
             t = scan(wide[0], wide[1], fp, is_write, engine, t)
         buckets = log.buckets
-        lane_lo, lane_hi = fp.lane_lo, fp.lane_hi
         while b <= last:
             bucket = buckets.get(b)
             b += 1
@@ -354,6 +368,9 @@ class Timeline:
                             else:
                                 append(bucket, acc)     # drops the bucket's dead first
                             b += 1
+                else:
+                    ends_max = log.ends_max
+                    ends_max.append(end if not ends_max or end > ends_max[-1] else ends_max[-1])
                 if len(accesses) > log.prune_at:
                     self._prune(log)
 
@@ -371,11 +388,12 @@ class Timeline:
         if any(map(sync_of, accesses)):
             keep = [a for a in accesses
                     if a[END] > horizon or (a[SYNC] and any(e.clock.get(a[ENGINE], 0) < a[SEQ] for e in used))]
-        else:       # the common case, in C loops
-            keep = [a for a in accesses if a[END] > horizon]
-        if len(keep) < len(accesses):
             kept = {id(a) for a in keep}
             dropped = [a for a in accesses if id(a) not in kept]
+        else:       # the common case: no sync-ordered access, one test each
+            keep = [a for a in accesses if a[END] > horizon]
+            dropped = [a for a in accesses if not a[END] > horizon] if len(keep) < len(accesses) else []
+        if dropped:
             for a in dropped:
                 a[ALIVE] = False
             if len(used) < len(self.engines):
