@@ -63,18 +63,19 @@ def test_indexed_conflicts_equal_a_scan_of_every_access(first, steps, queries, n
                     assert tl._conflicts_end(fp, is_write, e, not_before) == want
 
 
-def test_bucket_width_follows_the_first_footprint_and_wide_boxes_go_to_the_wide_list():
+def test_bucket_width_follows_the_widest_access_and_wider_boxes_go_to_the_wide_list():
     mem = Memory("sbuf", LANE_BYTES, lanes=128)
     tl = Timeline(ENGINES)
-    tl.place("vector", "a", 10, writes=[Footprint(mem, 0, 128, 100, 164)])      # 64 bytes: buckets of 256
+    tl.place("vector", "a", 10, writes=[Footprint(mem, 0, 128, 100, 164)])
+    tl.place("vector", "a2", 10, writes=[Footprint(mem, 0, 128, 4096, 4096 + 1000)])   # widest: 1000 bytes
     log: MemoryLog = tl._logs[mem.id]
-    assert log.shift == 8
     assert tl.dependencies_end([Footprint(mem, 0, 128, 0, 1)], [], "scalar") == 0.0
     assert not log.indexed and not log.buckets          # a short scan: no index
     build_index(log)
-    assert log.indexed and sorted(log.buckets) == [0]
+    assert log.indexed and log.shift == 8               # 1000 / 7 -> buckets of 256 bytes
+    assert sorted(log.buckets) == [0] + list(range(16, 20))
     tl.place("vector", "b", 10, writes=[Footprint(mem, 0, 128, 250, 260)])      # straddles buckets 0 and 1
-    assert sorted(log.buckets) == [0, 1]
+    assert sorted(log.buckets) == [0, 1] + list(range(16, 20))
     wide = Footprint(mem, 0, 128, 0, (BUCKET_SPAN + 1) << 8)
     tl.place("vector", "c", 10, writes=[wide])
     assert log.wide[0][-1][FP] is wide

@@ -4,8 +4,8 @@ An access (what one instruction did to one footprint) is a plain list, cheaper t
 its fields by index are the constants below. Pruning marks a forgotten access dead in place
 (``ALIVE``), so the address index never has to be rebuilt when the log is pruned.
 
-The index: the memory's in-lane bytes are cut into buckets of ``1 << shift`` bytes (``shift`` fits the
-first footprint seen, so a typical tile spans one or two buckets). An access spanning at most
+The index: the memory's in-lane bytes are cut into buckets of ``1 << shift`` bytes (``shift`` is set when
+the index is built, from the widest access remembered then). An access spanning at most
 ``BUCKET_SPAN`` buckets is listed in each of them; a wider one (or an empty box) in ``wide``. Two boxes
 that overlap share a byte, so they share a bucket, or one is wide: a query scans its own buckets and
 ``wide`` and meets every access it overlaps. A query wider than ``BUCKET_SPAN`` buckets scans the whole
@@ -35,7 +35,7 @@ class MemoryLog:
     __slots__ = ("accesses", "horizon", "prune_at", "engine", "archive", "archive_for",
                  "archive_horizon", "shift", "buckets", "wide", "indexed", "ends_max")
 
-    def __init__(self, prune_at: int, first_width: int):
+    def __init__(self, prune_at: int):
         self.accesses: list[list] = []       # in the order remembered (a fold sorts them by end)
         self.horizon = 0.0          # end of the latest forgotten access
         self.prune_at = prune_at    # list length that triggers the next pruning
@@ -50,7 +50,7 @@ class MemoryLog:
         self.archive: list[list] = []
         self.archive_for: set[str] = set()
         self.archive_horizon = 0.0      # latest end of the accesses folded out of a full archive
-        self.shift = max(MIN_SHIFT, (first_width - 1).bit_length() + 2)   # buckets of 4 to 8 widths
+        self.shift = MIN_SHIFT      # set by build_index
         # bucket number -> [accesses, their prefix max of ends, length that triggers dropping the dead]
         self.buckets: dict[int, list] = {}
         self.wide: list = [[], [], CLEAN_STEP]
@@ -72,8 +72,11 @@ class MemoryLog:
 
 
 def build_index(log: MemoryLog) -> None:
-    """List every remembered access of ``log`` in the index (its first data-order query)."""
-    shift, buckets = log.shift, log.buckets
+    """List every remembered access of ``log`` in the index. The buckets are made as small as lets the
+    widest access remembered span at most ``BUCKET_SPAN - 1`` of them (at least ``1 << MIN_SHIFT``)."""
+    widest = max((a[FP].hi - a[FP].lo for a in log.accesses), default=1)
+    shift = log.shift = max(MIN_SHIFT, (-(-widest // (BUCKET_SPAN - 1)) - 1).bit_length())
+    buckets = log.buckets
     for acc in log.accesses:
         fp = acc[FP]
         lo, hi = fp.lo, fp.hi

@@ -341,7 +341,7 @@ class Timeline:
                 mid = fp.memory.id
                 log = logs.get(mid)
                 if log is None:
-                    log = logs[mid] = MemoryLog(self.PRUNE_AT, hi - lo)
+                    log = logs[mid] = MemoryLog(self.PRUNE_AT)
                 accesses = log.accesses
                 if not accesses:
                     log.engine = engine
