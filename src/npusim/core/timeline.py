@@ -20,8 +20,10 @@ import contextlib
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
+from .access_log import (ALIVE, BUCKET_SPAN, CLEAN_STEP, END, ENGINE, EVENT, FP, INDEX_AFTER, SEQ, SYNC, WRITE,
+                         MemoryLog, append, build_index, end_of, scan, scan_all, sync_of)
 from .errors import RaceError
 from .options import options
 from .trace import Event, Trace
@@ -88,45 +90,19 @@ class SyncToken:
     clock: dict
 
 
-@dataclass(slots=True)
-class _Access:
+class _Access(NamedTuple):
+    """An access as ``unordered`` reports it (the log keeps plain lists: access_log.py)."""
     fp: Footprint
     write: bool
     end_ns: float
     engine: str
     seq: int
     event: Event
-    sync: bool          # placed with order="sync" (kept for race checks until every engine knows it)
+    sync: bool
 
 
-def _end_ns(a: _Access) -> float:
-    return a.end_ns
-
-
-class _MemoryLog:
-    """The remembered accesses of one memory, and what the scans need to know about them."""
-    __slots__ = ("accesses", "ends_max", "horizon", "prune_at", "engine", "archive", "archive_for",
-                 "archive_horizon")
-
-    def __init__(self, prune_at: int):
-        self.accesses: list[_Access] = []
-        # ends_max[i]: the latest end of accesses[0..i]. Scans run newest first and stop once every older
-        # access ends by the time found so far (none of them could raise it): a scan's result is a max,
-        # so the order does not change it, and most scans stop after a few entries.
-        self.ends_max: list[float] = []
-        self.horizon = 0.0          # end of the latest forgotten access
-        self.prune_at = prune_at    # list length that triggers the next pruning
-        # The one engine every remembered access ran on, or None (mixed or empty). An instruction on that
-        # engine skips the scan: program order on its own engine already covers every entry, and races
-        # are only between engines.
-        self.engine: str | None = None
-        # Accesses pruning forgot while some engine had not placed anything yet: they can no longer
-        # delay or race with an engine in use, but they can with the later first instructions of the
-        # others. Only engines named in ``archive_for`` (unused when something was archived) consult it,
-        # until they have caught up with it (Timeline._forget_archive_if_caught_up).
-        self.archive: list[_Access] = []
-        self.archive_for: set[str] = set()
-        self.archive_horizon = 0.0      # latest end of the accesses folded out of a full archive
+def _access_view(acc: list) -> _Access:
+    return _Access(acc[FP], acc[WRITE], acc[END], acc[ENGINE], acc[SEQ], acc[EVENT], acc[SYNC])
 
 
 class Timeline:
@@ -141,7 +117,7 @@ class Timeline:
         self.trace = trace if trace is not None else Trace()
         for e in self.engines.values():
             self.trace.add_engine(core, e.name, e.freq_hz)
-        self._logs: dict[int, _MemoryLog] = {}     # memory id -> its remembered accesses
+        self._logs: dict[int, MemoryLog] = {}     # memory id -> its remembered accesses
 
     # ---- placing instructions ----
 
@@ -163,7 +139,10 @@ class Timeline:
             writes = [f for f in writes if f is not None]
         if order == "data":
             # seeded with the start so far: accesses ending before it cannot move it (the scans stop early)
-            start = self._dependencies_end(reads, writes, engine, start)
+            for fp in reads:
+                start = self._conflicts_end(fp, False, engine, start)
+            for fp in writes:
+                start = self._conflicts_end(fp, True, engine, start)
         elif order == "sync":
             if opts.check_races:
                 self._check_races(reads, writes, eng, name)
@@ -198,10 +177,8 @@ class Timeline:
         eng.count += 1
         seq = eng.seq = eng.seq + 1
         eng.clock[engine] = seq
-        if reads:
-            self._remember(reads, False, end, engine, seq, ev, sync)
-        if writes:
-            self._remember(writes, True, end, engine, seq, ev, sync)
+        if reads or writes:
+            self._remember(reads, writes, end, engine, seq, ev, sync)
         self.trace.events.append(ev)
         if _active_traces:
             for t in _active_traces:
@@ -236,17 +213,48 @@ class Timeline:
         if log.engine == engine:
             return t
         lo, hi, lane_lo, lane_hi = fp.lo, fp.hi, fp.lane_lo, fp.lane_hi
-        accesses, ends_max = log.accesses, log.ends_max
-        i = len(accesses)
-        while i:
-            i -= 1
-            if ends_max[i] <= t:        # accesses[0..i] all end by t: none can raise it
-                break
-            acc = accesses[i]
-            if acc.end_ns > t and (is_write or acc.write) and acc.engine != engine:
-                o = acc.fp      # the box test of Footprint.overlaps, inlined (same memory by key)
-                if lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi:
-                    t = acc.end_ns
+        if not log.indexed:
+            # the whole log, newest first, until its prefix max of ends says nothing older can raise t
+            accesses, ends_max = log.accesses, log.ends_max
+            n = i = len(accesses)
+            while i:
+                i -= 1
+                if ends_max[i] <= t:
+                    break
+                acc = accesses[i]   # fields: access_log.py (END, WRITE, ENGINE, SEQ, FP, EVENT, SYNC, ALIVE)
+                if acc[0] > t and (is_write or acc[1]) and acc[2] != engine:
+                    o = acc[4]      # the box test of Footprint.overlaps, inlined (same memory by key)
+                    if lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi:
+                        t = acc[0]
+            if n - i > INDEX_AFTER:
+                build_index(log)    # scans this long: index the log from now on
+            return t
+        # The address index (access_log.py): the query's buckets and the wide list; a wide query scans all.
+        shift = log.shift
+        b = lo >> shift
+        last = (hi - 1) >> shift
+        if hi <= lo or last - b >= BUCKET_SPAN:
+            return scan_all(log.accesses, fp, is_write, engine, t)
+        wide = log.wide
+        if wide[0]:
+            t = scan(wide[0], wide[1], fp, is_write, engine, t)
+        buckets = log.buckets
+        while b <= last:
+            bucket = buckets.get(b)
+            b += 1
+            if bucket is None:
+                continue
+            ends = bucket[1]
+            i = len(ends)
+            while i:
+                i -= 1
+                if ends[i] <= t:        # entries 0..i all end by t: none can raise it
+                    break
+                acc = bucket[0][i]      # fields: access_log.py (END, WRITE, ENGINE, SEQ, FP, EVENT, SYNC, ALIVE)
+                if acc[0] > t and (is_write or acc[1]) and acc[2] != engine and acc[7]:
+                    o = acc[4]          # the box test of Footprint.overlaps, inlined (same memory by key)
+                    if lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi:
+                        t = acc[0]
         return t
 
     def _check_races(self, reads, writes, eng: Engine, name: str) -> None:
@@ -265,11 +273,11 @@ class Timeline:
             return
         clock = eng.clock
         for acc in log.accesses:
-            if acc.engine == eng.name or not (is_write or acc.write):
+            if acc[ENGINE] == eng.name or not (is_write or acc[WRITE]):
                 continue
-            if clock.get(acc.engine, 0) >= acc.seq:
+            if clock.get(acc[ENGINE], 0) >= acc[SEQ]:
                 continue                       # ordered by synchronisation
-            if fp.overlaps_exactly(acc.fp):
+            if fp.overlaps_exactly(acc[FP]):
                 self._raise_race(fp, is_write, eng, name, acc)
 
     def unordered(self, reads, writes, engine: str) -> list:
@@ -290,87 +298,119 @@ class Timeline:
                 archived = log.archive if engine in log.archive_for else ()
                 for accs, sync_only in ((archived, True), (log.accesses, False)):
                     for acc in accs:
-                        if (acc.engine == engine or not (is_write or acc.write) or acc.engine in seen
-                                or clock.get(acc.engine, 0) >= acc.seq or (sync_only and not acc.sync)):
+                        if (acc[ENGINE] == engine or not (is_write or acc[WRITE]) or acc[ENGINE] in seen
+                                or clock.get(acc[ENGINE], 0) >= acc[SEQ] or (sync_only and not acc[SYNC])):
                             continue
-                        if fp.overlaps_exactly(acc.fp):
-                            seen.add(acc.engine)
-                            found.append(acc)
+                        if fp.overlaps_exactly(acc[FP]):
+                            seen.add(acc[ENGINE])
+                            found.append(_access_view(acc))
         return found
 
-    def _check_archived_race(self, log: _MemoryLog, fp: Footprint, is_write: bool, eng: Engine,
+    def _check_archived_race(self, log: MemoryLog, fp: Footprint, is_write: bool, eng: Engine,
                              name: str) -> None:
         """``_check_race`` over the archive's sync-ordered accesses (pruning keeps others for timing only),
         for an engine that was unused when something was archived."""
         clock = eng.clock
         for acc in log.archive:
-            if not acc.sync or acc.engine == eng.name or not (is_write or acc.write):
+            if not acc[SYNC] or acc[ENGINE] == eng.name or not (is_write or acc[WRITE]):
                 continue
-            if clock.get(acc.engine, 0) >= acc.seq:
+            if clock.get(acc[ENGINE], 0) >= acc[SEQ]:
                 continue
-            if fp.overlaps_exactly(acc.fp):
+            if fp.overlaps_exactly(acc[FP]):
                 self._raise_race(fp, is_write, eng, name, acc)
         self._forget_archive_if_caught_up(log, eng)
 
-    def _raise_race(self, fp: Footprint, is_write: bool, eng: Engine, name: str, acc: _Access) -> None:
-        kind = ("write-after-write" if is_write and acc.write else
-                "read-after-write" if acc.write else "write-after-read")
+    def _raise_race(self, fp: Footprint, is_write: bool, eng: Engine, name: str, acc: list) -> None:
+        kind = ("write-after-write" if is_write and acc[WRITE] else
+                "read-after-write" if acc[WRITE] else "write-after-read")
         raise RaceError(
             f"race ({kind}) on {fp.describe()}: {name} on {eng.name}"
-            f"{self._at(caller_source())} and {acc.event.name} on {acc.engine}"
-            f"{self._at(acc.event.source)} touch the same bytes and no flag, queue or barrier "
+            f"{self._at(caller_source())} and {acc[EVENT].name} on {acc[ENGINE]}"
+            f"{self._at(acc[EVENT].source)} touch the same bytes and no flag, queue or barrier "
             f"orders them")
 
     @staticmethod
     def _at(src: str) -> str:
         return f" ({src})" if src else ""
 
-    def _remember(self, fps, is_write: bool, end: float, engine: str, seq: int, ev: Event, sync: bool) -> None:
+    def _remember(self, reads, writes, end: float, engine: str, seq: int, ev: Event, sync: bool) -> None:
         logs = self._logs
-        for fp in fps:
-            mid = fp.memory.id
-            log = logs.get(mid)
-            if log is None:
-                log = logs[mid] = _MemoryLog(self.PRUNE_AT)
-            lst = log.accesses
-            ends_max = log.ends_max
-            if not lst:
-                log.engine = engine
-                ends_max.append(end)
-            else:
-                if log.engine != engine:
+        for is_write, fps in ((False, reads), (True, writes)):
+            for fp in fps:
+                lo, hi = fp.lo, fp.hi
+                mid = fp.memory.id
+                log = logs.get(mid)
+                if log is None:
+                    log = logs[mid] = MemoryLog(self.PRUNE_AT)
+                accesses = log.accesses
+                if not accesses:
+                    log.engine = engine
+                elif log.engine != engine:
                     log.engine = None
-                ends_max.append(end if end > ends_max[-1] else ends_max[-1])
-            lst.append(_Access(fp, is_write, end, engine, seq, ev, sync))
-            if len(lst) > log.prune_at:
-                self._prune(log)
+                acc = [end, is_write, engine, seq, fp, ev, sync, True]     # access_log.py's fields
+                accesses.append(acc)
+                if log.indexed:     # the address index (access_log.py), once a data-order query built it
+                    shift = log.shift
+                    b = lo >> shift
+                    last = (hi - 1) >> shift
+                    if hi <= lo or last - b >= BUCKET_SPAN:
+                        append(log.wide, acc)
+                    else:
+                        buckets = log.buckets
+                        while b <= last:
+                            bucket = buckets.get(b)
+                            if bucket is None:
+                                buckets[b] = [[acc], [end], CLEAN_STEP]
+                            elif len(bucket[0]) < bucket[2]:
+                                bucket[0].append(acc)
+                                bends = bucket[1]
+                                bends.append(end if end > bends[-1] else bends[-1])
+                            else:
+                                append(bucket, acc)     # drops the bucket's dead first
+                            b += 1
+                else:
+                    ends_max = log.ends_max
+                    ends_max.append(end if not ends_max or end > ends_max[-1] else ends_max[-1])
+                if len(accesses) > log.prune_at:
+                    self._prune(log)
 
-    def _prune(self, log: _MemoryLog) -> None:
+    def _prune(self, log: MemoryLog) -> None:
         # Keep an access while it can still delay a later start (it ends after some engine in use is
         # free) or, for sync-ordered accesses, while some engine in use has not synchronised past it.
-        engines = self.engines.values()
-        used = [e for e in engines if e.count]
-        horizon = min(e.free_ns for e in used)
-        keep = [a for a in log.accesses if a.end_ns > horizon
-                or (a.sync and any(e.clock.get(a.engine, 0) < a.seq for e in used))]
-        if len(used) < len(self.engines) and len(keep) < len(log.accesses):
-            self._archive(log, [e for e in engines if not e.count], keep)
+        used = []
+        horizon = 0.0
+        for e in self.engines.values():
+            if e.count:
+                if not used or e.free_ns < horizon:
+                    horizon = e.free_ns
+                used.append(e)
+        accesses = log.accesses
+        if any(map(sync_of, accesses)):
+            keep = [a for a in accesses
+                    if a[END] > horizon or (a[SYNC] and any(e.clock.get(a[ENGINE], 0) < a[SEQ] for e in used))]
+            kept = {id(a) for a in keep}
+            dropped = [a for a in accesses if id(a) not in kept]
+        else:       # the common case: no sync-ordered access, one test each
+            keep = [a for a in accesses if a[END] > horizon]
+            dropped = [a for a in accesses if not a[END] > horizon] if len(keep) < len(accesses) else []
+        if dropped:
+            for a in dropped:
+                a[ALIVE] = False
+            if len(used) < len(self.engines):
+                self._archive(log, [e for e in self.engines.values() if not e.count], dropped)
+        elif len(keep) <= self.MAX_TRACKED:
+            log.prune_at = len(keep) + self.PRUNE_AT        # nothing to forget: the log stays as it is
+            return
         if len(keep) > self.MAX_TRACKED:
             # Too many in flight: forget the oldest half. For data ordering their end folds into a
             # per-memory horizon (a conservative bound); race checks lose only those oldest accesses.
-            keep.sort(key=_end_ns)
+            keep.sort(key=end_of)
             cut = len(keep) - self.MAX_TRACKED // 2
-            log.horizon = max(log.horizon, keep[cut - 1].end_ns)
+            log.horizon = max(log.horizon, keep[cut - 1][END])
+            for a in keep[:cut]:
+                a[ALIVE] = False
             keep = keep[cut:]
-        log.accesses = keep
-        ends_max, m = [], float("-inf")
-        for a in keep:
-            if a.end_ns > m:
-                m = a.end_ns
-            ends_max.append(m)
-        log.ends_max = ends_max
-        engines = {a.engine for a in keep}
-        log.engine = engines.pop() if len(engines) == 1 else None
+        log.keep_only(keep)
         # Prune again only after PRUNE_AT more accesses: those that must be kept (still able to delay an
         # idle engine, or sync-ordered and not yet known everywhere) would otherwise be rescanned on
         # every event.
@@ -380,13 +420,12 @@ class Timeline:
 
     ARCHIVE_CAP = 1024   # archived accesses per memory before the oldest fold into a first-use horizon
 
-    def _archive(self, log: _MemoryLog, unused: list[Engine], keep: list[_Access]) -> None:
-        """Move the accesses pruning drops (those not in ``keep``) that could still delay or race with an
-        unused engine's instructions into the memory's archive."""
-        kept = {id(a) for a in keep}
+    def _archive(self, log: MemoryLog, unused: list[Engine], dropped: list[list]) -> None:
+        """Move the accesses pruning drops that could still delay or race with an unused engine's
+        instructions into the memory's archive."""
         first_free = min(e.free_ns for e in unused)     # an unused engine may have waited already
-        moved = [a for a in log.accesses if id(a) not in kept and (
-            a.end_ns > first_free or (a.sync and any(e.clock.get(a.engine, 0) < a.seq for e in unused)))]
+        moved = [a for a in dropped if
+                 a[END] > first_free or (a[SYNC] and any(e.clock.get(a[ENGINE], 0) < a[SEQ] for e in unused))]
         if not moved:
             return
         archive = log.archive
@@ -397,25 +436,25 @@ class Timeline:
             # an engine is idle) folds into a horizon that an engine not yet past it waits for (a
             # conservative start bound); race checks lose only those oldest accesses.
             cut = len(archive) - self.ARCHIVE_CAP // 2
-            log.archive_horizon = max(log.archive_horizon, max(map(_end_ns, archive[:cut])))
+            log.archive_horizon = max(log.archive_horizon, max(map(end_of, archive[:cut])))
             del archive[:cut]
 
-    def _archived_end(self, log: _MemoryLog, fp: Footprint, is_write: bool, engine: str, t: float) -> float:
+    def _archived_end(self, log: MemoryLog, fp: Footprint, is_write: bool, engine: str, t: float) -> float:
         """``_conflicts_end`` over the archive, for an engine that was unused when something was archived."""
         eng = self.engines[engine]
         if eng.free_ns < log.archive_horizon and log.archive_horizon > t:
             t = log.archive_horizon
         lo, hi, lane_lo, lane_hi = fp.lo, fp.hi, fp.lane_lo, fp.lane_hi
         for acc in log.archive:
-            if acc.end_ns > t and (is_write or acc.write) and acc.engine != engine:
-                o = acc.fp
+            if acc[END] > t and (is_write or acc[WRITE]) and acc[ENGINE] != engine:
+                o = acc[FP]
                 if lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi:
-                    t = acc.end_ns
+                    t = acc[END]
         self._forget_archive_if_caught_up(log, eng)
         return t
 
     @staticmethod
-    def _forget_archive_if_caught_up(log: _MemoryLog, eng: Engine) -> None:
+    def _forget_archive_if_caught_up(log: MemoryLog, eng: Engine) -> None:
         """Once ``eng`` is free after every archived access ends and knows every archived sync access, the
         archive can neither delay nor race with it again (later archived accesses are past it too: it is
         in use by then); with no engine left to serve, the archive is dropped."""
@@ -424,7 +463,7 @@ class Timeline:
             return
         clock = eng.clock
         for a in log.archive:       # (the caller has just scanned the archive: same order of cost)
-            if a.end_ns > free or (a.sync and clock.get(a.engine, 0) < a.seq):
+            if a[END] > free or (a[SYNC] and clock.get(a[ENGINE], 0) < a[SEQ]):
                 return
         log.archive_for.discard(eng.name)
         if not log.archive_for:

@@ -9,6 +9,7 @@ that waits for its data (a store waiting on compute does not hold up the next ti
 from __future__ import annotations
 
 import bisect
+from bisect import bisect_right
 
 
 class DmaEngines:
@@ -18,37 +19,48 @@ class DmaEngines:
         self.starts = [[] for _ in range(n)]
         self.ends = [[] for _ in range(n)]
         self.floor = [0.0] * n
-
-    def _fit(self, g: int, s: float, d: float) -> float:
-        starts, ends = self.starts[g], self.ends[g]
-        i = bisect.bisect_right(ends, s)
-        while i < len(starts) and starts[i] < s + d:
-            s = ends[i]
-            i += 1
-        return s
+        # latest[g]: at least every end in ends[g] (the latest reserved end; truncation keeps it). A start
+        # at or after it is free on that engine (_fit returns it unchanged: the common case, no search).
+        self.latest = [float("-inf")] * n
 
     def earliest(self, groups, t: float, d: float) -> float:
         """The first time >= t at which every engine in ``groups`` is free for ``d`` ns."""
-        s = max([t] + [self.floor[g] for g in groups])
+        s = t
+        floor, latest = self.floor, self.latest
+        for g in groups:            # max(t, floors): the first of equals, as max() picks
+            if floor[g] > s:
+                s = floor[g]
+        starts_of, ends_of = self.starts, self.ends
         while True:
             s2 = s
-            for g in groups:
-                s2 = self._fit(g, s2, d)
+            for g in groups:        # the first fit on engine g at or after s2
+                if s2 >= latest[g]:
+                    continue        # after every interval: s2 itself
+                starts, ends = starts_of[g], ends_of[g]
+                i = bisect_right(ends, s2)
+                n = len(starts)
+                while i < n and starts[i] < s2 + d:
+                    s2 = ends[i]
+                    i += 1
             if s2 == s:
                 return s
             s = s2
 
     def reserve(self, groups, s: float, d: float) -> None:
+        latest, starts_of, ends_of, keep = self.latest, self.starts, self.ends, self.KEEP
+        e = s + d
         for g in groups:
-            starts, ends = self.starts[g], self.ends[g]
+            starts, ends = starts_of[g], ends_of[g]
+            if e > latest[g]:
+                latest[g] = e
             if not starts or s > starts[-1]:     # the common case: after every interval (bisect's answer)
                 starts.append(s)
-                ends.append(s + d)
+                ends.append(e)
             else:
                 i = bisect.bisect_left(starts, s)
                 starts.insert(i, s)
-                ends.insert(i, s + d)
-            if len(starts) > self.KEEP:
+                ends.insert(i, e)
+            if len(starts) > keep:
                 cut = len(starts) // 2
                 self.floor[g] = max(self.floor[g], ends[cut - 1])
                 del starts[:cut], ends[:cut]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import operator
 from typing import NamedTuple
 
 import numpy as np
@@ -265,9 +266,17 @@ class Run:
 
     # ---- placing instructions ----
 
+    #: ready_ns's last question and answer: (engine, reads, writes, the engine's free time, the trace's
+    #: event count, the answer). dma_issue asks ready_ns, then issues the same lists: unless something was
+    #: placed since, the data-order start is max(not_before_ns, that answer) and the scan is not repeated.
+    _ready: tuple | None = None
+
     def issue(self, api: str, engine: str, cycles: float, reads=(), writes=(), args: dict | None = None,
               elements: int = 0, not_before_ns: float = 0.0) -> NkiInstruction:
-        rfp = [t.tv.footprint for t in reads if isinstance(t, NkiTensor)]
+        rfp = []
+        for t in reads:
+            if isinstance(t, NkiTensor):
+                rfp.append(t.tv.footprint)
         wfp = []
         nbytes = 0
         for t in writes:
@@ -277,7 +286,17 @@ class Run:
                 t.tv.memory.written = True
         if self._shared_ports and engine in _SHARED_PORTS:
             not_before_ns = max(not_before_ns, self._shared_port_free(engine, reads, writes))
-        ev = self.timeline.place(engine, api, cycles, reads=rfp, writes=wfp, nbytes=nbytes,
+        order = "data"
+        asked = self._ready
+        if asked is not None:
+            self._ready = None
+            tl = self.timeline
+            if (asked[1] is reads and asked[2] is writes and asked[0] == engine
+                    and asked[3] == tl.engines[engine].free_ns and asked[4] == len(tl.trace.events)):
+                order = "none"      # max(free, not_before, dependencies) = max(not_before, the answer)
+                if asked[5] > not_before_ns:
+                    not_before_ns = asked[5]
+        ev = self.timeline.place(engine, api, cycles, reads=rfp, writes=wfp, nbytes=nbytes, order=order,
                                  elements=elements, args=args, not_before_ns=not_before_ns)
         return NkiInstruction(ev)
 
@@ -305,19 +324,29 @@ class Run:
 
     def ready_ns(self, engine: str, reads=(), writes=()) -> float:
         """When an instruction on ``engine`` could start: its queue is free and its data is ready."""
-        t = self.timeline.engines[engine].free_ns
-        return self.timeline.dependencies_end([x.tv.footprint for x in reads],
-                                              [x.tv.footprint for x in writes], engine, t)
+        tl = self.timeline
+        free = tl.engines[engine].free_ns
+        t = free
+        for x in reads:
+            fp = x.tv.footprint
+            if fp is not None:
+                t = tl._conflicts_end(fp, False, engine, t)
+        for x in writes:
+            fp = x.tv.footprint
+            if fp is not None:
+                t = tl._conflicts_end(fp, True, engine, t)
+        self._ready = (engine, reads, writes, free, len(tl.trace.events), t)
+        return t
+
+    _dma_queues: list | None = None      # the DMA queues' Engine objects, in queue order (made once)
 
     def dma_queue(self) -> str:
         """The DMA queue free first (the first of equals, as min() picks)."""
-        engines = self.timeline.engines
-        best = None
-        for name in self._dma_names:
-            e = engines[name]
-            if best is None or e.free_ns < best.free_ns:
-                best = e
-        return best.name
+        queues = self._dma_queues
+        if queues is None:
+            engines = self.timeline.engines
+            queues = self._dma_queues = [engines[name] for name in self._dma_names]
+        return min(queues, key=_free_ns).name
 
     @property
     def trace(self):
@@ -326,6 +355,8 @@ class Run:
     def allocations(self) -> str:
         return "\n".join(f"{k.value}:\n{a.describe()}" for k, a in self.alloc.items())
 
+
+_free_ns = operator.attrgetter("free_ns")
 
 #: (in SBUF?, shape) -> the default name of an unnamed on-chip allocation ("sbuf[(128, 64)]")
 _DEFAULT_NAMES: dict = {}
