@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import fp32, spec
+from . import args, fp32, spec
 from .device import BDC, current
 from . import native_mac
 from .fastsum import LIMIT, scan, smallest_nonzero
@@ -21,7 +21,7 @@ from .nan_payload import keep_first_nan
 from .layout import LANE, compact_stride
 from .nn_common import check_addrs, daz_padded, dim2_arg, kernel_arg, out_size, padded, padding_arg, tap
 from .rules import shape_bdc
-from .types import as_dim4, dim4
+from .types import dim4
 
 FLT_MAX = np.float32(3.4028234663852886e38)
 
@@ -32,7 +32,7 @@ def pool_cycles(q, n, c, oh, ow, kh, kw, sw, is_max: bool) -> int:
 
 def _common(api, output_addr, input_addr, input_shape, kernel_h, kernel_w, padding, stride, dilation):
     dev = current()
-    shape = as_dim4(api, "input_shape", input_shape)
+    shape = args.dim4_arg(api, "input_shape", input_shape)
     shape_bdc(api, shape)
     kh, kw = kernel_arg(api, "kernel_h", kernel_h), kernel_arg(api, "kernel_w", kernel_w)
     pad = padding_arg(api, padding)
