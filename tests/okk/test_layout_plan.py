@@ -97,3 +97,35 @@ def test_out_of_lane_error_repeats_after_a_hit():
             LocalTensor(dev.local, "api", "dst_addr", LANE - 128, shape, None, np.uint32, 4)
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1] and "reaches bytes" in msgs[0]
+
+
+@settings(max_examples=100, deadline=None)
+@given(off=st.integers(0, 1 << 14), n=_dim, c=_dim, h=_dim, w=_dim, strided=st.booleans(),
+       sn=st.integers(-900, 900), sc=st.integers(-200, 200), sh=st.integers(-30, 30), sw=st.integers(-2, 2),
+       esize=st.sampled_from([4, 2, 1]))
+def test_planned_system_tensor_equals_core_view(off, n, c, h, w, strided, sn, sc, sh, sw, esize):
+    from npusim.core.view import TensorView
+    from npusim.okk.layout import SystemTensor
+    dev = Device(global_mem_bytes=1 << 16)
+    dtype = {4: np.uint32, 2: np.uint16, 1: np.uint8}[esize]
+    shape, strides = dim4(n, c, h, w), (dim4(sn, sc, sh, sw) if strided else None)
+    addr = dev.system.base + off
+    layout._SYSTEM_PLANS.clear()
+    try:
+        t = SystemTensor(dev, "api", "src_addr", addr, shape, strides, dtype, esize)
+    except ConstraintError as e:
+        assert not layout._SYSTEM_PLANS
+        with pytest.raises(ConstraintError) as again:
+            SystemTensor(dev, "api", "src_addr", addr, shape, strides, dtype, esize)
+        assert str(again.value) == str(e)
+        return
+    s = strides or layout.continuous_stride(None, shape)
+    for _ in range(2):          # built, then from the cached plan
+        ref = TensorView(dev.system, off, shape.tuple(), tuple(x * esize for x in (s.n, s.c, s.h, s.w)), dtype)
+        v = t.view
+        assert (v.offset, v.shape, v.strides, v.dtype) == (ref.offset, ref.shape, ref.strides, ref.dtype)
+        f, g = v.footprint, ref.footprint
+        assert (f.memory, f.lane_lo, f.lane_hi, f.lo, f.hi, f.view) == (g.memory, g.lane_lo, g.lane_hi, g.lo, g.hi, v)
+        assert t.footprints == [f]
+        t = SystemTensor(dev, "api", "src_addr", addr, shape, strides, dtype, esize)
+        assert len(layout._SYSTEM_PLANS) == 1

@@ -199,6 +199,26 @@ class LocalTensor:
             initmap.mark_tensor(self)
 
 
+_SYSTEM_PLANS: dict = {}    # (n, c, h, w, strides, dtype, esize) -> _system_plan(...)
+
+
+def _system_plan(shape: dim4, strides: dim4 | None, dtype, esize: int) -> tuple:
+    """A system tensor's geometry without its address: shape, element strides, element span and, when
+    its elements are ``esize`` bytes and no dim is 0, the core view's (shape, byte strides, DType, byte
+    box relative to its offset) as TensorView._footprint computes them for an unlaned memory."""
+    if strides is None:
+        strides = continuous_stride(None, shape)
+    sh = shape.tuple()
+    st = (strides.n, strides.c, strides.h, strides.w)
+    lo, hi = _span(sh, st)
+    dt = _dtypes.dtype(dtype)
+    if dt.np.itemsize != esize or min(sh) <= 0:
+        return sh, st, lo, hi, None
+    vsh, bst = tuple(map(int, sh)), tuple(int(s * esize) for s in st)
+    vlo, vhi = _span(vsh, bst)
+    return sh, st, lo, hi, (vsh, bst, dt, vlo, vhi + esize)
+
+
 class SystemTensor:
     """A (N, C, H, W) tensor in system memory with element strides (continuous when None)."""
     __slots__ = ("view", "footprints", "shape", "memory")
@@ -207,20 +227,28 @@ class SystemTensor:
                  dtype, esize: int):
         addr = args.system_addr(api, param, addr)
         strides = args.stride_arg(api, param.replace("_addr", "_stride"), strides)
-        if strides is None:
-            strides = continuous_stride(None, shape)
+        key = (shape.n, shape.c, shape.h, shape.w,
+               None if strides is None else (strides.n, strides.c, strides.h, strides.w), dtype, esize)
+        plan = _SYSTEM_PLANS.get(key)
+        if plan is None:
+            plan = _system_plan(shape, strides, dtype, esize)
+        sh, st, lo, hi, view_plan = plan
         mem, off = dev.system_memory(addr, api=api, param=param)
-        sh = shape.tuple()
-        st = (strides.n, strides.c, strides.h, strides.w)
-        lo, hi = _span(sh, st)
         lo, hi = off + lo * esize, off + hi * esize + esize
         if lo < 0 or hi > mem.size:
             raise ConstraintError(api, param, f"the tensor lies inside {mem.name} "
                                   f"[{mem.base:#x}, {mem.base + mem.size:#x})",
                                   f"{param}={addr:#x} shape={sh} stride={st} reaches "
                                   f"[{mem.base + lo:#x}, {mem.base + hi:#x})")
+        if len(_SYSTEM_PLANS) >= 4096:
+            _SYSTEM_PLANS.clear()
+        _SYSTEM_PLANS[key] = plan   # (after the check: a failing call stores nothing)
         self.shape = sh
-        self.view = TensorView(mem, off, sh, tuple(s * esize for s in st), dtype, api=api)
+        if view_plan is None or mem.lanes > 1:
+            self.view = TensorView(mem, off, sh, tuple(s * esize for s in st), dtype, api=api)
+        else:   # the check above is the core view's bounds check: place it with its footprint box
+            vsh, bst, dt, vlo, vhi = view_plan
+            self.view = TensorView.placed(mem, off, vsh, bst, dt, 0, 1, off + vlo, off + vhi)
         self.footprints = [self.view.footprint]
         self.memory = mem
 
