@@ -129,3 +129,20 @@ def test_planned_system_tensor_equals_core_view(off, n, c, h, w, strided, sn, sc
         assert t.footprints == [f]
         t = SystemTensor(dev, "api", "src_addr", addr, shape, strides, dtype, esize)
         assert len(layout._SYSTEM_PLANS) == 1
+
+
+@pytest.mark.parametrize("shape, param, rule", [
+    (dim4(0, 1, 1, 1), "shape->n", "shape sizes are positive"),
+    (dim4(1, -2, 1, 1), "shape->c", "shape sizes are positive"),
+    (dim4(1, 1, 0, 1), "shape->h", "shape sizes are positive"),
+    (dim4(1, 1, 1, 0), "shape->w", "shape sizes are positive"),
+    (dim4(1, 1, 1, 65536), "shape->w", "at most 65535"),
+])
+def test_shape_gdma_refusals_after_its_fast_path(shape, param, rule):
+    """rules.shape_gdma returns early only when every check passes; each refusal still names its field."""
+    from npusim.okk import rules
+    rules.shape_gdma("okk_gdma_32bit_cpy_S2L", dim4(1, 64, 1, 65535))
+    rules.shape_gdma("okk_gdma_32bit_cpy_S2L", dim4(np.int64(2), 3, 4, 5))       # numpy ints: the loop
+    with pytest.raises(ConstraintError, match=rule) as e:
+        rules.shape_gdma("okk_gdma_32bit_cpy_S2L", shape)
+    assert e.value.param == param
