@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import fp32, spec
+from . import args, fp32, spec
 from .device import BDC, current
 from . import native_mac
 from .fastsum import LIMIT, scan, smallest_nonzero
 from .fp32 import F32
 from .nan_payload import keep_first_nan
-from .layout import LANE, LocalTensor, compact_stride
+from .layout import LANE, compact_stride
 from .nn_common import check_addrs, daz_padded, dim2_arg, kernel_arg, out_size, padded, padding_arg, tap
 from .rules import shape_bdc
-from .types import as_dim4, dim4
+from .types import dim4
 
 FLT_MAX = np.float32(3.4028234663852886e38)
 
@@ -32,7 +32,7 @@ def pool_cycles(q, n, c, oh, ow, kh, kw, sw, is_max: bool) -> int:
 
 def _common(api, output_addr, input_addr, input_shape, kernel_h, kernel_w, padding, stride, dilation):
     dev = current()
-    shape = as_dim4(api, "input_shape", input_shape)
+    shape = args.dim4_arg(api, "input_shape", input_shape)
     shape_bdc(api, shape)
     kh, kw = kernel_arg(api, "kernel_h", kernel_h), kernel_arg(api, "kernel_w", kernel_w)
     pad = padding_arg(api, padding)
@@ -44,8 +44,9 @@ def _common(api, output_addr, input_addr, input_shape, kernel_h, kernel_w, paddi
 
 
 def _tensors(dev, api, output_addr, input_addr, n, c, h, w, oh, ow):
-    inp = LocalTensor(dev.local, api, "input_addr", input_addr, dim4(n, c, h, w), None, F32, 4)
-    out = LocalTensor(dev.local, api, "output_addr", output_addr, dim4(n, c, oh, ow), None, F32, 4)
+    # the device's operand cache (validated once per distinct address/shape/stride): kernels repeat these
+    inp = dev.local_tensor(api, "input_addr", input_addr, dim4(n, c, h, w), None, F32, 4)
+    out = dev.local_tensor(api, "output_addr", output_addr, dim4(n, c, oh, ow), None, F32, 4)
     return inp, out
 
 
@@ -107,14 +108,14 @@ def okk_bdc_depthwise2d(output_addr, input_addr, weight_addr, bias_addr, input_s
     inp, out = _tensors(dev, api, output_addr, input_addr, n, c, h, w, oh, ow)
     q = int(output_addr) // LANE
     wsh = dim4(1, c, kh, kw)
-    wt = LocalTensor(dev.local, api, "weight_addr", weight_addr, wsh, compact_stride(None, q, wsh), F32, 4)
+    wt = dev.local_tensor(api, "weight_addr", weight_addr, wsh, compact_stride(None, q, wsh), F32, 4)
     wv = fp32.daz(wt.read())[0]                                   # (C, kh, kw)
     xp = daz_padded(inp.read(), pad)
     res = even_odd_taps(xp, wv, kh, kw, oh, ow, st, dil, smallest_nonzero(wv))
     reads = inp.footprints + wt.footprints
     if using_bias:
         bsh = dim4(1, c, 1, 1)
-        bt = LocalTensor(dev.local, api, "bias_addr", bias_addr, bsh, compact_stride(None, q, bsh), F32, 4)
+        bt = dev.local_tensor(api, "bias_addr", bias_addr, bsh, compact_stride(None, q, bsh), F32, 4)
         bias = fp32.daz(bt.read())
         res = keep_first_nan(fp32.add(res, bias), res, bias)
         reads += bt.footprints

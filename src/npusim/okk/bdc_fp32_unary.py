@@ -15,7 +15,6 @@ from . import args, cost, fp32, initmap, rules, spec
 from .device import BDC, current
 from .fp32 import F32
 from .layout import LANE, LocalTensor
-from .types import as_dim4
 
 
 def _api(fn):
@@ -34,7 +33,7 @@ class _Call:
     def __init__(self, api: str, shape):
         self.api = api
         self.dev = current()
-        self.shape = as_dim4(api, "shape", shape)
+        self.shape = args.dim4_arg(api, "shape", shape)
 
     def operands(self, align: int, strides: dict | None = None, **addrs) -> list[LocalTensor]:
         """Validate (once per distinct call signature; kernels repeat theirs) and build the operands."""

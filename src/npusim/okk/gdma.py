@@ -10,7 +10,7 @@ import numpy as np
 from . import args, cost, rules
 from .device import GDMA, current
 from .layout import LANE, X, LocalTensor, SystemTensor, aligned_stride, copy_tensor
-from .types import as_dim4, dim4, union_bits
+from .types import dim4, union_bits
 
 _UINT = {4: np.uint32, 2: np.uint16, 1: np.uint8}
 BATCH_LIMIT = 4096       # batches of an overlapping copy (moved one after another); docs/okk.md
@@ -43,7 +43,7 @@ def _arguments(api, kind, dst_addr, src_addr, dst_stride, src_stride):
 
 def _copy(api: str, kind: str, esize: int, dst_addr, src_addr, shape, dst_stride, src_stride) -> None:
     dev = current()
-    shape = as_dim4(api, "shape", shape)
+    shape = args.dim4_arg(api, "shape", shape)
     rules.shape_gdma(api, shape)
     dst_addr, src_addr, dst_stride, src_stride = _arguments(api, kind, dst_addr, src_addr, dst_stride, src_stride)
     rules.stride_w_one(api, "dst_stride", dst_stride)
@@ -84,7 +84,7 @@ def _copy_batches(dev, api, esize, dst_local, src_local, dst_addr, src_addr, sha
 
 def _set_c(api: str, kind: str, esize: int, dst_addr, value, shape, dst_stride) -> None:
     dev = current()
-    shape = as_dim4(api, "shape", shape)
+    shape = args.dim4_arg(api, "shape", shape)
     rules.shape_gdma(api, shape)
     dst_addr, _, dst_stride, _ = _arguments(api, kind, dst_addr, None, dst_stride, None)
     bits = union_bits(value, esize * 8)

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..core.errors import ConstraintError
 from ..core.options import options
+from ..core import dtypes as _dtypes
 from ..core.view import TensorView
 from . import args, initmap, spec
 from .types import dim4
@@ -62,6 +63,59 @@ def _span(shape: tuple, strides: tuple) -> tuple[int, int]:
     return lo, hi
 
 
+_PLANS: dict = {}       # (q, n, c, h, w, strides, dtype, esize) -> _plan(...): kernels repeat geometries
+
+
+def _pieces(mem, api, q, r, shape, bst, dtype) -> list:
+    """The core views of a local tensor: channels c' = q + c in rows of 64 NPUs, split into runs of a
+    partial first row, the full rows, a partial last row."""
+    n, c, h, w = shape
+    pieces, c_lo = [], 0
+    while c_lo < c:
+        row, lane = divmod(q + c_lo, X)
+        if lane or c - c_lo < X:
+            nl = min(X - lane, c - c_lo)
+            nrows = 1
+        else:
+            nl = X
+            nrows = (c - c_lo) // X
+        view = TensorView(mem, lane * LANE + r + row * bst[1], (n, nrows, nl, h, w), bst, dtype, api=api)
+        pieces.append((c_lo, c_lo + nrows * nl, view))
+        c_lo += nrows * nl
+    return pieces
+
+
+def _plan(q: int, shape: dim4, strides: dim4 | None, dtype: np.dtype, esize: int) -> tuple:
+    """Everything about a local tensor's layout that does not depend on its in-NPU offset r: element
+    strides, element span, the core dtype and, per piece (as _pieces splits it), its channel range,
+    first lane, lane count, byte offset from lane * LANE + r, shape, byte strides and in-lane byte span
+    (_span over its in-lane dims: TensorView._footprint's box, which skips size-1 and stride-0 dims,
+    whose span is 0 anyway). None for the pieces when a dim is not positive."""
+    n, c, h, w = shape.n, shape.c, shape.h, shape.w
+    if strides is None:
+        strides = aligned_stride(None, q, shape, esize)
+    st = (strides.n, strides.c, strides.h, strides.w)
+    lo, hi = _span((n, _div_up(q + c, X), h, w), st)
+    dt = _dtypes.dtype(dtype)
+    bst = tuple(int(x) for x in (st[0] * esize, st[1] * esize, LANE, st[2] * esize, st[3] * esize))
+    n, c, h, w = int(n), int(c), int(h), int(w)     # (the core view's geometry is Python ints)
+    if min(n, c, h, w) <= 0:
+        return st, lo, hi, dt, dt.np.itemsize, None
+    plan, c_lo = [], 0
+    while c_lo < c:
+        row, lane = divmod(q + c_lo, X)
+        if lane or c - c_lo < X:
+            nl = min(X - lane, c - c_lo)
+            nrows = 1
+        else:
+            nl = X
+            nrows = (c - c_lo) // X
+        plo, phi = _span((n, nrows, h, w), (bst[0], bst[1], bst[3], bst[4]))
+        plan.append((c_lo, c_lo + nrows * nl, lane, nl, row * bst[1], (n, nrows, nl, h, w), bst, plo, phi))
+        c_lo += nrows * nl
+    return st, lo, hi, dt, dt.np.itemsize, plan
+
+
 class LocalTensor:
     """A (N, C, H, W) tensor in the 64 NPU local memories, as the hardware addresses it."""
     __slots__ = ("addr", "shape", "strides", "dtype", "pieces", "footprints", "memory")
@@ -72,35 +126,32 @@ class LocalTensor:
         strides = args.stride_arg(api, param.replace("_addr", "_stride"), strides)
         n, c, h, w = shape.n, shape.c, shape.h, shape.w
         q, r = divmod(addr, LANE)
-        if strides is None:
-            strides = aligned_stride(None, q, shape, esize)
-        st = (strides.n, strides.c, strides.h, strides.w)
-        rows = _div_up(q + c, X)
-        lo, hi = _span((n, rows, h, w), st)
+        self.dtype = np.dtype(dtype)
+        key = (q, n, c, h, w, None if strides is None else (strides.n, strides.c, strides.h, strides.w),
+               self.dtype, esize)
+        plan = _PLANS.get(key)
+        if plan is None:
+            plan = _plan(q, shape, strides, self.dtype, esize)
+        st, lo, hi, dt, item, pieces_plan = plan
         lo, hi = r + lo * esize, r + hi * esize + esize
         if lo < 0 or hi > LANE:
             raise ConstraintError(api, param, "the tensor lies inside the local memory of each NPU it "
                                   f"touches (bytes [0, {LANE:#x}) per NPU)",
                                   f"{param}={addr:#x} shape={shape.tuple()} stride={st} reaches bytes "
                                   f"[{lo:#x}, {hi:#x})")
+        if len(_PLANS) >= 4096:
+            _PLANS.clear()
+        _PLANS[key] = plan          # (after the check: a failing call stores nothing)
         self.addr, self.shape, self.strides = addr, (n, c, h, w), st
-        self.dtype = np.dtype(dtype)
-        bst = (st[0] * esize, st[1] * esize, LANE, st[2] * esize, st[3] * esize)
-        pieces = []
-        # channels c' = q + c, c in [0, C): rows of 64 NPUs; split into partial/full/partial row runs
-        c_lo = 0
-        while c_lo < c:
-            row, lane = divmod(q + c_lo, X)
-            if lane or c - c_lo < X:
-                nl = min(X - lane, c - c_lo)
-                nrows = 1
-            else:
-                nl = X
-                nrows = (c - c_lo) // X
-            view = TensorView(mem, lane * LANE + r + row * st[1] * esize, (n, nrows, nl, h, w), bst,
-                              self.dtype, api=api)
-            pieces.append((c_lo, c_lo + nrows * nl, view))
-            c_lo += nrows * nl
+        if pieces_plan is None:     # a size-0 dim: the core view works its footprint out itself
+            bst = (st[0] * esize, st[1] * esize, LANE, st[2] * esize, st[3] * esize)
+            pieces = _pieces(mem, api, q, r, (n, c, h, w), bst, self.dtype)
+        else:
+            # the bounds check above proves every piece inside its lanes, so each core view is placed
+            # with the footprint box the plan holds (TensorView._footprint's, shifted by r)
+            pieces = [(c_lo, c_hi, TensorView.placed(mem, lane * LANE + r + off, shp, bst, dt, lane, lane + nl,
+                                                     r + off + plo, r + off + phi + item))
+                      for c_lo, c_hi, lane, nl, off, shp, bst, plo, phi in pieces_plan]
         self.pieces = pieces
         self.footprints = [p[2].footprint for p in pieces]
         self.memory = mem
@@ -148,6 +199,26 @@ class LocalTensor:
             initmap.mark_tensor(self)
 
 
+_SYSTEM_PLANS: dict = {}    # (n, c, h, w, strides, dtype, esize) -> _system_plan(...)
+
+
+def _system_plan(shape: dim4, strides: dim4 | None, dtype, esize: int) -> tuple:
+    """A system tensor's geometry without its address: shape, element strides, element span and, when
+    its elements are ``esize`` bytes and no dim is 0, the core view's (shape, byte strides, DType, byte
+    box relative to its offset) as TensorView._footprint computes them for an unlaned memory."""
+    if strides is None:
+        strides = continuous_stride(None, shape)
+    sh = shape.tuple()
+    st = (strides.n, strides.c, strides.h, strides.w)
+    lo, hi = _span(sh, st)
+    dt = _dtypes.dtype(dtype)
+    if dt.np.itemsize != esize or min(sh) <= 0:
+        return sh, st, lo, hi, None
+    vsh, bst = tuple(map(int, sh)), tuple(int(s * esize) for s in st)
+    vlo, vhi = _span(vsh, bst)
+    return sh, st, lo, hi, (vsh, bst, dt, vlo, vhi + esize)
+
+
 class SystemTensor:
     """A (N, C, H, W) tensor in system memory with element strides (continuous when None)."""
     __slots__ = ("view", "footprints", "shape", "memory")
@@ -156,20 +227,28 @@ class SystemTensor:
                  dtype, esize: int):
         addr = args.system_addr(api, param, addr)
         strides = args.stride_arg(api, param.replace("_addr", "_stride"), strides)
-        if strides is None:
-            strides = continuous_stride(None, shape)
+        key = (shape.n, shape.c, shape.h, shape.w,
+               None if strides is None else (strides.n, strides.c, strides.h, strides.w), dtype, esize)
+        plan = _SYSTEM_PLANS.get(key)
+        if plan is None:
+            plan = _system_plan(shape, strides, dtype, esize)
+        sh, st, lo, hi, view_plan = plan
         mem, off = dev.system_memory(addr, api=api, param=param)
-        sh = shape.tuple()
-        st = (strides.n, strides.c, strides.h, strides.w)
-        lo, hi = _span(sh, st)
         lo, hi = off + lo * esize, off + hi * esize + esize
         if lo < 0 or hi > mem.size:
             raise ConstraintError(api, param, f"the tensor lies inside {mem.name} "
                                   f"[{mem.base:#x}, {mem.base + mem.size:#x})",
                                   f"{param}={addr:#x} shape={sh} stride={st} reaches "
                                   f"[{mem.base + lo:#x}, {mem.base + hi:#x})")
+        if len(_SYSTEM_PLANS) >= 4096:
+            _SYSTEM_PLANS.clear()
+        _SYSTEM_PLANS[key] = plan   # (after the check: a failing call stores nothing)
         self.shape = sh
-        self.view = TensorView(mem, off, sh, tuple(s * esize for s in st), dtype, api=api)
+        if view_plan is None or mem.lanes > 1:
+            self.view = TensorView(mem, off, sh, tuple(s * esize for s in st), dtype, api=api)
+        else:   # the check above is the core view's bounds check: place it with its footprint box
+            vsh, bst, dt, vlo, vhi = view_plan
+            self.view = TensorView.placed(mem, off, vsh, bst, dt, 0, 1, off + vlo, off + vhi)
         self.footprints = [self.view.footprint]
         self.memory = mem
 

@@ -30,6 +30,10 @@ def shape_bdc(api: str, shape: dim4, check_work: bool = True) -> None:
 def shape_gdma(api: str, shape: dim4) -> None:
     """GDMA documents no shape limit; sizes must be positive, and the C-model exits on W > 65535
     (okkernel_cycles.md §7)."""
+    n, c, h, w = shape.n, shape.c, shape.h, shape.w
+    if type(n) is int and type(c) is int and type(h) is int and type(w) is int and \
+            n >= 1 and c >= 1 and h >= 1 and 1 <= w <= spec.MAX_NHW:
+        return                  # the common case (plain ints, every check passes), without the loop
     for name in ("n", "c", "h", "w"):
         v = getattr(shape, name)
         if not (isinstance(v, (int, np.integer)) and v >= 1):
