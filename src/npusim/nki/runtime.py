@@ -338,15 +338,15 @@ class Run:
         self._ready = (engine, reads, writes, free, len(tl.trace.events), t)
         return t
 
-    _dma_queues: list | None = None      # the DMA queues' Engine objects, in queue order (made once)
+    _dma_queues: tuple | None = None     # (timeline, its DMA queues' Engine objects in queue order)
 
     def dma_queue(self) -> str:
         """The DMA queue free first (the first of equals, as min() picks)."""
-        queues = self._dma_queues
-        if queues is None:
-            engines = self.timeline.engines
-            queues = self._dma_queues = [engines[name] for name in self._dma_names]
-        return min(queues, key=_free_ns).name
+        tl = self.timeline
+        cached = self._dma_queues
+        if cached is None or cached[0] is not tl:       # an LNC2 launch swaps timelines per core (lnc.py)
+            cached = self._dma_queues = (tl, [tl.engines[name] for name in self._dma_names])
+        return min(cached[1], key=_free_ns).name
 
     @property
     def trace(self):
