@@ -114,7 +114,8 @@ def max_rel_err(got, ref) -> float:
 
 
 def run_job(who: str, kind: str, case: int, cmodel_timeout: float) -> dict:
-    from npusim import okk
+    from npusim import configure, okk
+    from npusim.core.errors import RaceError
     from npusim.okk.c.cmodel_route import run_on_cmodel
     from npusim.okk.c.param import pack
     row = dict(entrant=who, kind=kind, case=case)
@@ -133,7 +134,15 @@ def run_job(who: str, kind: str, case: int, cmodel_timeout: float) -> dict:
     kernel = okk.load_c(path)
     t0 = time.perf_counter()
     try:
-        got, r, _ = cd.run(kernel, entry, fields, inputs, outputs, global_mem_bytes=GLOBAL_BYTES)
+        try:
+            got, r, _ = cd.run(kernel, entry, fields, inputs, outputs, global_mem_bytes=GLOBAL_BYTES)
+        except RaceError as e:
+            # a GDMA/BDC hazard inside a parallel region: a bug of the kernel on hardware that the eager
+            # C-model cannot see; recorded, then compared with the race check off (npusim is eager too)
+            row["race"] = str(e)[:300]
+            with configure(check_races=False):
+                t0 = time.perf_counter()
+                got, r, _ = cd.run(kernel, entry, fields, inputs, outputs, global_mem_bytes=GLOBAL_BYTES)
         row["npusim_s"] = time.perf_counter() - t0
         row["npusim_sections"] = list(r.sections)
     except Exception as e:              # noqa: BLE001 - recorded, compared with the C-model's outcome
@@ -202,7 +211,8 @@ def table(rows: list[dict]) -> None:
     for r in sorted(rows, key=lambda r: (r["entrant"], order[r["kind"]], r["case"])):
         err = r.get("max_rel_err_npusim")
         errs = "-" if err is None else f"{err:.1e}" + ("" if r.get("within_tol") else " > tol")
-        note = r.get("note") or r.get("npusim_error") or r.get("cmodel_error") or ""
+        note = r.get("note") or r.get("npusim_error") or r.get("cmodel_error") or \
+            ("RaceError (kernel bug on hardware; compared with check_races=False)" if r.get("race") else "")
         t.add_row(r["entrant"], r["kind"], str(r["case"]), yes(r.get("bytes_equal")), yes(r.get("cycles_equal")),
                   f"{r['npusim_s']:.2f}" if "npusim_s" in r else "-",
                   f"{r['cmodel_s']:.2f}" if "cmodel_s" in r else "-", errs,

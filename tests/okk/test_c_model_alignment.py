@@ -87,3 +87,53 @@ def test_matmul_left_cols_per_channel_above_left_cols_is_a_warning():
     with pytest.raises(ConstraintError, match=r"min\(128, cols\)"):
         with okk.Device(global_mem_bytes=1 << 20):
             okk.okk_bdc_matmul(0, 0x8000, 0x10000, 0, 5, 10, 7, 129, 7, False, False)
+
+
+# ---- the contest sweep's findings (benchmarks/okk_contest_sweep.py; probes in tests/okk/c/sweep_probes.c) ----
+
+@pytest.mark.parametrize("rows,cols,cpc,s2l,l2s", [
+    (512, 4, 16, 290, 659),      # perfect_1813709's matmul, contest case 12 (2048 x 4 x 1024), per tile
+    (5, 3, 8, 138, 48),
+    (5, 7, 100, 140, 82),
+    (5, 10, 4, 144, 53),         # cols_per_channel <= cols: unchanged
+])
+def test_matrix_moves_cost_runs_of_cols_per_channel_even_above_cols(rows, cols, cpc, s2l, l2s):
+    """The C-model's matrix_S2L / L2S cycles (measured one instruction per section) count runs of
+    cols_per_channel elements, also when cols_per_channel > cols (npusim used min(cols_per_channel, cols))."""
+    G = okk.okk_global_mem_start_addr()
+    a = rng.uniform(-1, 1, (rows, cols)).astype(np.float32)
+    with okk.Device(global_mem_bytes=1 << 20) as dev:
+        dev.write_system(G, a)
+        okk.okk_gdma_32bit_matrix_S2L(0x20000, G, rows, cols, cpc, cols)
+        okk.okk_gdma_32bit_matrix_L2S(G + 65536, 0x20000, rows, cols, cpc, cols)
+        got = dev.read_system(G + 65536, a.shape, np.float32)
+        cycles = [ev.args["cycles"] for ev in dev.events]
+    assert cycles == [s2l, l2s]
+    assert np.array_equal(got, a)
+
+
+@pytest.mark.parametrize("api", ["okk_bdc_avg_pool2d", "okk_bdc_max_pool2d"])
+def test_pools_above_4095_channels_are_a_warning_and_computed(api):
+    """The C-model pools shape->c > 4095 correctly (Sophgo's pool demos reach c = 131072 on contest S1
+    case 8): the documented rule c <= 4095 is a warning for the pools, strict mode raises."""
+    C = 4100
+    x = rng.uniform(-1, 1, (1, C, 3, 3)).astype(np.float32)
+    with okk.Device(global_mem_bytes=1 << 20) as dev:
+        st = okk.okk_128_byte_aligned_stride_for_32bit(okk.dim4(), 0, okk.dim4(1, C, 3, 3))
+        G = okk.okk_global_mem_start_addr()
+        dev.write_system(G, x)
+        okk.okk_gdma_32bit_cpy_S2L(0x40000, G, okk.dim4(1, C, 3, 3), st, None)
+        with pytest.warns(DocumentedRuleWarning, match=r"shape->c is in \[1, 4095\]"):
+            getattr(okk, api)(0, 0x40000, okk.dim4(1, C, 3, 3), 3, 3, okk.Padding(1, 1, 1, 1), okk.dim2(1, 1))
+        okk.okk_gdma_32bit_cpy_L2S(G + x.nbytes, 0, okk.dim4(1, C, 3, 3), None, st)
+        y = dev.read_system(G + x.nbytes, x.shape, np.float32).astype(np.float64)
+        with npusim.configure(strict=True), pytest.raises(ConstraintError, match="shape->c"):
+            getattr(okk, api)(0, 0x40000, okk.dim4(1, C, 3, 3), 3, 3, okk.Padding(1, 1, 1, 1), okk.dim2(1, 1))
+        with pytest.raises(ConstraintError, match="shape->c"):      # depthwise keeps the rule (not probed)
+            okk.okk_bdc_depthwise2d(0, 0x40000, 0x70000, 0, okk.dim4(1, C, 3, 3), 3, 3, False,
+                                    okk.Padding(1, 1, 1, 1), okk.dim2(1, 1), okk.dim2(1, 1))
+    xp = np.pad(x[0].astype(np.float64), ((0, 0), (1, 1), (1, 1)),
+                constant_values=0.0 if "avg" in api else -np.inf)
+    win = np.stack([xp[:, i:i + 3, j:j + 3] for i in range(3) for j in range(3)])
+    ref = win.mean(0) if "avg" in api else win.max(0)
+    assert np.allclose(y[0], ref, atol=1e-6)

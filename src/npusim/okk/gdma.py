@@ -196,9 +196,10 @@ def _matrix(api: str, kind: str, local_addr, sys_addr, rows, cols, cols_per_chan
             st.write(lt.read())
             reads += lt.footprints
             writes += st.footprints
-    # the C-model costs matrix_L2S over the padded columns ceil(cols/cpc)*cpc, matrix_S2L over cols
+    # the C-model costs matrix_L2S over the padded columns ceil(cols/cpc)*cpc, matrix_S2L over cols, both
+    # in runs of cols_per_channel elements, even when cols_per_channel > cols (contest sweep, sweep_probes.c)
     nbytes = rows * (nch * cpc if kind == "L2S" else cols) * 4
-    run = min(cpc, cols) * 4
+    run = cpc * 4
     dev.issue(GDMA, api, cost.TENSOR_GDMA, cost.gdma_cycles(kind, nbytes, run), reads=reads, writes=writes,
               nbytes=nbytes, elements=rows * cols, direction=cost.GDMA_DIRECTION[kind])
 

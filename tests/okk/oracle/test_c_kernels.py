@@ -214,3 +214,29 @@ def test_example_plus_one_twin(entry, shape):
     N, C, H, W = shape
     _same(*run_both(os.path.join(EXAMPLES, "plus_one.c"), entry, dict(N=N, C=C, H=H, W=W), dict(input_addr=x),
                     dict(output_addr=shape)))
+
+
+SWEEP_PROBES = os.path.join(HERE, "sweep_probes.c")
+SWEEP_PROBE = dict(which=0, R=1, K=1, N=1, LCPC=1, RCPC=1, C=1, H=1, W=1, weight_addr=0)
+
+
+@pytest.mark.parametrize("R,K,LCPC", [(512, 4, 16), (5, 3, 8), (5, 7, 100)])
+def test_probe_matrix_moves_with_cols_per_channel_above_cols(R, K, LCPC):
+    """Contest sweep finding: matrix S2L / L2S cycles count runs of cols_per_channel (one per section)."""
+    _same(*run_both(SWEEP_PROBES, "probe", dict(SWEEP_PROBE, which=3, R=R, K=K, LCPC=LCPC),
+                    dict(input_addr=U(R, K)), dict(output_addr=(R, K))))
+
+
+def test_probe_matmul_tile_of_perfect_1813709_case_12():
+    _same(*run_both(SWEEP_PROBES, "probe", dict(SWEEP_PROBE, R=512, K=4, N=1024, LCPC=16, RCPC=16),
+                    dict(input_addr=U(512, 4), weight_addr=U(4, 1024)), dict(output_addr=(512, 1024))))
+
+
+@pytest.mark.parametrize("which", [1, 2])
+def test_probe_pools_above_4095_channels(which):
+    """Contest sweep finding: the C-model pools c > 4095 (avg: which 1, max: which 2), bit and cycle equal."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(*run_both(SWEEP_PROBES, "probe", dict(SWEEP_PROBE, which=which, C=5000, H=3, W=3),
+                        dict(input_addr=U(1, 5000, 3, 3)), dict(output_addr=(1, 5000, 3, 3))))
