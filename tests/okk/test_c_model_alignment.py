@@ -137,3 +137,66 @@ def test_pools_above_4095_channels_are_a_warning_and_computed(api):
     win = np.stack([xp[:, i:i + 3, j:j + 3] for i in range(3) for j in range(3)])
     ref = win.mean(0) if "avg" in api else win.max(0)
     assert np.allclose(y[0], ref, atol=1e-6)
+
+
+@pytest.mark.parametrize("c,strided,cycles", [
+    (65472, True, [36407, 36315]),       # one piece
+    (65473, True, [36544, 36360]),       # two pieces (65472 + 1), each costed as an instruction
+    (200000, True, None),
+    (65535, False, [36442, 36350]),      # both strides NULL: one instruction up to 65535 channels
+])
+def test_strided_copies_above_65472_channels_cost_pieces(c, strided, cycles):
+    """The C-model moves a S2L / L2S with a stride given in pieces of 65472 channels (65535 rounded down
+    to the 64 NPUs), each with its own overhead (Sophgo's pool demos move c = 131072 on contest S1 case 8);
+    measured one instruction per section (tests/okk/c/sweep_probes.c which 4 and 5)."""
+    from npusim.okk import cost
+    G = okk.okk_global_mem_start_addr()
+    w = 3 if c == 200000 else 4
+    x = rng.uniform(-1, 1, (1, c, 1, w)).astype(np.float32)
+    sst = okk.dim4(c * w, w, w, 1) if strided else None
+    with okk.Device(global_mem_bytes=1 << 23) as dev:
+        dev.write_system(G, x)
+        okk.okk_gdma_32bit_cpy_S2L(0, G, okk.dim4(1, c, 1, w), None, sst)
+        okk.okk_gdma_32bit_cpy_L2S(G + x.nbytes, 0, okk.dim4(1, c, 1, w), sst, None)
+        assert np.array_equal(dev.read_system(G + x.nbytes, x.shape, np.float32), x)
+        got = [ev.args["cycles"] for ev in dev.events]
+    if cycles is None:     # 200000 = 3 x 65472 + 3584 channels (C-model: 111343, 110975)
+        cycles = [3 * cost.gdma_cycles(k, 65472 * w * 4, w * 4) + cost.gdma_cycles(k, 3584 * w * 4, w * 4)
+                  for k in ("S2L", "L2S")]
+        assert cycles == [111343, 110975]
+    assert got == cycles
+
+
+def test_copies_with_both_strides_null_refuse_more_than_65535_channels():
+    """tensor_align_move asserts src_C <= GDMA_MAX_C in the C-model (S2L and L2S)."""
+    G = okk.okk_global_mem_start_addr()
+    with okk.Device(global_mem_bytes=1 << 22) as dev:
+        for call in (lambda: okk.okk_gdma_32bit_cpy_S2L(0, G, okk.dim4(1, 65536, 1, 4), None, None),
+                     lambda: okk.okk_gdma_32bit_cpy_L2S(G, 0, okk.dim4(1, 65536, 1, 4), None, None)):
+            with pytest.raises(ConstraintError, match="at most 65535 when both strides are NULL"):
+                call()
+        assert dev.events == []
+
+
+@pytest.mark.parametrize("api", ["okk_bdc_mul_C", "okk_bdc_add"])
+def test_elementwise_above_4095_channels_needs_every_stride(api):
+    """The C-model computes c > 4095 when every stride is given (cycles scale with ceil(c/64): 158 for
+    c = 5000 against 128 for 4095) and asserts c < 4096 with NULL strides (atomic_mdscalar_operation)."""
+    C = 5000
+    x = rng.uniform(-1, 1, (1, C, 3, 3)).astype(np.float32)
+    shape = okk.dim4(1, C, 3, 3)
+    with okk.Device(global_mem_bytes=1 << 20) as dev:
+        st = okk.okk_128_byte_aligned_stride_for_32bit(okk.dim4(), 0, shape)
+        G = okk.okk_global_mem_start_addr()
+        dev.write_system(G, x)
+        okk.okk_gdma_32bit_cpy_S2L(0x40000, G, shape, st, None)
+        call = (lambda s: okk.okk_bdc_mul_C(0, 0x40000, 0.75, shape, s, s)) if api == "okk_bdc_mul_C" else \
+            (lambda s: okk.okk_bdc_add(0, 0x40000, 0x40000, shape, s, s, s))
+        with pytest.raises(ConstraintError, match="shape->c"):
+            call(None)
+        with pytest.warns(DocumentedRuleWarning, match="shape->c"):
+            call(st)
+        assert dev.events[-1].args["cycles"] == 158
+        okk.okk_gdma_32bit_cpy_L2S(G + x.nbytes, 0, shape, None, st)
+        y = dev.read_system(G + x.nbytes, x.shape, np.float32)
+    assert np.array_equal(y, x * np.float32(0.75) if api == "okk_bdc_mul_C" else x + x)

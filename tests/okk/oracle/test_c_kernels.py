@@ -240,3 +240,36 @@ def test_probe_pools_above_4095_channels(which):
         warnings.simplefilter("ignore")
         _same(*run_both(SWEEP_PROBES, "probe", dict(SWEEP_PROBE, which=which, C=5000, H=3, W=3),
                         dict(input_addr=U(1, 5000, 3, 3)), dict(output_addr=(1, 5000, 3, 3))))
+
+
+@pytest.mark.parametrize("which,C,q", [(4, 65472, 0), (4, 65473, 0), (4, 65410, 63), (4, 131072, 0), (5, 65535, 0)])
+def test_probe_copies_with_many_channels(which, C, q):
+    """Contest sweep finding: a strided S2L / L2S moves pieces of 65472 channels (which 4, start NPU q);
+    both strides NULL: one instruction (which 5)."""
+    _same(*run_both(SWEEP_PROBES, "probe", dict(SWEEP_PROBE, which=which, C=C, H=1, W=4, K=q),
+                    dict(input_addr=U(1, C, 1, 4)), dict(output_addr=(1, C, 1, 4))))
+
+
+def test_probe_copy_with_both_strides_null_above_65535_channels_asserts_in_both():
+    from npusim.core.errors import ConstraintError, NpuSimError
+    from npusim.okk.c.cmodel_route import run_on_cmodel
+    from npusim.okk.c.param import pack
+    from npusim import okk
+    G = okk.spec.GLOBAL_MEM_START
+    param = pack(okk.load_c(SWEEP_PROBES).param_type(), dict(SWEEP_PROBE, which=6, C=65536, H=1, W=4,
+                                                             input_addr=G, output_addr=G))
+    with pytest.raises(NpuSimError, match="GDMA_MAX_C"):
+        run_on_cmodel(SWEEP_PROBES, "probe", bytes(param))
+    with pytest.raises(ConstraintError, match="at most 65535"):
+        run_both(SWEEP_PROBES, "probe", dict(SWEEP_PROBE, which=6, C=65536, H=1, W=4),
+                 dict(input_addr=U(1, 1, 1, 4)), dict(output_addr=(1, 65536, 1, 4)))
+
+
+@pytest.mark.parametrize("op", [2, 3])
+def test_probe_elementwise_above_4095_channels_with_strides(op):
+    """Contest sweep finding: mul_C (op 2) / add (op 3) with every stride given compute c = 5000."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(*run_both(SWEEP_PROBES, "probe", dict(SWEEP_PROBE, which=7, N=op, C=5000, H=3, W=3),
+                        dict(input_addr=U(1, 5000, 3, 3)), dict(output_addr=(1, 5000, 3, 3))))
