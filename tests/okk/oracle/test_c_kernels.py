@@ -177,11 +177,15 @@ PERFECT = sorted(d for d in os.listdir(PUBLIC) if d.startswith("perfect_"))
 
 
 @pytest.mark.parametrize("who", PERFECT)
-@pytest.mark.parametrize("kind,case", [("softmax", 0), ("softmax", 2), ("matmul", 10), ("depthwise", 4),
-                                       ("conv2d", 6), ("conv2d", 9)])
+@pytest.mark.parametrize("kind,case", [("softmax", 0), ("softmax", 1), ("softmax", 2), ("matmul", 10), ("matmul", 12),
+                                       ("depthwise", 4), ("depthwise", 7), ("conv2d", 6), ("conv2d", 9)])
 def test_contest_top_solutions(who, kind, case):
-    """The contest's top solutions, unchanged: bit-identical outputs and identical section cycles."""
+    """The contest's top solutions, unchanged: bit-identical outputs and identical section cycles (matmul 12:
+    left_cols_per_channel > left_cols; depthwise 7: asymmetric pads). The full sweep over every contest case
+    is benchmarks/okk_contest_sweep.py / test_contest_sweep.py (NPUSIM_SWEEP=1)."""
     from c_drivers import contest_case
+    if (who, kind, case) == ("perfect_1760430", "matmul", 12):
+        pytest.skip("a parallel-region race: test_perfect_1760430_matmul_case_12_races")
     entry, fields, inputs, outputs, _, _ = contest_case(kind, case, np.random.default_rng(case))
     _same(*run_both(os.path.join(PUBLIC, who, f"ok_device_{kind}_contest.c"), entry, fields, inputs, outputs))
 
@@ -273,3 +277,34 @@ def test_probe_elementwise_above_4095_channels_with_strides(op):
         warnings.simplefilter("ignore")
         _same(*run_both(SWEEP_PROBES, "probe", dict(SWEEP_PROBE, which=7, N=op, C=5000, H=3, W=3),
                         dict(input_addr=U(1, 5000, 3, 3)), dict(output_addr=(1, 5000, 3, 3))))
+
+
+def test_perfect_1760430_matmul_case_12_races():
+    """This top solution's matmul overwrites, in a parallel region, the left tile its okk_bdc_matmul reads
+    (a bug on the board that the eager C-model cannot see): npusim raises RaceError; with the race check
+    off (npusim is eager too) the bytes and cycles are the C-model's."""
+    import npusim
+    from npusim.core.errors import RaceError
+    from c_drivers import contest_case
+    path = os.path.join(PUBLIC, "perfect_1760430", "ok_device_matmul_contest.c")
+    entry, fields, inputs, outputs, _, _ = contest_case("matmul", 12, np.random.default_rng(12))
+    with pytest.raises(RaceError, match="write-after-read"):
+        run_both(path, entry, fields, inputs, outputs)
+    with npusim.configure(check_races=False):
+        _same(*run_both(path, entry, fields, inputs, outputs))
+
+
+def test_public_pools_above_65472_channels():
+    """Sophgo's pool demos with N*C = 70000 channels in one tile (as contest S1 case 8 reaches 131072): strided
+    copies in 65472-channel pieces, pools over c > 4095, the avg demo's count_include_pad = 0 correction
+    (mul_C with strides over c > 4095)."""
+    import warnings
+    p = dict(N=1, C=70000, H=2, W=2, kernel_h=3, kernel_w=3, pad_top=1, pad_bottom=1, pad_left=1, pad_right=1,
+             stride_h=1, stride_w=1, ceil_mode=0)
+    x = U(1, 70000, 2, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(*run_both(os.path.join(PUBLIC, "ok_device_avg_pool.c"), "avg_pool_0", dict(p, count_include_pad=0),
+                        dict(input_addr=x), dict(output_addr=(1, 70000, 2, 2))))
+        _same(*run_both(os.path.join(PUBLIC, "ok_device_max_pool.c"), "max_pool_0", dict(p, index_addr=0),
+                        dict(input_addr=x), dict(output_addr=(1, 70000, 2, 2))))
