@@ -8,8 +8,9 @@ C-model libraries, ``make oracle``), and both are compared with float64 numpy.
 Rows: entrant, kind, case, bytes equal, per-section cycles equal, npusim s, C-model s (kernel call), max
 relative error vs float64 (the contest metric |out - ref| / max(|out|, |ref|, 1)) and whether it is within
 the contest tolerance. Jobs run cheapest first, one C-model process at a time; each finished job is
-appended to the JSON-lines file, so a rerun skips what is done. Cases whose buffers do not fit the C-model
-worker's 256 MiB of global memory are listed as skipped with the reason.
+appended to the JSON-lines file, so a rerun skips what is done. Cases whose buffers do not fit the global
+memory (``--global-mib``, default 256 MiB, the C-model worker's default) are listed as skipped with the
+reason; ``--retry-skipped --global-mib 1024`` runs them (about 3 GiB of host memory for matmul case 0).
 """
 from __future__ import annotations
 
@@ -113,15 +114,16 @@ def max_rel_err(got, ref) -> float:
     return float(np.max(np.abs(got - ref) / den)) if got.size else 0.0
 
 
-def run_job(who: str, kind: str, case: int, cmodel_timeout: float) -> dict:
+def run_job(who: str, kind: str, case: int, cmodel_timeout: float, global_bytes: int = GLOBAL_BYTES) -> dict:
     from npusim import configure, okk
     from npusim.core.errors import RaceError
     from npusim.okk.c.cmodel_route import run_on_cmodel
     from npusim.okk.c.param import pack
     row = dict(entrant=who, kind=kind, case=case)
     macs, nbytes = work(kind, case)
-    if nbytes + (1 << 20) > GLOBAL_BYTES:
-        row.update(status="skipped", note=f"{nbytes / 2**20:.0f} MiB of buffers > the C-model worker's 256 MiB")
+    if nbytes + (1 << 20) > global_bytes:
+        row.update(status="skipped", note=f"{nbytes / 2**20:.0f} MiB of buffers > the {global_bytes >> 20} MiB "
+                                          "of global memory (--global-mib)")
         return row
     rng = np.random.default_rng(case)
     if kind in KINDS:
@@ -135,14 +137,14 @@ def run_job(who: str, kind: str, case: int, cmodel_timeout: float) -> dict:
     t0 = time.perf_counter()
     try:
         try:
-            got, r, _ = cd.run(kernel, entry, fields, inputs, outputs, global_mem_bytes=GLOBAL_BYTES)
+            got, r, _ = cd.run(kernel, entry, fields, inputs, outputs, global_mem_bytes=global_bytes)
         except RaceError as e:
             # a GDMA/BDC hazard inside a parallel region: a bug of the kernel on hardware that the eager
             # C-model cannot see; recorded, then compared with the race check off (npusim is eager too)
             row["race"] = str(e)[:300]
             with configure(check_races=False):
                 t0 = time.perf_counter()
-                got, r, _ = cd.run(kernel, entry, fields, inputs, outputs, global_mem_bytes=GLOBAL_BYTES)
+                got, r, _ = cd.run(kernel, entry, fields, inputs, outputs, global_mem_bytes=global_bytes)
         row["npusim_s"] = time.perf_counter() - t0
         row["npusim_sections"] = list(r.sections)
     except Exception as e:              # noqa: BLE001 - recorded, compared with the C-model's outcome
@@ -163,7 +165,7 @@ def run_job(who: str, kind: str, case: int, cmodel_timeout: float) -> dict:
     t0 = time.perf_counter()
     try:
         cm = run_on_cmodel(path, entry, bytes(pack(kernel.param_type(), full)), writes, reads,
-                           timeout=cmodel_timeout)
+                           timeout=cmodel_timeout, global_bytes=global_bytes)
         row["cmodel_s"], row["cmodel_wall_s"] = cm.seconds, time.perf_counter() - t0
         row["cmodel_sections"] = list(cm.sections)
         cref = {n: np.frombuffer(b, np.float32).reshape(outputs[n]) for n, b in zip(outputs, cm.reads)}
@@ -234,6 +236,9 @@ def main(argv=None) -> None:
     ap.add_argument("--max-work", type=float, default=float("inf"),
                     help="skip cases above this many multiply-adds (the cost order)")
     ap.add_argument("--cmodel-timeout", type=float, default=300.0)
+    ap.add_argument("--global-mib", type=int, default=GLOBAL_BYTES >> 20,
+                    help="global memory of npusim's device and the C-model (default 256; more for matmul 0/2/14)")
+    ap.add_argument("--retry-skipped", action="store_true", help="run again the rows skipped for memory")
     args = ap.parse_args(argv)
     if args.table:
         table(load(args.out))
@@ -241,7 +246,12 @@ def main(argv=None) -> None:
     from npusim.okk.oracle.fetch import available
     if not available():
         sys.exit("C-model libraries absent: run python -m npusim.okk.oracle.fetch (make oracle)")
-    done = {(r["entrant"], r["kind"], r["case"]) for r in load(args.out)}
+    rows = load(args.out)
+    if args.retry_skipped:
+        rows = [r for r in rows if r["status"] != "skipped"]
+        with open(args.out, "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in rows)
+    done = {(r["entrant"], r["kind"], r["case"]) for r in rows}
     for who, kind, case in jobs():
         if (who, kind, case) in done or (args.kind and kind not in args.kind) or \
                 (args.entrant and who not in args.entrant):
@@ -249,7 +259,7 @@ def main(argv=None) -> None:
         if work(kind, case)[0] > args.max_work:
             row = dict(entrant=who, kind=kind, case=case, status="skipped", note="above --max-work")
         else:
-            row = run_job(who, kind, case, args.cmodel_timeout)
+            row = run_job(who, kind, case, args.cmodel_timeout, args.global_mib << 20)
         print(json.dumps(row), flush=True)
         with open(args.out, "a") as f:
             f.write(json.dumps(row) + "\n")
