@@ -84,9 +84,28 @@ def test_matmul_left_cols_per_channel_above_left_cols_is_a_warning():
     assert np.array_equal(y, _matmul(10)[0])                      # the same sums as a legal cpc
     with npusim.configure(strict=True), pytest.raises(ConstraintError, match=r"min\(128, cols\)"):
         _matmul(16)
-    with pytest.raises(ConstraintError, match=r"min\(128, cols\)"):
+    with pytest.raises(ConstraintError, match=r"min\(128, cols\)"):      # the right matrix keeps the rule
         with okk.Device(global_mem_bytes=1 << 20):
-            okk.okk_bdc_matmul(0, 0x8000, 0x10000, 0, 5, 10, 7, 129, 7, False, False)
+            okk.okk_bdc_matmul(0, 0x8000, 0x10000, 0, 5, 10, 7, 10, 8, False, False)
+
+
+def test_matmul_left_cols_per_channel_above_128_is_a_warning():
+    """The C-model accepts left_cols_per_channel > 128 and computes the product (contest sweep:
+    perfect_1760430's matmul uses 144 on contest case 5, 64 x 9216 x 4096); probed at 129, 144 and 200."""
+    a = rng.uniform(-1, 1, (5, 300)).astype(np.float32)
+    b = rng.uniform(-1, 1, (300, 7)).astype(np.float32)
+    G = okk.okk_global_mem_start_addr()
+    with okk.Device(global_mem_bytes=1 << 20) as dev:
+        dev.write_system(G, a)
+        dev.write_system(G + 8192, b)
+        okk.okk_gdma_32bit_matrix_S2L(0x8000, G, 5, 300, 144, 300)
+        okk.okk_gdma_32bit_matrix_S2L(0x10000, G + 8192, 300, 7, 7, 7)
+        with pytest.warns(DocumentedRuleWarning, match="left_cols_per_channel"):
+            okk.okk_bdc_matmul(0, 0x8000, 0x10000, 0, 5, 300, 7, 144, 7, False, False)
+        okk.okk_gdma_32bit_matrix_L2S(G + 16384, 0, 5, 7, 7, 7)
+        y = dev.read_system(G + 16384, (5, 7), np.float32)
+        assert [ev.args["cycles"] for ev in dev.events] == [249, 303, 1530, 48]     # the C-model's
+    assert np.allclose(y, a.astype(np.float64) @ b, atol=1e-5)
 
 
 # ---- the contest sweep's findings (benchmarks/okk_contest_sweep.py; probes in tests/okk/c/sweep_probes.c) ----

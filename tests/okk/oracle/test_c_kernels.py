@@ -308,3 +308,13 @@ def test_public_pools_above_65472_channels():
                         dict(input_addr=x), dict(output_addr=(1, 70000, 2, 2))))
         _same(*run_both(os.path.join(PUBLIC, "ok_device_max_pool.c"), "max_pool_0", dict(p, index_addr=0),
                         dict(input_addr=x), dict(output_addr=(1, 70000, 2, 2))))
+
+
+@pytest.mark.parametrize("K,LCPC", [(300, 144), (100, 129)])
+def test_probe_matmul_left_cols_per_channel_above_128(K, LCPC):
+    """Contest sweep finding (perfect_1760430's matmul case 5 uses 144): the C-model computes it."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(*run_both(SWEEP_PROBES, "probe", dict(SWEEP_PROBE, R=5, K=K, N=7, LCPC=LCPC, RCPC=7),
+                        dict(input_addr=U(5, K), weight_addr=U(K, 7)), dict(output_addr=(5, 7))))
