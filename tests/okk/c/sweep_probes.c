@@ -11,7 +11,9 @@
    which 5: the same with both strides NULL; which 6: only the cpy_L2S with both strides NULL.
    which 4..6 use the local address K * 0x80000 (start NPU K).
    which 7: okk_bdc_mul_C (N == 0) or okk_bdc_add (N == 1) over (1, C, H, W), NULL strides (C may exceed 4095);
-            N == 2, 3: the same with explicit 128-byte aligned strides. */
+            N == 2, 3: the same with explicit 128-byte aligned strides.
+   which 8: R tiny okk_bdc_add_C in one section, each in its own parallel region when K == 1.
+   which 9: R tiny okk_gdma_32bit_set_C_local in one section. */
 #include "okk.h"
 typedef struct {
     int which, R, K, N, LCPC, RCPC, C, H, W;
@@ -66,6 +68,18 @@ void probe(const void *args) {
             okk_bdc_add(0, 0x40000, 0x40000, &shape, &st, &st, &st);
         okk_poll(); okk_initialize();
         okk_gdma_32bit_cpy_L2S(p->output_addr, 0, &shape, NULL, NULL);
+    } else if (p->which == 8) {
+        dim4 one = {1, 1, 1, 1};
+        for (int i = 0; i < p->R; ++i) {
+            if (p->K) okk_parallel_start();
+            okk_bdc_add_C(0, 0, 1.0f, &one, NULL, NULL);
+            if (p->K) okk_parallel_end();
+        }
+    } else if (p->which == 9) {
+        dim4 one = {1, 1, 1, 1};
+        x32 v = {.fp32 = 1.0f};
+        for (int i = 0; i < p->R; ++i)
+            okk_gdma_32bit_set_C_local(0, v, &one, NULL);
     } else if (p->which == 3) {
         okk_gdma_32bit_matrix_S2L(0x20000, p->input_addr, p->R, p->K, p->LCPC, p->K);
         okk_poll(); okk_initialize();
