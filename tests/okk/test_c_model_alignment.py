@@ -219,3 +219,40 @@ def test_elementwise_above_4095_channels_needs_every_stride(api):
         okk.okk_gdma_32bit_cpy_L2S(G + x.nbytes, 0, shape, None, st)
         y = dev.read_system(G + x.nbytes, x.shape, np.float32)
     assert np.array_equal(y, x * np.float32(0.75) if api == "okk_bdc_mul_C" else x + x)
+
+
+def test_a_section_holds_at_most_65536_bdc_instructions_and_none_after_65536_gdma():
+    """The C-model asserts bd_cmd_id < 2^16 and gdma_cmd_id < 2^16 when it issues a BDC command (contest
+    sweep: matmul case 0, 2 x 100352 x 2048, of three top solutions; probes which 8/9: 65536 BDC pass, the
+    65537th asserts; 70000 GDMA alone pass). okk_initialize starts the ids again."""
+    one = okk.dim4(1, 1, 1, 1)
+    with okk.Device(global_mem_bytes=1 << 20) as dev:
+        dev.write_local(0, 0, np.zeros(1, np.float32))
+        for ids, ok in (([65535, 65535], True), ([65536, 0], False), ([0, 65536], False)):
+            okk.okk_initialize()
+            dev._section_ids = list(ids)             # as after that many instructions (a real loop: oracle test)
+            if ok:
+                okk.okk_bdc_add_C(0, 0, 1.0, one, None, None)
+            else:
+                with pytest.raises(ConstraintError, match="65536 BDC instructions"):
+                    okk.okk_bdc_add_C(0, 0, 1.0, one, None, None)
+                okk.okk_gdma_32bit_set_C_local(0, 1.0, one, None)        # GDMA alone: no limit
+        okk.okk_initialize()
+        okk.okk_bdc_add_C(0, 0, 1.0, one, None, None)
+        assert dev._section_ids == [1, 0]
+
+
+def test_command_ids_start_again_after_a_parallel_region_past_30000():
+    """The C-model flushes after a parallel region once a section holds more than 30000 commands of an
+    engine (65537 BDC in parallel regions pass there, as dump sections of 30001, 30001 and 5535 cycles);
+    npusim starts the ids again there (its section cycles are not split: docs/okk.md)."""
+    one = okk.dim4(1, 1, 1, 1)
+    with okk.Device(global_mem_bytes=1 << 20) as dev:
+        dev.write_local(0, 0, np.zeros(1, np.float32))
+        okk.okk_initialize()
+        dev._section_ids = [30000, 0]
+        okk.okk_parallel_start(); okk.okk_bdc_add_C(0, 0, 1.0, one, None, None); okk.okk_parallel_end()
+        assert dev._section_ids == [0, 0]
+        dev._section_ids = [29999, 0]
+        okk.okk_parallel_start(); okk.okk_bdc_add_C(0, 0, 1.0, one, None, None); okk.okk_parallel_end()
+        assert dev._section_ids == [30000, 0]

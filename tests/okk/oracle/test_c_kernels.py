@@ -318,3 +318,20 @@ def test_probe_matmul_left_cols_per_channel_above_128(K, LCPC):
         warnings.simplefilter("ignore")
         _same(*run_both(SWEEP_PROBES, "probe", dict(SWEEP_PROBE, R=5, K=K, N=7, LCPC=LCPC, RCPC=7),
                         dict(input_addr=U(5, K), weight_addr=U(K, 7)), dict(output_addr=(5, 7))))
+
+
+def test_probe_65537_bdc_instructions_in_a_section_assert_in_both():
+    """Contest sweep finding (matmul case 0 of three top solutions): 16-bit BDC command ids per section."""
+    from npusim.core.errors import ConstraintError, NpuSimError
+    from npusim.okk.c.cmodel_route import run_on_cmodel
+    from npusim.okk.c.param import pack
+    from npusim import okk
+    p = dict(SWEEP_PROBE, which=8, R=65537, K=0, input_addr=0, output_addr=0)
+    param = bytes(pack(okk.load_c(SWEEP_PROBES).param_type(), p))
+    with pytest.raises(NpuSimError, match="bd_cmd_id"):
+        run_on_cmodel(SWEEP_PROBES, "probe", param)
+    assert run_on_cmodel(SWEEP_PROBES, "probe", bytes(pack(okk.load_c(SWEEP_PROBES).param_type(),
+                                                           dict(p, R=65536)))).sections == [65536]
+    with okk.Device(global_mem_bytes=1 << 20) as dev, pytest.raises(ConstraintError, match="65536 BDC"):
+        dev.write_local(0, 0, np.zeros(1, np.float32))
+        okk.load_c(SWEEP_PROBES).run("probe", p)

@@ -29,7 +29,7 @@ import okk_contest_sweep as sweep  # noqa: E402
 pytestmark = pytest.mark.slow
 KNOWN_TOLERANCE_MISSES = {("conv2d", 12)}      # shared with the C-model (docs/okk.md, top solutions)
 # The C-model's profile dump splits this run's one okk_initialize..okk_poll section in two (17,288,233 +
-# 3,964,685); npusim has one section of the same total (21,252,918). Cause not pinned (docs/okk.md).
+# 3,964,685) after a parallel region past 30000 commands; npusim has one section of the same total (21,252,918).
 KNOWN_SECTION_SPLITS = {("1882153", "matmul", 5)}
 
 
