@@ -67,7 +67,7 @@ def conv2d_ref(x, w, pads=(0, 0, 0, 0), stride=(1, 1), dilation=(1, 1)):
     oh, ow = out_hw(x.shape[2], x.shape[3], kh, kw, pads, stride, dilation)
     out = np.zeros((x.shape[0], OC, oh, ow))
     for i, j, win in _taps(x, kh, kw, pads, stride, dilation, oh, ow):
-        out += np.einsum("nchw,oc->nohw", win, w[:, :, i, j].astype(np.float64))
+        out += np.tensordot(w[:, :, i, j].astype(np.float64), win, axes=([1], [1])).transpose(1, 0, 2, 3)
     return out
 
 
@@ -124,7 +124,7 @@ def weights_2ic(w):
     return out
 
 
-def run_both(path: str, entry: str, fields: dict, inputs: dict, outputs: dict, defines=None):
+def run_both(path: str, entry: str, fields: dict, inputs: dict, outputs: dict, defines=None, **cmodel_options):
     """The same .c on npusim and on Sophgo's C-model (same addresses, same param bytes).
     Returns (npusim outputs, npusim RunResult, C-model outputs, C-model CModelRun)."""
     from npusim.okk.c.cmodel_route import run_on_cmodel
@@ -142,41 +142,66 @@ def run_both(path: str, entry: str, fields: dict, inputs: dict, outputs: dict, d
         full[name] = addr
         reads.append((addr, int(np.prod(shape)) * 4))
         addr += -(-int(np.prod(shape)) * 4 // ALIGN) * ALIGN
-    cm = run_on_cmodel(path, entry, bytes(pack(kernel.param_type(), full)), writes, reads, defines=defines)
+    cm = run_on_cmodel(path, entry, bytes(pack(kernel.param_type(), full)), writes, reads, defines=defines,
+                       **cmodel_options)
     ref = {n: np.frombuffer(b, np.float32).reshape(outputs[n]) for n, b in zip(outputs, cm.reads)}
     return got, r, ref, cm
 
 
-# Contest-1 cases (the contest hosts' tables, reference okkernel.md §5) used with the entrants' kernels.
-SOFTMAX_CASES = {0: (1, 370, 13, 13), 1: (1, 1000, 1, 1), 2: (4, 2, 157, 283), 4: (6132, 21, 1, 1)}
-MATMUL_CASES = {1: (2, 1280, 1000), 4: (32, 2048, 36), 10: (300, 2048, 80)}
-DEPTHWISE_CASES = {4: (4, 144, 75, 75, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1), 5: (4, 192, 38, 38, 3, 3, 1, 1, 1, 1, 2, 2, 1, 1),
-                   7: (4, 512, 14, 14, 3, 3, 0, 1, 0, 1, 2, 2, 1, 1)}
-CONV2D_CASES = {6: (4, 18, 36, 192, 256, 3, 3, 1, 1, 1, 1, 2, 2, 1, 1), 9: (4, 160, 192, 30, 30, 7, 1, 3, 3, 0, 0, 1, 1, 1, 1)}
+# The contest-1 cases (the contest hosts' tables, host/*.cpp; reference okkernel.md §5), in the hosts' order.
+# softmax (N, C, H, W); matmul (M, K, N); depthwise (N, C, H, W, kh, kw, top, bottom, left, right, sh, sw,
+# dh, dw); conv2d (N, IC, OC, H, W, kh, kw, top, bottom, left, right, sh, sw, dh, dw).
+CONTEST_SOFTMAX = dict(enumerate([(1, 370, 13, 13), (1, 1000, 1, 1), (4, 2, 157, 283), (79, 4090, 1, 1),
+                                  (6132, 21, 1, 1)]))
+CONTEST_MATMUL = dict(enumerate([(2, 100352, 2048), (2, 1280, 1000), (2, 25088, 4096), (4, 1024, 25088),
+                                 (32, 2048, 36), (64, 9216, 4096), (79, 256, 4090), (200, 4096, 324),
+                                 (256, 768, 3072), (256, 3072, 768), (300, 2048, 80), (1024, 1024, 1024),
+                                 (2048, 4, 1024), (12544, 2, 1024), (100352, 1024, 1)]))
+CONTEST_DEPTHWISE = dict(enumerate([
+    (4, 3, 224, 224, 11, 11, 2, 2, 2, 2, 4, 4, 1, 1), (4, 3, 256, 256, 7, 7, 3, 3, 3, 3, 2, 2, 1, 1),
+    (4, 3, 640, 640, 3, 3, 1, 1, 1, 1, 2, 2, 1, 1), (4, 96, 150, 150, 3, 3, 1, 1, 1, 1, 2, 2, 1, 1),
+    (4, 144, 75, 75, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1), (4, 192, 38, 38, 3, 3, 1, 1, 1, 1, 2, 2, 1, 1),
+    (4, 336, 29, 29, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1), (4, 512, 14, 14, 3, 3, 0, 1, 0, 1, 2, 2, 1, 1),
+    (4, 960, 28, 28, 3, 3, 4, 4, 4, 4, 1, 1, 4, 4), (4, 2048, 33, 33, 3, 3, 6, 6, 6, 6, 1, 1, 6, 6)]))
+CONTEST_CONV2D = dict(enumerate([
+    (4, 3, 16, 640, 640, 3, 3, 1, 1, 1, 1, 2, 2, 1, 1), (4, 3, 16, 512, 960, 7, 7, 3, 3, 3, 3, 1, 1, 1, 1),
+    (4, 3, 16, 1080, 1920, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1), (4, 3, 24, 384, 384, 7, 7, 1, 2, 1, 2, 4, 4, 1, 1),
+    (4, 3, 96, 227, 227, 11, 11, 0, 0, 0, 0, 4, 4, 1, 1), (4, 3, 192, 127, 127, 11, 11, 0, 0, 0, 0, 2, 2, 1, 1),
+    (4, 18, 36, 192, 256, 3, 3, 1, 1, 1, 1, 2, 2, 1, 1), (4, 72, 72, 160, 160, 3, 3, 1, 1, 1, 1, 2, 2, 1, 1),
+    (4, 128, 256, 50, 50, 3, 3, 2, 2, 2, 2, 1, 1, 2, 2), (4, 160, 192, 30, 30, 7, 1, 3, 3, 0, 0, 1, 1, 1, 1),
+    (4, 256, 512, 128, 128, 1, 1, 0, 0, 0, 0, 2, 2, 1, 1), (4, 512, 512, 28, 28, 3, 3, 4, 4, 4, 4, 1, 1, 4, 4),
+    (4, 1024, 546, 10, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1), (4, 2048, 256, 28, 28, 3, 3, 12, 12, 12, 12, 1, 1, 12, 12),
+    (4, 4032, 672, 11, 11, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1)]))
+CONTEST = dict(softmax=CONTEST_SOFTMAX, matmul=CONTEST_MATMUL, depthwise=CONTEST_DEPTHWISE, conv2d=CONTEST_CONV2D)
+# The few used by the default suite's tests.
+SOFTMAX_CASES = {i: CONTEST_SOFTMAX[i] for i in (0, 1, 2, 4)}
+MATMUL_CASES = {i: CONTEST_MATMUL[i] for i in (1, 4, 10)}
+DEPTHWISE_CASES = {i: CONTEST_DEPTHWISE[i] for i in (4, 5, 7)}
+CONV2D_CASES = {i: CONTEST_CONV2D[i] for i in (6, 9)}
 
 
 def contest_case(kind: str, case: int, rng):
     """(entry, fields, inputs, outputs, reference, tolerance) of one contest case."""
     U = lambda *s, lo=-1.0, hi=1.0: rng.uniform(lo, hi, s).astype(np.float32)   # noqa: E731
     if kind == "softmax":
-        N, C, H, W = shape = SOFTMAX_CASES[case]
+        N, C, H, W = shape = CONTEST_SOFTMAX[case]
         x = U(*shape, lo=-5, hi=5)
         return ("softmax_contest", dict(N=N, C=C, H=H, W=W), dict(input_addr=x), dict(output_addr=shape),
                 lambda: softmax_ref(x), 1e-3)
     if kind == "matmul":
-        M, K, N = MATMUL_CASES[case]
+        M, K, N = CONTEST_MATMUL[case]
         a, b = U(M, K), U(K, N)
         return ("matmul_contest", dict(left_rows=M, left_cols=K, right_cols=N), dict(left_addr=a, right_addr=b),
                 dict(output_addr=(M, N)), lambda: a.astype(np.float64) @ b, 1e-4)
     names = ["N", "C", "H", "W", "kernel_h", "kernel_w", "pad_top", "pad_bottom", "pad_left", "pad_right",
              "stride_h", "stride_w", "dilation_h", "dilation_w"]
     if kind == "depthwise":
-        p = dict(zip(names, DEPTHWISE_CASES[case]))
+        p = dict(zip(names, CONTEST_DEPTHWISE[case]))
         x, w = U(p["N"], p["C"], p["H"], p["W"]), U(p["C"], p["kernel_h"], p["kernel_w"])
         oc, ref = p["C"], lambda: depthwise_ref(x, w, pads, st, dl)
         inputs = dict(input_addr=x, kernel_addr=w)
     else:
-        p = dict(zip(names[:1] + ["IC", "OC"] + names[2:], CONV2D_CASES[case]))
+        p = dict(zip(names[:1] + ["IC", "OC"] + names[2:], CONTEST_CONV2D[case]))
         x, w = U(p["N"], p["IC"], p["H"], p["W"]), U(p["OC"], p["IC"], p["kernel_h"], p["kernel_w"])
         oc, ref = p["OC"], lambda: conv2d_ref(x, w, pads, st, dl)
         inputs = dict(input_addr=x, kernel_addr=weights_2ic(w))

@@ -32,8 +32,10 @@ def _dim(api, name, v, hi):
 
 def _cpc(api, name, cpc, cols, documented_only_above_cols=False):
     if not (isinstance(cpc, (int, np.integer)) and 1 <= cpc <= min(128, cols)):
-        if documented_only_above_cols and isinstance(cpc, (int, np.integer)) and cols < cpc <= 128:
-            # the C-model accepts left_cols_per_channel > left_cols and computes the right product
+        if documented_only_above_cols and isinstance(cpc, (int, np.integer)) and \
+                min(128, cols) < cpc <= spec.MAX_NHW:
+            # the C-model accepts left_cols_per_channel > left_cols, and > 128 (contest sweep: 144 in
+            # perfect_1760430's matmul case 5), and computes the right product
             rules.documented_only(api, name, f"{name} is in [1, min(128, cols)]", int(cpc))
             return
         raise ConstraintError(api, name, f"{name} is in [1, min(128, cols)]", cpc)

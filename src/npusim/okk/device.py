@@ -20,6 +20,9 @@ from ..core.trace import Trace
 from . import args, spec
 from .layout import LocalTensor, SystemTensor
 
+CMD_IDS = 1 << 16               # the C-model's 16-bit BDC / GDMA command ids per section
+PARALLEL_FLUSH = 30000          # after a parallel region with more ids than this the C-model flushes
+
 BDC, GDMA = "BDC", "GDMA"
 
 
@@ -37,6 +40,7 @@ class Device:
         self._stream_end = {BDC: 0, GDMA: 0}
         self.bdc_instructions = 0
         self.gdma_instructions = 0
+        self._section_ids = [0, 0]      # BDC, GDMA instructions since okk_initialize (C-model command ids)
         self._tensors: dict = {}     # operand cache: kernels loop over the same few buffers
         self._calls: dict = {}       # validated BDC call signatures -> (operands, blocks, elements, run shape)
 
@@ -139,9 +143,18 @@ class Device:
             start = self._cycles
             self._cycles = start + cycles
             order, not_before = "none", self.timeline.now_ns
+        ids = self._section_ids
         if engine == BDC:
+            if ids[0] >= CMD_IDS or ids[1] >= CMD_IDS:
+                # the C-model asserts bd_cmd_id < 2^16 and gdma_cmd_id < 2^16 when it issues a BDC command
+                # (contest sweep: matmul case 0 of three top solutions); the result is already written
+                raise ConstraintError(api, "okk_initialize", "at most 65536 BDC instructions in a section, and "
+                                      "none after 65536 GDMA instructions (16-bit command ids; C-model)",
+                                      f"BDC {ids[0]}, GDMA {ids[1]} since okk_initialize")
+            ids[0] += 1
             self.bdc_instructions += 1
         else:
+            ids[1] += 1
             self.gdma_instructions += 1
         args = {"cycles": cycles, "instruction": instr, "start_cycle": start}
         if extra:
@@ -170,12 +183,17 @@ class Device:
                                   "(the C-model exits)", "not in parallel mode")
         self._cycles = max(self._stream_end.values())
         self.parallel = False
+        if max(self._section_ids) > PARALLEL_FLUSH:
+            # the C-model flushes here (its dump starts a new section; the ids start again): 65537 BDC in
+            # parallel regions of one section pass there as sections of 30001, 30001, 5535 (probe which 8)
+            self._section_ids = [0, 0]
         self.timeline.barrier()
 
     def initialize(self) -> None:
         """okk_initialize: a new section; command ids and cycle_count start again from zero."""
         self.parallel = False
         self.timeline.barrier()
+        self._section_ids = [0, 0]
         self._cycles = 0
         self._stream_end = {BDC: 0, GDMA: 0}
 

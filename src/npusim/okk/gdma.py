@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import args, cost, rules
+from . import args, cost, rules, spec
 from .device import GDMA, current
 from .layout import LANE, X, LocalTensor, SystemTensor, aligned_stride, copy_tensor
 from .types import dim4, union_bits
 
 _UINT = {4: np.uint32, 2: np.uint16, 1: np.uint8}
 BATCH_LIMIT = 4096       # batches of an overlapping copy (moved one after another); docs/okk.md
+C_PIECE = 65472          # channels per piece of a strided S2L/L2S with c > 65472 (C-model; docs/okk.md)
 
 
 def _strides_of(t, shape: dim4) -> tuple:
@@ -48,6 +49,10 @@ def _copy(api: str, kind: str, esize: int, dst_addr, src_addr, shape, dst_stride
     dst_addr, src_addr, dst_stride, src_stride = _arguments(api, kind, dst_addr, src_addr, dst_stride, src_stride)
     rules.stride_w_one(api, "dst_stride", dst_stride)
     rules.stride_w_one(api, "src_stride", src_stride)
+    if kind in ("S2L", "L2S") and dst_stride is None and src_stride is None and shape.c > spec.MAX_NHW:
+        from ..core.errors import ConstraintError
+        raise ConstraintError(api, "shape->c", "shape->c is at most 65535 when both strides are NULL "
+                              "(C-model assertion, tensor_align_move)", shape.c)
     full = shape
     shape = args.collapse(shape, [dst_stride, src_stride])
     args.work(api, shape.n * shape.c * shape.h * shape.w)
@@ -62,7 +67,15 @@ def _copy(api: str, kind: str, esize: int, dst_addr, src_addr, shape, dst_stride
     nbytes = shape.n * shape.c * shape.h * shape.w * esize
     run = cost.gdma_run_bytes(esize, shape.tuple(), _strides_of(dst, shape), _strides_of(src, shape),
                               dst_local, src_local)
-    dev.issue(GDMA, api, cost.TENSOR_GDMA, cost.gdma_cycles(kind, nbytes, run), reads=src.footprints,
+    cycles = cost.gdma_cycles(kind, nbytes, run)
+    if kind in ("S2L", "L2S") and shape.c > C_PIECE and (dst_stride is not None or src_stride is not None):
+        # with a stride given the C-model moves the channels in pieces of 65472 (65535 rounded down to
+        # the 64 NPUs), each costed as one instruction (contest sweep: Sophgo's pool demos, c = 131072)
+        pieces, rest = divmod(shape.c, C_PIECE)
+        per_c = nbytes // shape.c
+        cycles = pieces * cost.gdma_cycles(kind, per_c * C_PIECE, run) + \
+            (cost.gdma_cycles(kind, per_c * rest, run) if rest else 0)
+    dev.issue(GDMA, api, cost.TENSOR_GDMA, cycles, reads=src.footprints,
               writes=dst.footprints, nbytes=nbytes, elements=nbytes // esize,
               direction=cost.GDMA_DIRECTION[kind])
 
@@ -196,9 +209,10 @@ def _matrix(api: str, kind: str, local_addr, sys_addr, rows, cols, cols_per_chan
             copy_tensor(st, lt)
             reads += lt.footprints
             writes += st.footprints
-    # the C-model costs matrix_L2S over the padded columns ceil(cols/cpc)*cpc, matrix_S2L over cols
+    # the C-model costs matrix_L2S over the padded columns ceil(cols/cpc)*cpc, matrix_S2L over cols, both
+    # in runs of cols_per_channel elements, even when cols_per_channel > cols (contest sweep, sweep_probes.c)
     nbytes = rows * (nch * cpc if kind == "L2S" else cols) * 4
-    run = min(cpc, cols) * 4
+    run = cpc * 4
     dev.issue(GDMA, api, cost.TENSOR_GDMA, cost.gdma_cycles(kind, nbytes, run), reads=reads, writes=writes,
               nbytes=nbytes, elements=rows * cols, direction=cost.GDMA_DIRECTION[kind])
 

@@ -14,15 +14,19 @@ from .types import dim4
 LOCAL_SPACE = spec.NPU_NUM * spec.LOCAL_MEM_SIZE
 
 
-def shape_bdc(api: str, shape: dim4, check_work: bool = True) -> None:
+def shape_bdc(api: str, shape: dim4, check_work: bool = True, c_documented_only: bool = False) -> None:
     """n, h, w in [1, 65535]; c in [1, 4095] (every BDC seed function); then npusim's work limit
-    (the caller checks it itself, after collapsing stride-0 dimensions, when ``check_work`` is False)."""
+    (the caller checks it itself, after collapsing stride-0 dimensions, when ``check_work`` is False).
+    ``c_documented_only``: c > 4095 is only a documented rule (the C-model computes the pools right)."""
     for name in ("n", "h", "w"):
         v = getattr(shape, name)
         if not (isinstance(v, (int, np.integer)) and 1 <= v <= spec.MAX_NHW):
             raise ConstraintError(api, f"shape->{name}", "shape->n, shape->h and shape->w are in [1, 65535]", v)
     if not (isinstance(shape.c, (int, np.integer)) and 1 <= shape.c <= spec.MAX_C):
-        raise ConstraintError(api, "shape->c", "shape->c is in [1, 4095]", shape.c)
+        if c_documented_only and isinstance(shape.c, (int, np.integer)) and shape.c > spec.MAX_C:
+            documented_only(api, "shape->c", "shape->c is in [1, 4095]", int(shape.c))
+        else:
+            raise ConstraintError(api, "shape->c", "shape->c is in [1, 4095]", shape.c)
     if check_work:
         args.work(api, int(shape.n) * int(shape.c) * int(shape.h) * int(shape.w), args.BDC_WORK_LIMIT)
 

@@ -177,11 +177,15 @@ PERFECT = sorted(d for d in os.listdir(PUBLIC) if d.startswith("perfect_"))
 
 
 @pytest.mark.parametrize("who", PERFECT)
-@pytest.mark.parametrize("kind,case", [("softmax", 0), ("softmax", 2), ("matmul", 10), ("depthwise", 4),
-                                       ("conv2d", 6), ("conv2d", 9)])
+@pytest.mark.parametrize("kind,case", [("softmax", 0), ("softmax", 1), ("softmax", 2), ("matmul", 10), ("matmul", 12),
+                                       ("depthwise", 4), ("depthwise", 7), ("conv2d", 6), ("conv2d", 9)])
 def test_contest_top_solutions(who, kind, case):
-    """The contest's top solutions, unchanged: bit-identical outputs and identical section cycles."""
+    """The contest's top solutions, unchanged: bit-identical outputs and identical section cycles (matmul 12:
+    left_cols_per_channel > left_cols; depthwise 7: asymmetric pads). The full sweep over every contest case
+    is benchmarks/okk_contest_sweep.py / test_contest_sweep.py (NPUSIM_SWEEP=1)."""
     from c_drivers import contest_case
+    if (who, kind, case) == ("perfect_1760430", "matmul", 12):
+        pytest.skip("a parallel-region race: test_perfect_1760430_matmul_case_12_races")
     entry, fields, inputs, outputs, _, _ = contest_case(kind, case, np.random.default_rng(case))
     _same(*run_both(os.path.join(PUBLIC, who, f"ok_device_{kind}_contest.c"), entry, fields, inputs, outputs))
 
@@ -214,3 +218,120 @@ def test_example_plus_one_twin(entry, shape):
     N, C, H, W = shape
     _same(*run_both(os.path.join(EXAMPLES, "plus_one.c"), entry, dict(N=N, C=C, H=H, W=W), dict(input_addr=x),
                     dict(output_addr=shape)))
+
+
+SWEEP_PROBES = os.path.join(HERE, "sweep_probes.c")
+SWEEP_PROBE = dict(which=0, R=1, K=1, N=1, LCPC=1, RCPC=1, C=1, H=1, W=1, weight_addr=0)
+
+
+@pytest.mark.parametrize("R,K,LCPC", [(512, 4, 16), (5, 3, 8), (5, 7, 100)])
+def test_probe_matrix_moves_with_cols_per_channel_above_cols(R, K, LCPC):
+    """Contest sweep finding: matrix S2L / L2S cycles count runs of cols_per_channel (one per section)."""
+    _same(*run_both(SWEEP_PROBES, "probe", dict(SWEEP_PROBE, which=3, R=R, K=K, LCPC=LCPC),
+                    dict(input_addr=U(R, K)), dict(output_addr=(R, K))))
+
+
+def test_probe_matmul_tile_of_perfect_1813709_case_12():
+    _same(*run_both(SWEEP_PROBES, "probe", dict(SWEEP_PROBE, R=512, K=4, N=1024, LCPC=16, RCPC=16),
+                    dict(input_addr=U(512, 4), weight_addr=U(4, 1024)), dict(output_addr=(512, 1024))))
+
+
+@pytest.mark.parametrize("which", [1, 2])
+def test_probe_pools_above_4095_channels(which):
+    """Contest sweep finding: the C-model pools c > 4095 (avg: which 1, max: which 2), bit and cycle equal."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(*run_both(SWEEP_PROBES, "probe", dict(SWEEP_PROBE, which=which, C=5000, H=3, W=3),
+                        dict(input_addr=U(1, 5000, 3, 3)), dict(output_addr=(1, 5000, 3, 3))))
+
+
+@pytest.mark.parametrize("which,C,q", [(4, 65472, 0), (4, 65473, 0), (4, 65410, 63), (4, 131072, 0), (5, 65535, 0)])
+def test_probe_copies_with_many_channels(which, C, q):
+    """Contest sweep finding: a strided S2L / L2S moves pieces of 65472 channels (which 4, start NPU q);
+    both strides NULL: one instruction (which 5)."""
+    _same(*run_both(SWEEP_PROBES, "probe", dict(SWEEP_PROBE, which=which, C=C, H=1, W=4, K=q),
+                    dict(input_addr=U(1, C, 1, 4)), dict(output_addr=(1, C, 1, 4))))
+
+
+def test_probe_copy_with_both_strides_null_above_65535_channels_asserts_in_both():
+    from npusim.core.errors import ConstraintError, NpuSimError
+    from npusim.okk.c.cmodel_route import run_on_cmodel
+    from npusim.okk.c.param import pack
+    from npusim import okk
+    G = okk.spec.GLOBAL_MEM_START
+    param = pack(okk.load_c(SWEEP_PROBES).param_type(), dict(SWEEP_PROBE, which=6, C=65536, H=1, W=4,
+                                                             input_addr=G, output_addr=G))
+    with pytest.raises(NpuSimError, match="GDMA_MAX_C"):
+        run_on_cmodel(SWEEP_PROBES, "probe", bytes(param))
+    with pytest.raises(ConstraintError, match="at most 65535"):
+        run_both(SWEEP_PROBES, "probe", dict(SWEEP_PROBE, which=6, C=65536, H=1, W=4),
+                 dict(input_addr=U(1, 1, 1, 4)), dict(output_addr=(1, 65536, 1, 4)))
+
+
+@pytest.mark.parametrize("op", [2, 3])
+def test_probe_elementwise_above_4095_channels_with_strides(op):
+    """Contest sweep finding: mul_C (op 2) / add (op 3) with every stride given compute c = 5000."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(*run_both(SWEEP_PROBES, "probe", dict(SWEEP_PROBE, which=7, N=op, C=5000, H=3, W=3),
+                        dict(input_addr=U(1, 5000, 3, 3)), dict(output_addr=(1, 5000, 3, 3))))
+
+
+def test_perfect_1760430_matmul_case_12_races():
+    """This top solution's matmul overwrites, in a parallel region, the left tile its okk_bdc_matmul reads
+    (a bug on the board that the eager C-model cannot see): npusim raises RaceError; with the race check
+    off (npusim is eager too) the bytes and cycles are the C-model's."""
+    import npusim
+    from npusim.core.errors import RaceError
+    from c_drivers import contest_case
+    path = os.path.join(PUBLIC, "perfect_1760430", "ok_device_matmul_contest.c")
+    entry, fields, inputs, outputs, _, _ = contest_case("matmul", 12, np.random.default_rng(12))
+    with pytest.raises(RaceError, match="write-after-read"):
+        run_both(path, entry, fields, inputs, outputs)
+    with npusim.configure(check_races=False):
+        _same(*run_both(path, entry, fields, inputs, outputs))
+
+
+def test_public_pools_above_65472_channels():
+    """Sophgo's pool demos with N*C = 70000 channels in one tile (as contest S1 case 8 reaches 131072): strided
+    copies in 65472-channel pieces, pools over c > 4095, the avg demo's count_include_pad = 0 correction
+    (mul_C with strides over c > 4095)."""
+    import warnings
+    p = dict(N=1, C=70000, H=2, W=2, kernel_h=3, kernel_w=3, pad_top=1, pad_bottom=1, pad_left=1, pad_right=1,
+             stride_h=1, stride_w=1, ceil_mode=0)
+    x = U(1, 70000, 2, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(*run_both(os.path.join(PUBLIC, "ok_device_avg_pool.c"), "avg_pool_0", dict(p, count_include_pad=0),
+                        dict(input_addr=x), dict(output_addr=(1, 70000, 2, 2))))
+        _same(*run_both(os.path.join(PUBLIC, "ok_device_max_pool.c"), "max_pool_0", dict(p, index_addr=0),
+                        dict(input_addr=x), dict(output_addr=(1, 70000, 2, 2))))
+
+
+@pytest.mark.parametrize("K,LCPC", [(300, 144), (100, 129)])
+def test_probe_matmul_left_cols_per_channel_above_128(K, LCPC):
+    """Contest sweep finding (perfect_1760430's matmul case 5 uses 144): the C-model computes it."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(*run_both(SWEEP_PROBES, "probe", dict(SWEEP_PROBE, R=5, K=K, N=7, LCPC=LCPC, RCPC=7),
+                        dict(input_addr=U(5, K), weight_addr=U(K, 7)), dict(output_addr=(5, 7))))
+
+
+def test_probe_65537_bdc_instructions_in_a_section_assert_in_both():
+    """Contest sweep finding (matmul case 0 of three top solutions): 16-bit BDC command ids per section."""
+    from npusim.core.errors import ConstraintError, NpuSimError
+    from npusim.okk.c.cmodel_route import run_on_cmodel
+    from npusim.okk.c.param import pack
+    from npusim import okk
+    p = dict(SWEEP_PROBE, which=8, R=65537, K=0, input_addr=0, output_addr=0)
+    param = bytes(pack(okk.load_c(SWEEP_PROBES).param_type(), p))
+    with pytest.raises(NpuSimError, match="bd_cmd_id"):
+        run_on_cmodel(SWEEP_PROBES, "probe", param)
+    assert run_on_cmodel(SWEEP_PROBES, "probe", bytes(pack(okk.load_c(SWEEP_PROBES).param_type(),
+                                                           dict(p, R=65536)))).sections == [65536]
+    with okk.Device(global_mem_bytes=1 << 20) as dev, pytest.raises(ConstraintError, match="65536 BDC"):
+        dev.write_local(0, 0, np.zeros(1, np.float32))
+        okk.load_c(SWEEP_PROBES).run("probe", p)

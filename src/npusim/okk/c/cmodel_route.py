@@ -57,8 +57,9 @@ def build_for_cmodel(source_path: str, defines: dict | None = None, include_dirs
 
 
 def run_on_cmodel(source_path: str, entry: str, param: bytes, writes=(), reads=(), defines=None,
-                  include_dirs=(), timeout: float = 600) -> CModelRun:
-    """writes: [(system_addr, bytes)]; reads: [(system_addr, nbytes)] after the kernel returned."""
+                  include_dirs=(), timeout: float = 600, global_bytes: int | None = None) -> CModelRun:
+    """writes: [(system_addr, bytes)]; reads: [(system_addr, nbytes)] after the kernel returned.
+    ``global_bytes``: the C-model's global memory (default ``oracle.cmodel.GLOBAL_BYTES``, 256 MiB)."""
     from ..oracle.fetch import available
     if not available():
         raise FileNotFoundError("C-model libraries absent: run python -m npusim.okk.oracle.fetch")
@@ -68,7 +69,7 @@ def run_on_cmodel(source_path: str, entry: str, param: bytes, writes=(), reads=(
     fd, log = tempfile.mkstemp(prefix="npusim-cmodel-", suffix=".log")
     os.close(fd)
     try:
-        job = pickle.dumps((lib, entry, bytes(param), list(writes), list(reads), log))
+        job = pickle.dumps((lib, entry, bytes(param), list(writes), list(reads), log, global_bytes))
         proc = subprocess.run([sys.executable, "-m", "npusim.okk.c.cmodel_route"], input=job,
                               capture_output=True, env=env, timeout=timeout)
         if proc.returncode != 0 or not proc.stdout:
@@ -82,12 +83,17 @@ def run_on_cmodel(source_path: str, entry: str, param: bytes, writes=(), reads=(
 
 
 def _worker() -> None:
-    lib_path, entry, param, writes, reads, log_path = pickle.loads(sys.stdin.buffer.read())
+    job = pickle.loads(sys.stdin.buffer.read())
+    lib_path, entry, param, writes, reads, log_path = job[:6]
+    global_bytes = job[6] if len(job) > 6 else None
     out = os.fdopen(os.dup(1), "wb")
     log = open(log_path, "w+")
     os.dup2(log.fileno(), 1)       # the C-model prints on stdout; keep it out of the pickle channel
     os.dup2(log.fileno(), 2)
+    from ..oracle import cmodel as cmodel_module
     from ..oracle.cmodel import CModel, parse_dump
+    if global_bytes:
+        cmodel_module.GLOBAL_BYTES = int(global_bytes)
     cm = CModel("backend")
     for addr, data in writes:
         cm.write(addr, data, False)
