@@ -70,19 +70,25 @@ def _pieces(mem, api, q, r, shape, bst, dtype) -> list:
     """The core views of a local tensor: channels c' = q + c in rows of 64 NPUs, split into runs of a
     partial first row, the full rows, a partial last row."""
     n, c, h, w = shape
-    pieces, c_lo = [], 0
+    pieces = []
+    for c_lo, row, lane, nl, nrows in _row_runs(q, c):
+        view = TensorView(mem, lane * LANE + r + row * bst[1], (n, nrows, nl, h, w), bst, dtype, api=api)
+        pieces.append((c_lo, c_lo + nrows * nl, view))
+    return pieces
+
+
+def _row_runs(q: int, c: int):
+    """(first channel, NPU row, first lane, lanes, rows) of each run channels q .. q + c - 1 split into:
+    a partial first row, the full rows, a partial last row."""
+    c_lo = 0
     while c_lo < c:
         row, lane = divmod(q + c_lo, X)
         if lane or c - c_lo < X:
-            nl = min(X - lane, c - c_lo)
-            nrows = 1
+            nl, nrows = min(X - lane, c - c_lo), 1
         else:
-            nl = X
-            nrows = (c - c_lo) // X
-        view = TensorView(mem, lane * LANE + r + row * bst[1], (n, nrows, nl, h, w), bst, dtype, api=api)
-        pieces.append((c_lo, c_lo + nrows * nl, view))
+            nl, nrows = X, (c - c_lo) // X
+        yield c_lo, row, lane, nl, nrows
         c_lo += nrows * nl
-    return pieces
 
 
 def _plan(q: int, shape: dim4, strides: dim4 | None, dtype: np.dtype, esize: int) -> tuple:
@@ -101,18 +107,10 @@ def _plan(q: int, shape: dim4, strides: dim4 | None, dtype: np.dtype, esize: int
     n, c, h, w = int(n), int(c), int(h), int(w)     # (the core view's geometry is Python ints)
     if min(n, c, h, w) <= 0:
         return st, lo, hi, dt, dt.np.itemsize, None
-    plan, c_lo = [], 0
-    while c_lo < c:
-        row, lane = divmod(q + c_lo, X)
-        if lane or c - c_lo < X:
-            nl = min(X - lane, c - c_lo)
-            nrows = 1
-        else:
-            nl = X
-            nrows = (c - c_lo) // X
+    plan = []
+    for c_lo, row, lane, nl, nrows in _row_runs(q, c):
         plo, phi = _span((n, nrows, h, w), (bst[0], bst[1], bst[3], bst[4]))
         plan.append((c_lo, c_lo + nrows * nl, lane, nl, row * bst[1], (n, nrows, nl, h, w), bst, plo, phi))
-        c_lo += nrows * nl
     return st, lo, hi, dt, dt.np.itemsize, plan
 
 
