@@ -22,7 +22,6 @@ from ..core.memory import Memory
 from ..core.view import TensorView
 from . import scope as _scope
 from . import args as _args
-from . import runtime as _runtime
 from .tensor import MemoryRegion, NkiTensor, _c_strides, dtype_of
 
 API = "nl.ndarray"
@@ -75,9 +74,8 @@ def _core_memory(run, buffer):
     key = (tuple(run.program), buffer)
     mem = mems.get(key)
     if mem is None:
-        with _runtime._small_pages():
-            mem = mems[key] = Memory(f"{shared.name} of program {tuple(run.program)}", shared.lane_bytes,
-                                     shared.lanes)
+        mem = mems[key] = Memory(f"{shared.name} of program {tuple(run.program)}", shared.lane_bytes,
+                                 shared.lanes, small_pages=True)
     return mem
 
 

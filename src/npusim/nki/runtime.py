@@ -371,30 +371,10 @@ def _take_memories(chip: _spec.Chip):
     if idle:
         return idle.pop()
     p = chip.partitions
-    with _small_pages():
-        return Memory("SBUF", chip.sbuf_usable, p), Memory("PSUM", chip.psum_bytes, p)
-
-
-try:        # numpy's switch for madvise(MADV_HUGEPAGE) on large allocations (absent: nothing to switch off)
-    from numpy._core.multiarray import _set_madvise_hugepage as _set_hugepage
-except ImportError:
-    _set_hugepage = None
-
-
-@contextlib.contextmanager
-def _small_pages():
-    """Allocate SBUF/PSUM with ordinary 4 KiB pages. Every tile touches all its partitions, 192 KiB apart:
-    with huge pages the first (128, 8) tile of a fresh SBUF faulted in and zeroed twelve 2 MiB pages
-    (35-100 ms CPU measured under memory pressure, the kernel compacting for each), with 4 KiB pages 128
-    small ones (~0.5 ms). Contents and behaviour are the same either way (zeroed memory)."""
-    if _set_hugepage is None:
-        yield
-        return
-    previous = _set_hugepage(False)
-    try:
-        yield
-    finally:
-        _set_hugepage(previous)
+    # 4 KiB pages (core.memory.zeroed): every tile touches all its partitions, 192 KiB apart; with huge
+    # pages the first (128, 8) tile of a fresh SBUF faulted in and zeroed twelve 2 MiB pages.
+    return (Memory("SBUF", chip.sbuf_usable, p, small_pages=True),
+            Memory("PSUM", chip.psum_bytes, p, small_pages=True))
 
 
 def _shape(shape, api) -> tuple:
