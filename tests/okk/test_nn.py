@@ -190,3 +190,22 @@ def test_fastsum_path_is_bit_identical_to_the_ftz_path():
     assert not fastsum.products_stay_normal(Lt, Rn)
     slow = bdc_matmul.even_odd_dot(Lt, Rn)
     np.testing.assert_array_equal(slow[1:], fast[1:])
+
+
+def test_pools_are_not_held_to_the_bdc_work_limit():
+    """Sophgo's pool demos on contest-S1 case 7 pool 4,280,640 inputs in one call and the C-model computes
+    it (benchmarks/okk_contest_sweep.py): a pool's compact input, bounds-checked in local memory, bounds
+    its work. Other BDC calls keep the 2^22-element limit."""
+    n, c, h, w = 2, 4000, 24, 24                     # 4,608,000 inputs > 2^22; 63 channels x 2 x 576 floats a lane
+    assert n * c * h * w > 2 ** 22
+    x = np.random.default_rng(7).uniform(-1, 1, (n, c, h, w)).astype(np.float32)
+    out = 0x50000
+    with okk.Device() as dev:
+        _put(dev, 0x0, x)
+        okk.okk_bdc_max_pool2d(out, 0x0, okk.dim4(n, c, h, w), h, w, None, None)
+        np.testing.assert_array_equal(_get(dev, out, (n, c, 1, 1))[..., 0, 0], x.max(axis=(2, 3)))
+        okk.okk_bdc_avg_pool2d(out, 0x0, okk.dim4(n, c, h, w), h, w, None, None)
+        np.testing.assert_allclose(_get(dev, out, (n, c, 1, 1))[..., 0, 0], x.astype(np.float64).mean(axis=(2, 3)),
+                                   rtol=0, atol=1e-6)
+        with pytest.raises(ConstraintError, match="computes at most"):
+            okk.okk_bdc_neg(out, 0x0, okk.dim4(n, c, h, w), None, None)
