@@ -159,7 +159,7 @@ def test_unknown_entry_lists_registered(misc):
         misc.run("nope")
     misc.run("plain_entry")          # a function without OKKERNEL_FUNC_REGISTER is found by its symbol
     assert set(misc.kernels) == {"bad_call", "failing_assert", "logging", "through_pointer", "sections",
-                                 "no_initialize", "pointer_per_element"}
+                                 "no_initialize", "pointer_per_element", "flush_split", "flush_tail"}
 
 
 def test_compile_error_carries_the_compiler_message():
@@ -279,3 +279,17 @@ def test_one_pointer_per_element_is_cheap_and_marked(misc):
         assert time.perf_counter() - t < 5          # not 20000 copies of a 4 MiB window
         assert np.array_equal(dev.read_system(G + 4 * n, n), np.full(n, 2.5, np.float32))
     assert not pointers.pending()
+
+
+def test_a_flush_after_a_long_parallel_region_starts_a_new_section(misc):
+    """The C-model flushes at okk_parallel_end once a section holds more than 30000 commands, and its dump
+    starts a new section there (the contest sweep: perfect_1889931 matmul 0 reads as 4 sections,
+    perfect_1882153 matmul 5 as 2); r.sections splits at the same point, r.cycles stays the sum."""
+    with okk.Device():
+        tail = misc.run("flush_tail", dict(addr=0, n=0, value=0.0))
+        short = misc.run("flush_split", dict(addr=0, n=30000, value=0.0))
+        long = misc.run("flush_split", dict(addr=0, n=30001, value=0.0))
+    assert len(tail.sections) == 1 and len(short.sections) == 1
+    assert len(long.sections) == 2
+    assert long.sections[1] == tail.sections[0]             # the three commands after the flush
+    assert long.cycles == sum(long.sections) and long.sections[0] > short.sections[0] - tail.sections[0]

@@ -41,6 +41,7 @@ class Device:
         self.bdc_instructions = 0
         self.gdma_instructions = 0
         self._section_ids = [0, 0]      # BDC, GDMA instructions since okk_initialize (C-model command ids)
+        self.flush_cycles: list[int] = []   # total_cycles at each parallel-region flush of this section
         self._tensors: dict = {}     # operand cache: kernels loop over the same few buffers
         self._calls: dict = {}       # validated BDC call signatures -> (operands, blocks, elements, run shape)
 
@@ -187,6 +188,7 @@ class Device:
             # the C-model flushes here (its dump starts a new section; the ids start again): 65537 BDC in
             # parallel regions of one section pass there as sections of 30001, 30001, 5535 (probe which 8)
             self._section_ids = [0, 0]
+            self.flush_cycles.append(self._cycles)     # the C route splits r.sections here (c/bridge.py)
         self.timeline.barrier()
 
     def initialize(self) -> None:
@@ -194,6 +196,7 @@ class Device:
         self.parallel = False
         self.timeline.barrier()
         self._section_ids = [0, 0]
+        self.flush_cycles = []
         self._cycles = 0
         self._stream_end = {BDC: 0, GDMA: 0}
 

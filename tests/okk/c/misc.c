@@ -84,3 +84,30 @@ void pointer_per_element(const void *args) {
     okk_poll();
 }
 OKKERNEL_FUNC_REGISTER(pointer_per_element);
+
+/* p->n set_C commands in one parallel region, then three outside it (flush_tail alone): past 30000 the
+   C-model flushes at okk_parallel_end and its dump starts a new section there. */
+static void three_sets(void) {
+    dim4 shape = {1, 64, 1, 32};
+    for (int i = 0; i < 3; i++) okk_bdc_32bit_set_C(0, (x32){.fp32 = 3.0f}, &shape, NULL);
+}
+
+void flush_split(const void *args) {
+    const param_t *p = (const param_t *)args;
+    dim4 shape = {1, 64, 1, 32};
+    okk_initialize();
+    okk_parallel_start();
+    for (int i = 0; i < p->n; i++) okk_bdc_32bit_set_C(0, (x32){.fp32 = 1.0f}, &shape, NULL);
+    okk_parallel_end();
+    three_sets();
+    okk_poll();
+}
+OKKERNEL_FUNC_REGISTER(flush_split);
+
+void flush_tail(const void *args) {
+    (void)args;
+    okk_initialize();
+    three_sets();
+    okk_poll();
+}
+OKKERNEL_FUNC_REGISTER(flush_tail);

@@ -165,9 +165,15 @@ def _poll():
 def _close_section():
     from ..device import current
     if state.open_section:
-        cycles = current().total_cycles - state.base
-        if cycles or not state.implicit:      # an implicit section that issued nothing is no section
-            state.sections.append(cycles)
+        dev = current()
+        end = dev.total_cycles
+        # the C-model's dump starts a new section at each flush after a parallel region past 30000
+        # commands (device.end_parallel): one okk_initialize..okk_poll section reads as several
+        cuts = [state.base] + [m for m in dev.flush_cycles if state.base < m < end] + [end]
+        dev.flush_cycles.clear()
+        for lo, hi in zip(cuts, cuts[1:]):
+            if hi - lo or not state.implicit:     # an implicit section that issued nothing is no section
+                state.sections.append(hi - lo)
         state.open_section = state.implicit = False
         state.base = 0
 
