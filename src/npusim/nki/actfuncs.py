@@ -136,6 +136,20 @@ def _gelu_sigmoid_dx(x):
     return (s + GELU_SIGMOID_K * x64 * s * (1.0 - s)).astype(np.float32)
 
 
+def _erf_dx(x):
+    """d/dx erf(x) = 2/sqrt(pi) * exp(-x^2), in float64 rounded to fp32."""
+    x64 = x.astype(np.float64)
+    return (2.0 / math.sqrt(math.pi) * np.exp(-x64 * x64)).astype(np.float32)
+
+
+def prelu(x, alpha=np.float32(0.0)):
+    """PReLU: x where x >= 0, else alpha * x (fp32). ``alpha`` is activate2's ``relu_param`` (a scalar or
+    a per-partition column); ``activation`` has no relu_param, so there it is 0 (a ReLU)."""
+    with np.errstate(all="ignore"):
+        return np.where(x >= 0, x, (x * np.float32(alpha)) if np.ndim(alpha) == 0 else x * alpha
+                        ).astype(np.float32, copy=False)
+
+
 @dataclass(frozen=True, eq=False)
 class ActFunc:
     name: str
@@ -175,6 +189,8 @@ _ACTS = [
     ActFunc("abs", np.abs), ActFunc("sign", np.sign), ActFunc("erf", lambda x: _erf(x).astype(np.float32)),
     ActFunc("arctan", np.arctan),
     ActFunc("gelu_apprx_sigmoid", _gelu_sigmoid), ActFunc("gelu_apprx_sigmoid_dx", _gelu_sigmoid_dx),
+    # the current activation table's PReLU and Erf Derivative ([SDK] nki.api.shared.rst, tbl-act-func)
+    ActFunc("prelu", prelu), ActFunc("erf_dx", _erf_dx),
 ]
 ACT: dict[str, ActFunc] = {a.name: a for a in _ACTS}
 

@@ -344,3 +344,7 @@ __all__ = [n for n in dir() if not n.startswith("_")]
 # ---- part three (NKIObject, par_dim, shared_identity_matrix, dynamic_range ...): see language_three.py ----
 from .language_three import *  # noqa: E402,F401,F403
 __all__ = [n for n in dir() if not n.startswith("_")]
+
+# ---- part five (nl.bypass, nl.prelu, nl.erf_dx: activate2's names): see language_five.py ----
+from .language_five import *  # noqa: E402,F401,F403
+__all__ = [n for n in dir() if not n.startswith("_")]
