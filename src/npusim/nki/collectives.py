@@ -227,3 +227,7 @@ def collective_permute(srcs, dsts, source_target_pairs, priority=None, name=None
 
 __all__ = ["ReplicaGroup", "rank_id", "all_gather", "all_reduce", "reduce_scatter", "all_to_all",
            "collective_permute"]
+
+# ---- the variable-length collectives (all_gather_v, all_to_all_v): see collectives_v.py ----
+from .collectives_v import all_gather_v, all_to_all_v  # noqa: E402,F401
+__all__ += ["all_gather_v", "all_to_all_v"]
