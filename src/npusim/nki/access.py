@@ -415,11 +415,14 @@ def slice_dim(t, dim, start, end, step=1):
 def select(t, dim, index):
     """``t.select(dim, index)``: fix one dim at ``index`` and drop it (``t[..., index, ...]``)."""
     api = "NkiTensor.select"
+    if hasattr(index, "tv"):            # a tensor index: the dynamic select (indirect_views.py)
+        from .indirect_views import dynamic_select
+        return dynamic_select(t, dim, index)
     _no_indirect(t, api)
     dim = _dim(t, api, dim)
     v = t.tv
     if not isinstance(index, (int, np.integer)):
-        raise ConstraintError(api, "index", "an int (a run-time index goes through .ap(scalar_offset=...))",
+        raise ConstraintError(api, "index", "an int, or a one-element SBUF tensor for a dynamic select",
                               type(index).__name__)
     if not 0 <= index < v.shape[dim]:
         raise ConstraintError(api, "index", f"0 <= index < {v.shape[dim]} (dim {dim}'s size)", index)
@@ -580,3 +583,6 @@ def _resolved_view(ind, api):
     except ConstraintError:
         return None                       # out of bounds: the element-wise path applies oob_mode
     return NkiTensor(view, root.buffer, root.name, root, root.run)
+
+
+from .indirect_views import vector_select  # noqa: E402,F401  (NkiTensor.vector_select)

@@ -419,6 +419,8 @@ class NkiTensor:
     def select(self, dim, index) -> "NkiTensor":
         return _access.select(self, dim, index)
 
+    vector_select = _access.vector_select      # (dim, vector_offset): a per-partition row gather (indirect_views.py)
+
     def is_contiguous(self) -> bool:
         return self.tv.is_contiguous()
 
