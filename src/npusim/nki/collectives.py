@@ -231,3 +231,7 @@ __all__ = ["ReplicaGroup", "rank_id", "all_gather", "all_reduce", "reduce_scatte
 # ---- the variable-length collectives (all_gather_v, all_to_all_v): see collectives_v.py ----
 from .collectives_v import all_gather_v, all_to_all_v  # noqa: E402,F401
 __all__ += ["all_gather_v", "all_to_all_v"]
+from .collectives_ring import (collective_permute_implicit, collective_permute_implicit_reduce,  # noqa: E402,F401
+                               collective_permute_implicit_current_processing_rank_id)
+__all__ += ["collective_permute_implicit", "collective_permute_implicit_reduce",
+            "collective_permute_implicit_current_processing_rank_id"]
