@@ -145,18 +145,50 @@ def max8(dst, src, name=None) -> NkiInstruction:
     if len(dst.shape) != 2:
         raise NkiValidationError(api, "dst", "a 2-d [par_dim, 8] tile", dst.shape)
     R.same_partitions(api, ["dst", "src"], [dst, src])
-    top = -np.sort(-x, axis=1, kind="stable")[:, :8]        # NaN sorts last here (its ordering is unpublished)
-    store_result(dst, top)
+    store_result(dst, _top8(x))
     return run.issue(api, "vector", float(max(_cost.MIN_II, src.free_size)), reads=[src], writes=[dst],
                      elements=src.partitions * src.free_size)
 
 
+def _top8(x: np.ndarray) -> np.ndarray:
+    """``-np.sort(-x, axis=1, kind="stable")[:, :8]`` (NaN sorts last; its ordering is unpublished) without
+    sorting whole rows: the 8th value by ``np.partition``, then the elements before it and the first of
+    its ties in index order (so equal values, 0.0 and -0.0 among them, keep the stable sort's choice), then a
+    stable sort of those 8. Rows with fewer than 8 non-NaN values take the full sort."""
+    if x.size <= 1024 or x.shape[1] < 16:                  # small: the whole sort is cheaper
+        return -np.sort(-x, axis=1, kind="stable")[:, :8]
+    neg = -x
+    kth = np.partition(neg, 7, axis=1)[:, 7:8]
+    less = neg < kth
+    eq = neg == kth
+    need = 8 - less.sum(axis=1, keepdims=True)
+    sel = less | eq
+    tied = eq.sum(axis=1) > need[:, 0]                     # more equal to the 8th than places left
+    if tied.any():
+        sel[tied] = less[tied] | (eq[tied] & (np.cumsum(eq[tied], axis=1) <= need[tied]))
+    ok = ~np.isnan(kth[:, 0])
+    top = np.empty((x.shape[0], 8), x.dtype)
+    if ok.any():
+        cand = x[ok][sel[ok]].reshape(-1, 8)                  # the 8 chosen, in index order
+        top[ok] = -np.sort(-cand, axis=1, kind="stable")
+    if not ok.all():
+        top[~ok] = -np.sort(-x[~ok], axis=1, kind="stable")[:, :8]
+    return top
+
+
 def _kth_match(match: np.ndarray, rank: np.ndarray) -> np.ndarray:
-    """Per partition, the position of the (rank+1)-th True of ``match`` [P, N], or -1."""
-    c = np.cumsum(match, axis=1)
-    hit = match & (c == (rank[:, None] + 1))
-    pos = np.argmax(hit, axis=1)
-    return np.where(hit.any(axis=1), pos, -1)
+    """Per partition, the position of the (rank+1)-th True of ``match`` [P, N], or -1. Rank 0 (a value
+    without an equal one before it: the usual case) is the first True, found without a running count."""
+    pos = np.argmax(match, axis=1)
+    found = match[np.arange(match.shape[0]), pos]
+    dup = rank > 0
+    if dup.any():
+        m = match[dup]
+        c = np.cumsum(m, axis=1)
+        hit = m & (c == (rank[dup][:, None] + 1))
+        pos[dup] = np.argmax(hit, axis=1)
+        found[dup] = hit.any(axis=1)
+    return np.where(found, pos, -1)
 
 
 def _index_dtype(api, param, t):

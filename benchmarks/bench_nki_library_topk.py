@@ -1,0 +1,34 @@
+"""NKI: nki-library's rotational top-K (tests/nki/public/nkilib/core/topk, verbatim) end to end on trn2,
+against numpy's top-k of the same rows (issue 15: "wall time of each public kernel vs numpy"). Needs scipy
+(the ``nkilib`` extra): the kernel's utils import it at module level; without it there is no case."""
+import os
+import sys
+
+import numpy as np
+
+from harness import Case
+import npusim.nki as nki
+
+_PUBLIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "nki", "public")
+sys.path.insert(0, _PUBLIC)
+from nkilib_loader import load  # noqa: E402
+
+
+def _topk(batch=64, vocab=8192, k=64, lnc=2):
+    import npusim.nki.language as nl
+    mod = load("core.topk.rotational_topk")
+    x = np.random.default_rng(0).standard_normal((batch, vocab)).astype(np.float32)
+    tc = mod.create_topk_config(inp_shape=x.shape, inp_dtype=nl.float32, k=k, sorted=True, num_programs=lnc)
+    cfg = mod.prepare_rotational_constants(mod.create_rotational_topk_config(inp_shape=x.shape, topk_config=tc))
+    kern = nki.simulate(mod.rotational_topk[cfg.n_prgs], target="trn2")
+    return Case(f"nki-library rotational_topk [{batch}, {vocab}] k={k} fp32, LNC2 (max8 / nc_match_replace8 / "
+                f"nc_n_gather, {cfg.n_stages} stages)",
+                lambda: kern(inp=x, config=cfg), numpy=lambda: -np.sort(-x, axis=1)[:, :k], repeats=3)
+
+
+def cases():
+    try:
+        import scipy  # noqa: F401
+    except ImportError:
+        return []
+    return [_topk()]
