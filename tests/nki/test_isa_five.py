@@ -324,3 +324,92 @@ def test_activate2_rules():
         ps = nl.ndarray((32, 8), nl.float32, buffer=nl.psum)
         nisa.activate2(dst=ps, op=nl.copy, data=data, imm0=3.0, imm1=0.0, op0=nl.multiply, op1=nl.bypass)
         np.testing.assert_array_equal(ps.read(), 3 * x)
+
+
+# ------------------------------------------------------------------------------------ tensor_scalar_cumulative
+
+def _cumulative_ref(x, op0, imm0, op1, init):
+    """The docstring's pseudocode, element by element: reg = op1(op0(x[i], imm0), reg); out[i] = reg (every
+    step rounded to fp32, as the engine computes)."""
+    f0 = {"add": np.add, "multiply": np.multiply, "subtract": np.subtract, "maximum": np.maximum}[op0]
+    f1 = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "maximum": np.maximum,
+          "minimum": np.minimum}[op1]
+    out = np.empty(x.shape, np.float32)
+    for p in range(x.shape[0]):
+        reg = np.float32(init[p])
+        for i in range(x.shape[1]):
+            reg = np.float32(f1(np.float32(f0(np.float32(x[p, i]), np.float32(imm0[p]))), reg))
+            out[p, i] = reg
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(op0=st.sampled_from(["add", "multiply", "subtract", "maximum"]),
+       op1=st.sampled_from(["add", "subtract", "multiply", "maximum", "minimum"]),
+       cmd=st.sampled_from(["reset_reduce", "load_reduce"]), tile_imm=st.booleans(),
+       zeros=st.booleans(), p=st.integers(1, 32), n=st.integers(1, 40), seed=st.integers(0, 2 ** 16))
+def test_property_tensor_scalar_cumulative_follows_the_pseudocode(op0, op1, cmd, tile_imm, zeros, p, n, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((p, n)).astype(np.float32)
+    if zeros:                              # signed zeros: the max / min tie rule
+        x[rng.random((p, n)) < 0.3] = 0.0
+        x[rng.random((p, n)) < 0.3] = -0.0
+    c0 = (rng.standard_normal((p, 1)) * (0 if zeros else 1)).astype(np.float32)
+    c1 = rng.standard_normal((p, 1)).astype(np.float32)
+    ident = {"add": 0.0, "subtract": 0.0, "multiply": 1.0, "maximum": -np.inf, "minimum": np.inf}[op1]
+    with run_context("trn2"):
+        dst = nl.ndarray((p, n), nl.float32, buffer=nl.sbuf)
+        nisa.tensor_scalar_cumulative(dst=dst, src=sbuf(x), op0=getattr(nl, op0), op1=getattr(nl, op1),
+                                      imm0=sbuf(c0) if tile_imm else float(c0[0, 0]),
+                                      imm1=sbuf(c1) if tile_imm else float(c1[0, 0]),
+                                      reduce_cmd=getattr(nisa.reduce_cmd, cmd))
+        got = dst.read()
+    imm0 = c0[:, 0] if tile_imm else np.full(p, c0[0, 0])
+    init = (c1[:, 0] if tile_imm else np.full(p, c1[0, 0])) if cmd == "load_reduce" else np.full(p, ident)
+    want = _cumulative_ref(x, op0, imm0, op1, init)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_tensor_scalar_cumulative_reduce_continues_from_the_vector_accumulator(run):
+    x = np.arange(12, dtype=np.float32).reshape(2, 6)
+    d = nl.ndarray((2, 6), nl.float32, buffer=nl.sbuf)
+    nisa.tensor_scalar_cumulative(dst=d, src=sbuf(x), op0=nl.add, op1=nl.add, imm0=0.0)
+    first = d.read().copy()
+    ins = nisa.tensor_scalar_cumulative(dst=d, src=sbuf(x), op0=nl.multiply, op1=nl.add, imm0=2.0,
+                                        reduce_cmd=nisa.reduce_cmd.reduce)
+    np.testing.assert_array_equal(first, np.cumsum(x, axis=1))
+    np.testing.assert_array_equal(d.read(), first[:, -1:] + np.cumsum(2 * x, axis=1))
+    assert ins.event.engine == "vector" and ins.event.cycles == 64     # max(MIN_II, N), unpublished
+    # the bf16 result: fp32 register, each output rounded (RNE) to bf16
+    xb = (np.arange(300, dtype=np.float32) / 7).reshape(1, 300)
+    db = nl.ndarray((1, 300), nl.bfloat16, buffer=nl.sbuf)
+    ins = nisa.tensor_scalar_cumulative(dst=db, src=sbuf(xb), op0=nl.add, op1=nl.add, imm0=0.0)
+    want = np.add.accumulate(xb, axis=1, dtype=np.float32).astype(ml_dtypes.bfloat16)
+    np.testing.assert_array_equal(db.read().view(np.uint16), want.view(np.uint16))
+    assert ins.event.cycles == 300
+
+
+def test_tensor_scalar_cumulative_rules(run):
+    x = sbuf(np.ones((8, 4), np.float32))
+    d = nl.ndarray((8, 4), nl.float32, buffer=nl.sbuf)
+
+    def bad(param, rule, **kw):
+        args = dict(dst=d, src=x, op0=nl.add, op1=nl.add, imm0=1.0)
+        args.update(kw)
+        with pytest.raises(ConstraintError) as e:
+            nisa.tensor_scalar_cumulative(**args)
+        assert e.value.api == "nisa.tensor_scalar_cumulative" and e.value.param == param and rule in e.value.rule
+
+    bad("src", "int32 / uint32 are not supported", src=sbuf(np.ones((8, 4), np.int32)),
+        dst=nl.ndarray((8, 4), nl.int32, buffer=nl.sbuf))
+    bad("dst", "int32 / uint32", dst=nl.ndarray((8, 4), nl.uint32, buffer=nl.sbuf))
+    bad("op0", "arithmetic ALU op", op0=nl.bitwise_and)
+    bad("op0", "arithmetic ALU op", op0=nl.power)              # GpSimd only
+    bad("op0", "arithmetic ALU op", op0=nl.abs_max)            # NC-v4 only (trn2 here)
+    bad("op1", "nl.add, nl.subtract", op1=nl.logical_or)
+    bad("reduce_cmd", "reset_reduce, reduce or load_reduce", reduce_cmd=nisa.reduce_cmd.idle)
+    bad("imm1", "required by load_reduce", reduce_cmd=nisa.reduce_cmd.load_reduce)
+    bad("imm0", "float32", imm0=sbuf(np.ones((8, 1), ml_dtypes.bfloat16)))
+    bad("imm0", "(data.shape[0], 1)", imm0=sbuf(np.ones((4, 1), np.float32)))
+    bad("dst", "same number of partitions", dst=nl.ndarray((4, 4), nl.float32, buffer=nl.sbuf))
+    bad("dst", "elements per partition", dst=nl.ndarray((8, 2), nl.float32, buffer=nl.sbuf))

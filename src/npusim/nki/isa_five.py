@@ -1,4 +1,5 @@
-"""Two ISA ops of the current API: ``nisa.nc_n_gather`` (GpSimd) and ``nisa.activate2`` (ScalarE, NC-v4).
+"""ISA ops of the current API: ``nisa.nc_n_gather`` (GpSimd), ``nisa.activate2`` (ScalarE, NC-v4) and
+``nisa.tensor_scalar_cumulative`` (VectorE).
 
 Rules and semantics from the ops' docstrings ([stub] ``nki/api/nki/isa/__init__.py``, aws-neuron-sdk
 81ce03a). Neither docstring publishes a cost; the choices are in docs/nki.md ("Part five") and below.
@@ -235,4 +236,82 @@ def _apply_registers(run, cmd, op_name, lanes, values, y):
     return cur[lanes].copy()
 
 
-__all__ = ["nc_n_gather", "activate2"]
+# ---------------------------------------------------------------------------------- tensor_scalar_cumulative
+
+CUMULATIVE_OPS = ("add", "subtract", "multiply", "maximum", "minimum")
+CUMULATIVE_DTYPES = ("bfloat16", "float16", "float32", "float8_e4m3", "float8_e4m3fn", "float8_e5m2", "uint8",
+                     "uint16", "int8", "int16")
+
+
+def _scan(op_name: str, fn, a: np.ndarray, init: np.ndarray) -> np.ndarray:
+    """``reg = op1(a[:, i], reg); out[:, i] = reg`` over the columns in float32, from ``init`` (P, 1).
+    add and multiply are commutative bit for bit, so numpy's sequential ``accumulate`` gives the same
+    values; maximum / minimum too when no zero is involved (on a tie of +0 and -0 numpy returns its first
+    argument, and accumulate's order is (reg, a)); subtract (``a - reg``) is no accumulate. Those go column
+    by column."""
+    if op_name in ("add", "multiply") or (op_name in ("maximum", "minimum") and not (
+            (a == 0).any() or (init == 0).any())):
+        return fn.accumulate(np.concatenate([init, a], axis=1), axis=1, dtype=np.float32)[:, 1:]
+    out = np.empty_like(a)
+    reg = init[:, 0]
+    for i in range(a.shape[1]):          # vectorised over partitions (as tensor_tensor_scan)
+        reg = fn(a[:, i], reg)
+        out[:, i] = reg
+    return out
+
+
+def tensor_scalar_cumulative(dst, src, op0, op1, imm0, imm1=None, reduce_cmd=accum.reduce_cmd.reset_reduce,
+                             name=None) -> NkiInstruction:
+    """VectorE: ``reg = op1(op0(src[i], imm0), reg); dst[i] = reg`` along each partition's free elements in
+    float32, the register starting at op1's identity (``reset_reduce``), at VectorE's accumulator
+    (``reduce``) or at ``imm1`` (``load_reduce``); the accumulator keeps the last value."""
+    from .isa import _apply, _operand, store_result
+    api = "nisa.tensor_scalar_cumulative"
+    run = current(api)
+    R.tile(api, "dst", dst)
+    R.tile(api, "src", src)
+    for p, t in (("src", src), ("dst", dst)):
+        if t.tv.dtype.name not in CUMULATIVE_DTYPES:
+            raise NkiValidationError(api, p, "dtype bf16, fp16, fp32, fp8, uint8, uint16, int8 or int16 (int32 / "
+                                     "uint32 are not supported)", t.tv.dtype)
+    R.same_partitions(api, ["dst", "src"], [dst, src])
+    R.same_free_size(api, ["src", "dst"], [src, dst])
+    a0 = _alu_lookup(op0)
+    if a0 is None or a0.is_bitvec or "vector" not in a0.engines or a0.min_nc > run.chip.nc_version:
+        raise NkiValidationError(api, "op0", "an arithmetic ALU op of the Vector engine (nl.add, nl.multiply, "
+                                 "nl.maximum ...)", getattr(a0, "name", op0))
+    a1 = _alu_lookup(op1)
+    if a1 is None or a1.name not in CUMULATIVE_OPS:
+        raise NkiValidationError(api, "op1", "nl.add, nl.subtract, nl.multiply, nl.maximum or nl.minimum",
+                                 getattr(a1, "name", op1))
+    cmd = reduce_cmd
+    if cmd not in (accum.reduce_cmd.reset_reduce, accum.reduce_cmd.reduce, accum.reduce_cmd.load_reduce):
+        raise NkiValidationError(api, "reduce_cmd", "reset_reduce, reduce or load_reduce", cmd)
+    if cmd is accum.reduce_cmd.load_reduce and imm1 is None:
+        raise NkiValidationError(api, "imm1", "the accumulator's initial value (required by load_reduce)", None)
+    reads = [src]
+    v0 = None if a0.unary else _operand(api, "imm0", imm0, src, a0, reads)
+    p = src.partitions
+    lanes = slice(src.start_partition, src.start_partition + p)
+    if cmd is accum.reduce_cmd.load_reduce:
+        v1 = _operand(api, "imm1", imm1, src, a1, reads)
+        init = np.broadcast_to(np.asarray(v1, np.float32).reshape(-1, 1), (p, 1))
+    elif cmd is accum.reduce_cmd.reduce:
+        regs = accum._regs(run, "vector").get("values")
+        init = (np.full((p, 1), np.float32(accum.IDENTITY[a1.name])) if regs is None else
+                regs[lanes].reshape(p, 1).copy())
+    else:
+        init = np.full((p, 1), np.float32(accum.IDENTITY[a1.name]))
+    x = src.read(api).reshape(p, -1)
+    x = x if x.dtype == np.float32 else x.astype(np.float32)
+    with np.errstate(all="ignore"):
+        a = np.asarray(_apply(a0, x, v0.reshape(p, 1) if isinstance(v0, np.ndarray) else v0, False), np.float32)
+        out = _scan(a1.name, a1.fn, a, np.ascontiguousarray(init, np.float32))
+    store_result(dst, out.reshape(dst.shape))
+    if out.shape[1]:
+        accum.apply(run, "vector", accum.reduce_cmd.reset_reduce, a1.name, lanes, out[:, -1].copy())
+    return run.issue(api, "vector", _cost2.one_pass(src.free_size, src, dst), reads=reads, writes=[dst],
+                     elements=dst.size, args={"op0": a0.name, "op1": a1.name, "reduce_cmd": cmd.value})
+
+
+__all__ = ["nc_n_gather", "activate2", "tensor_scalar_cumulative"]
