@@ -413,3 +413,60 @@ def test_tensor_scalar_cumulative_rules(run):
     bad("imm0", "(data.shape[0], 1)", imm0=sbuf(np.ones((4, 1), np.float32)))
     bad("dst", "same number of partitions", dst=nl.ndarray((4, 4), nl.float32, buffer=nl.sbuf))
     bad("dst", "elements per partition", dst=nl.ndarray((8, 2), nl.float32, buffer=nl.sbuf))
+
+
+# ------------------------------------------------------------------------------------------- sequence_bounds
+
+def _bounds_ref(ids):
+    """Runs of equal consecutive ids: [first index, one past the last index]; padding (0): [n, -1]."""
+    n = len(ids)
+    start, end = np.empty(n, np.int64), np.empty(n, np.int64)
+    i = 0
+    while i < n:
+        j = i
+        while j + 1 < n and ids[j + 1] == ids[i]:
+            j += 1
+        start[i:j + 1], end[i:j + 1] = (n, -1) if ids[i] == 0 else (i, j + 1)
+        i = j + 1
+    return np.stack([start, end])
+
+
+def test_sequence_bounds_docstring_example(run):
+    ids = np.array([[0, 1, 1, 2, 2, 2, 0, 3, 3]], np.int32)
+    dst = nl.ndarray((1, 2, 9), nl.int32, buffer=nl.sbuf)
+    ins = nisa.sequence_bounds(dst=dst, segment_ids=sbuf(ids))
+    np.testing.assert_array_equal(dst.read()[0], [[9, 1, 1, 3, 3, 3, 9, 7, 7], [-1, 3, 3, 6, 6, 6, -1, 9, 9]])
+    assert ins.event.engine == "gpsimd" and ins.event.cycles == 150 + 9        # GPSIMD_START + N, assumed
+
+
+@settings(max_examples=40, deadline=None)
+@given(ids=st.lists(st.integers(0, 4), min_size=1, max_size=200), as_float=st.booleans(), sort=st.booleans())
+def test_property_sequence_bounds(ids, as_float, sort):
+    ids = np.array(sorted(ids) if sort else ids, np.float32 if as_float else np.int32).reshape(1, -1)
+    n = ids.shape[1]
+    with run_context("trn2"):
+        dst = nl.ndarray((1, 2, n), nl.float32 if as_float else nl.int32, buffer=nl.sbuf)
+        nisa.sequence_bounds(dst=dst, segment_ids=sbuf(ids))
+        got = dst.read()[0]
+    np.testing.assert_array_equal(got, _bounds_ref(ids[0]))
+
+
+def test_sequence_bounds_rules(run):
+    ids = sbuf(np.ones((1, 8), np.int32))
+    dst = nl.ndarray((1, 2, 8), nl.int32, buffer=nl.sbuf)
+
+    def bad(param, rule, **kw):
+        args = dict(dst=dst, segment_ids=ids)
+        args.update(kw)
+        with pytest.raises(ConstraintError) as e:
+            nisa.sequence_bounds(**args)
+        assert e.value.api == "nisa.sequence_bounds" and e.value.param == param and rule in e.value.rule
+
+    bad("segment_ids", "partition dim of 1", segment_ids=sbuf(np.ones((2, 8), np.int32)))
+    bad("segment_ids", "float32 or int32", segment_ids=sbuf(np.ones((1, 8), np.int16)))
+    bad("dst", "float32 or int32", dst=nl.ndarray((1, 2, 8), nl.bfloat16, buffer=nl.sbuf))
+    bad("dst", "shape (1, 2, 8)", dst=nl.ndarray((1, 16), nl.int32, buffer=nl.sbuf))
+    bad("dst", "SBUF", dst=nl.ndarray((1, 2, 8), nl.int32, buffer=nl.psum))
+    bad("segment_ids", "non-negative integer", segment_ids=sbuf(np.array([[1, 2, -1, 0, 0, 0, 0, 0]], np.int32)))
+    bad("segment_ids", "non-negative integer", segment_ids=sbuf(np.full((1, 8), 1.5, np.float32)),
+        dst=nl.ndarray((1, 2, 8), nl.float32, buffer=nl.sbuf))

@@ -1,5 +1,5 @@
-"""ISA ops of the current API: ``nisa.nc_n_gather`` (GpSimd), ``nisa.activate2`` (ScalarE, NC-v4) and
-``nisa.tensor_scalar_cumulative`` (VectorE).
+"""ISA ops of the current API: ``nisa.nc_n_gather`` and ``nisa.sequence_bounds`` (GpSimd),
+``nisa.activate2`` (ScalarE, NC-v4) and ``nisa.tensor_scalar_cumulative`` (VectorE).
 
 Rules and semantics from the ops' docstrings ([stub] ``nki/api/nki/isa/__init__.py``, aws-neuron-sdk
 81ce03a). Neither docstring publishes a cost; the choices are in docs/nki.md ("Part five") and below.
@@ -314,4 +314,47 @@ def tensor_scalar_cumulative(dst, src, op0, op1, imm0, imm1=None, reduce_cmd=acc
                      elements=dst.size, args={"op0": a0.name, "op1": a1.name, "reduce_cmd": cmd.value})
 
 
-__all__ = ["nc_n_gather", "activate2", "tensor_scalar_cumulative"]
+# ------------------------------------------------------------------------------------------- sequence_bounds
+
+SEQUENCE_BOUNDS_DTYPES = ("float32", "int32")
+
+
+def sequence_bounds(dst, segment_ids, name=None) -> NkiInstruction:
+    """GpSimd: for every element of the one-partition ``segment_ids`` (n elements), the start and the end
+    (exclusive) of the run of equal ids it belongs to, as ``dst[0, 0, :]`` and ``dst[0, 1, :]``; padding
+    (id 0) gets start n and end -1 (the docstring; the SDK 2.26 example's NumPy reference)."""
+    from .isa import store_result
+    api = "nisa.sequence_bounds"
+    run = current(api)
+    for p, t in (("dst", dst), ("segment_ids", segment_ids)):
+        R.tile(api, p, t)
+        if t.buffer.value != "sbuf":
+            raise NkiValidationError(api, p, "a tile in SBUF (GpSimd cannot access PSUM)", t.buffer)
+        if t.tv.dtype.name not in SEQUENCE_BOUNDS_DTYPES:
+            raise NkiValidationError(api, p, "dtype float32 or int32", t.tv.dtype)
+        if t.partitions != 1:
+            raise NkiValidationError(api, p, "a partition dim of 1", t.shape)
+    n = segment_ids.free_size
+    if tuple(dst.shape) != (1, 2, n):
+        raise NkiValidationError(api, "dst", f"shape (1, 2, {n}): a start and an end per segment id", dst.shape)
+    ids = np.asarray(segment_ids.read(api)).reshape(n)
+    ok = (np.isfinite(ids) & (ids == np.floor(ids)) & (ids >= 0)) if ids.dtype.kind == "f" else ids >= 0
+    if not ok.all():
+        raise NkiValidationError(api, "segment_ids", "non-negative integer ids", ids[~ok][0].item())
+    pos = np.arange(n, dtype=np.int64)
+    new_run = np.ones(n, bool)
+    new_run[1:] = ids[1:] != ids[:-1]
+    start = np.maximum.accumulate(np.where(new_run, pos, 0)) if n else pos
+    run_end = np.ones(n, bool)
+    run_end[:-1] = new_run[1:]
+    end = np.minimum.accumulate(np.where(run_end, pos + 1, n)[::-1])[::-1] if n else pos
+    pad = ids == 0
+    out = np.stack([np.where(pad, n, start), np.where(pad, -1, end)])
+    if dst.tv.dtype.name == "float32":
+        store_result(dst, out.astype(np.float32).reshape(dst.shape))
+    else:
+        dst.write(out.astype(np.int32).reshape(dst.shape))
+    return run.issue(api, "gpsimd", _cost2.gpsimd(n), reads=[segment_ids], writes=[dst], elements=2 * n)
+
+
+__all__ = ["nc_n_gather", "activate2", "tensor_scalar_cumulative", "sequence_bounds"]
