@@ -75,3 +75,99 @@ def test_shared_constant_rules(run, tmp_path):
     bad(str(tmp_path / "missing.npy"), "existing .npy file")
     (tmp_path / "c.txt").write_text("1")
     bad(str(tmp_path / "c.txt"), ".npy file")
+
+
+# ---- nl.fori_loop / nl.while_loop (NKI 0.6) and a register as .ap(scalar_offset=) ----
+
+def test_fori_loop_docstring_example_copies_a_runtime_count_of_elements():
+    N = 16
+
+    @nki.jit
+    def k(data, ub_input):
+        output = nl.ndarray((1, N), nl.float32, buffer=nl.shared_hbm)
+        # the fori_loop docstring's example
+        ub_sb = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=ub_sb, src=ub_input)
+        ub_reg = nisa.register_alloc()
+        nisa.register_load(ub_reg, ub_sb)
+
+        zeros = nl.zeros((1, N), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=output, src=zeros)
+        temp = nl.ndarray((1, 1), dtype=nl.float32, buffer=nl.sbuf)
+
+        def body(i):
+            nisa.dma_copy(dst=temp, src=data.ap([[1, 1], [1, 1]], scalar_offset=i, indirect_dim=1))
+            nisa.dma_copy(dst=output.ap([[1, 1], [1, 1]], scalar_offset=i, indirect_dim=1), src=temp)
+
+        nl.fori_loop(0, ub_reg, body)
+        return output
+
+    data = np.arange(1, N + 1, dtype=np.float32).reshape(1, N)
+    for ub in (0, 5, N):
+        got = nki.simulate(k, target="trn2")(data, np.array([[ub]], np.int32))
+        want = np.where(np.arange(N) < ub, data[0], 0).reshape(1, N)
+        np.testing.assert_array_equal(got, want)
+        names = [e.name for e in nki.last_run().trace.events]
+        assert names.count("nisa.dma_copy") == 2 + 2 * ub
+
+
+def test_fori_loop_steps_and_register_values(run):
+    seen = []
+    nl.fori_loop(2, 11, lambda i: seen.append(i.get("test")), step=3)
+    assert seen == [2, 5, 8]
+    nl.fori_loop(nisa.register_alloc(4), 4, lambda i: seen.append(-1))
+    assert seen == [2, 5, 8]                     # an empty range runs no iteration
+
+
+def test_while_loop_docstring_example_sums_count_times():
+    @nki.jit
+    def k(data, count_input):
+        out = nl.ndarray((1, 1), nl.float32, buffer=nl.shared_hbm)
+        # the while_loop docstring's example
+        val = nl.ndarray((1, 1), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=val, src=data)
+        acc = nl.zeros((1, 1), dtype=nl.float32, buffer=nl.sbuf)
+
+        count_sb = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=count_sb, src=count_input)
+        one_sb = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+        nisa.memset(dst=one_sb, value=1)
+
+        reg = nisa.register_alloc()
+        nisa.register_load(reg, count_sb)
+
+        def body(r):
+            nisa.tensor_tensor(dst=acc, data1=acc, data2=val, op=nl.add)
+            nisa.tensor_tensor(dst=count_sb, data1=count_sb, data2=one_sb, op=nl.subtract)
+            nisa.register_load(r, count_sb)
+            return r
+
+        nl.while_loop(reg, body)
+        nisa.dma_copy(dst=out, src=acc)
+        return out
+
+    for count in (0, 1, 7):
+        got = nki.simulate(k, target="trn2")(np.array([[2.5]], np.float32), np.array([[count]], np.int32))
+        assert got[0, 0] == 2.5 * count
+
+
+def test_loop_rules(run, monkeypatch):
+    from npusim.nki import language_five
+    monkeypatch.setattr(language_five, "WHILE_LOOP_MAX_TRIPS", 1000)     # the cap, made small to run fast
+
+    def bad(api, param, rule, fn):
+        with pytest.raises(ConstraintError) as e:
+            fn()
+        assert e.value.api == api and e.value.param == param and rule in e.value.rule, e.value
+
+    bad("nl.fori_loop", "step", "compile-time positive int", lambda: nl.fori_loop(0, 4, lambda i: None, step=0))
+    bad("nl.fori_loop", "step", "compile-time positive int",
+        lambda: nl.fori_loop(0, 4, lambda i: None, step=nisa.register_alloc(1)))
+    bad("nl.fori_loop", "upper", "an int or a VirtualRegister", lambda: nl.fori_loop(0, 4.0, lambda i: None))
+    bad("nl.fori_loop", "body_fun", "a function", lambda: nl.fori_loop(0, 4, None))
+    bad("nl.while_loop", "init", "a VirtualRegister", lambda: nl.while_loop(1, lambda r: r))
+    bad("nl.while_loop", "body_fun", "returns the next condition register",
+        lambda: nl.while_loop(nisa.register_alloc(1), lambda r: None))
+    bad("nl.while_loop", "init", "reaches 0", lambda: nl.while_loop(nisa.register_alloc(1), lambda r: r))
+    bad("NkiTensor.ap", "scalar_offset", "or a VirtualRegister",
+        lambda: nl.ndarray((4, 4), nl.float32, buffer=nl.shared_hbm).ap([[4, 1], [1, 4]], scalar_offset=3))

@@ -159,6 +159,8 @@ def ap(t, pattern, offset=0, scalar_offset=None, vector_offset=None, indirect_di
     if index is not None:
         stride = _check_index(t, index, "scalar_offset" if vector_offset is None else "vector_offset", pairs,
                               indirect_dim, d)
+        if vector_offset is None and not isinstance(index, NkiTensor):
+            index = RegisterIndex(index)            # a VirtualRegister (checked): read when the DMA runs
     if root.on_chip:
         step0, n0 = pairs[0]
         if n0 > 1 and step0 != per:
@@ -190,9 +192,39 @@ def _check_index(t, index, param, pairs, dim, d) -> int:
     nd = len(t.shape)
     if not isinstance(dim, (int, np.integer)) or not 0 <= dim < nd:
         raise ConstraintError(AP, "indirect_dim", f"a dim of the {nd}-d tensor (0..{nd - 1})", dim)
-    if not isinstance(index, NkiTensor) or not index.on_chip or index.in_psum:
-        raise ConstraintError(AP, param, "an SBUF tensor holding the offset(s)",
+    from .registers import VirtualRegister
+    if param == "scalar_offset" and isinstance(index, VirtualRegister):
+        pass                                        # a register offset (nl.fori_loop's induction register)
+    elif not isinstance(index, NkiTensor) or not index.on_chip or index.in_psum:
+        raise ConstraintError(AP, param, "an SBUF tensor holding the offset(s)" +
+                              (" or a VirtualRegister" if param == "scalar_offset" else ""),
                               getattr(index, "buffer", type(index).__name__))
+    else:
+        _check_index_tile(index, param, pairs)
+    stride = int(np.prod(t.shape[dim + 1:])) * t.itemsize
+    if stride % d.itemsize:
+        raise ConstraintError(AP, "indirect_dim", f"a dim whose stride is whole {d} elements", dim)
+    return stride // d.itemsize
+
+
+class RegisterIndex:
+    """A ``VirtualRegister`` given as ``scalar_offset``: an index tile of one element whose value is the
+    register's when the DMA resolves the pattern (the DMA docstring: ``scalar_offset=reg_or_tensor``)."""
+    __slots__ = ("reg",)
+    size = 1
+    shape = (1, 1)
+
+    def __init__(self, reg):
+        self.reg = reg
+
+    def read(self, api=None):
+        return np.array([[self.reg.get(api or AP)]], np.int64)
+
+    def __repr__(self) -> str:
+        return f"RegisterIndex({self.reg!r})"
+
+
+def _check_index_tile(index, param, pairs) -> None:
     if index.ind not in (None, STATIC):
         raise ConstraintError(AP, param, "a static view (not itself an indirect access pattern)", index)
     if index.tv.dtype.kind not in "iu":
@@ -202,10 +234,6 @@ def _check_index(t, index, param, pairs, dim, d) -> int:
     if param == "vector_offset" and index.size < pairs[0][1]:
         raise ConstraintError(AP, param, f"an index for every position of the pattern's first dim "
                               f"({pairs[0][1]} positions; extra indices are unused)", index.shape)
-    stride = int(np.prod(t.shape[dim + 1:])) * t.itemsize
-    if stride % d.itemsize:
-        raise ConstraintError(AP, "indirect_dim", f"a dim whose stride is whole {d} elements", dim)
-    return stride // d.itemsize
 
 
 def _unchecked_view(root, d, pairs, offset, per, lane_stride) -> TensorView:
@@ -540,10 +568,10 @@ def dma_move(api: str, dst, src, oob_mode, cast_fn):
             d2.write(x.reshape(d2.shape))
         else:
             d2.write(cast_fn(x, d2.tv.dtype).reshape(d2.shape))
-        reads = [si.storage, si.index] if si else [src]
+        reads = [si.storage, *_index_reads(si)] if si else [src]
         writes = [di.storage] if di else [dst]
         if di:
-            reads.append(di.index)
+            reads.extend(_index_reads(di))
         return reads, writes
     if si is not None:
         vals, valid = gather(si, api, oob, "src")
@@ -560,11 +588,16 @@ def dma_move(api: str, dst, src, oob_mode, cast_fn):
         root = dst.root or dst
         dst._fresh_init(root)
         dst.tv.write(vals.reshape(dst.shape), where=valid.reshape(dst.shape))
-    reads = [si.storage, si.index] if si else [src]
+    reads = [si.storage, *_index_reads(si)] if si else [src]
     writes = [di.storage] if di else [dst]
     if di:
-        reads.append(di.index)
+        reads.extend(_index_reads(di))
     return reads, writes
+
+
+def _index_reads(ind: Indirect) -> list:
+    """The index tile the DMA reads (ordered after its writer); a register offset is no memory access."""
+    return [] if isinstance(ind.index, RegisterIndex) else [ind.index]
 
 
 def _resolved_view(ind, api):

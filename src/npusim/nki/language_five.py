@@ -1,6 +1,7 @@
 """``nki.language`` names of the current API: ``nl.bypass`` (no ALU stage), ``nl.prelu`` and ``nl.erf_dx``
 (activation functions of the current table, [SDK] nki.api.shared.rst ``tbl-act-func``), the names
-``nisa.activate2`` takes; and ``nl.shared_constant`` (an array or a ``.npy`` file as an HBM tensor).
+``nisa.activate2`` takes; ``nl.shared_constant`` (an array or a ``.npy`` file as an HBM tensor); and the
+runtime loops ``nl.fori_loop`` / ``nl.while_loop`` (NKI 0.6, replacing ``nl.dynamic_range``).
 Re-exported into ``nki.language`` by one import line at the end of language.py."""
 from __future__ import annotations
 
@@ -56,4 +57,55 @@ def shared_constant(constant):
     return t
 
 
-__all__ = ["bypass", "prelu", "erf_dx", "shared_constant"]
+#: A while_loop whose condition never reaches 0 would hang the device; npusim stops it here.
+WHILE_LOOP_MAX_TRIPS = 1 << 20
+
+
+def fori_loop(lower, upper, body_fun, step=1):
+    """``nl.fori_loop(lower, upper, body_fun, step=1)``: ``body_fun(i)`` for i in range(lower, upper, step),
+    ``i`` a VirtualRegister holding the value (passed by value: writing it does not steer the loop). The
+    bounds are ints or registers read once, at loop entry; ``step`` a compile-time positive int. Each
+    iteration scopes its tiles as a compiled loop (as ``nl.dynamic_range``)."""
+    from .registers import VirtualRegister, _bound
+    from . import runtime as _runtime
+    from . import scope as _scope
+    api = "nl.fori_loop"
+    if not isinstance(step, (int, np.integer)) or isinstance(step, bool) or step < 1:
+        raise ConstraintError(api, "step", "a compile-time positive int (not a VirtualRegister)", step)
+    if not callable(body_fun):
+        raise ConstraintError(api, "body_fun", "a function (i: VirtualRegister) -> None", body_fun)
+    r = range(_bound(api, "lower", lower), _bound(api, "upper", upper), int(step))
+    run = _runtime._current
+    for i in (r if run is None else _scope.iterate(run, r, api, True)):
+        body_fun(VirtualRegister(i))
+
+
+def while_loop(init, body_fun):
+    """``nl.while_loop(init, body_fun)``: while the condition register is nonzero (checked before each
+    iteration), ``r = body_fun(r)``; the body gets a register holding the current value and returns the
+    next condition register. Iterations scope their tiles as a compiled loop; more than
+    ``WHILE_LOOP_MAX_TRIPS`` iterations raise (the device would not stop)."""
+    from .registers import VirtualRegister
+    from . import runtime as _runtime
+    from . import scope as _scope
+    api = "nl.while_loop"
+    if not isinstance(init, VirtualRegister):
+        raise ConstraintError(api, "init", "a VirtualRegister (the initial condition)", init)
+    if not callable(body_fun):
+        raise ConstraintError(api, "body_fun", "a function (r: VirtualRegister) -> VirtualRegister", body_fun)
+    cond = init.get(api)
+    run = _runtime._current
+    trips = range(WHILE_LOOP_MAX_TRIPS)
+    for _ in (trips if run is None else _scope.iterate(run, trips, api, True)):
+        if cond == 0:
+            return None
+        nxt = body_fun(VirtualRegister(cond))
+        if not isinstance(nxt, VirtualRegister):
+            raise ConstraintError(api, "body_fun", "returns the next condition register (a VirtualRegister)",
+                                  type(nxt).__name__)
+        cond = nxt.get(api)
+    raise ConstraintError(api, "init", f"a condition that reaches 0 within {WHILE_LOOP_MAX_TRIPS} iterations",
+                          cond)
+
+
+__all__ = ["bypass", "prelu", "erf_dx", "shared_constant", "fori_loop", "while_loop"]
