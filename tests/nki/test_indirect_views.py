@@ -127,7 +127,7 @@ def test_out_of_bounds_offsets_raise_or_are_skipped():
     np.testing.assert_array_equal(got, [a[1], [-1] * 4, a[0]])
 
 
-@pytest.mark.parametrize("where", ["hbm", "sbuf"])
+@pytest.mark.parametrize("where", ["hbm", "sbuf", "register"])
 def test_dynamic_select_of_a_middle_dim(where):
     @nki.jit
     def k(a, i):
@@ -138,6 +138,10 @@ def test_dynamic_select_of_a_middle_dim(where):
             nisa.dma_copy(dst=t, src=a)
         else:
             t = a
+        if where == "register":         # "a runtime index supplied as an SBUF tensor or a register"
+            reg = nisa.register_alloc()
+            nisa.register_load(reg, idx)
+            idx = reg
         src = t.select(1, idx)
         out = nl.ndarray(src.shape, a.dtype, buffer=nl.shared_hbm)
         nisa.dma_copy(dst=out, src=src)
@@ -175,7 +179,7 @@ def test_indirect_view_rules(run):
     bad(sel, "index", "SBUF", lambda: sb.select(1, nl.ndarray((1, 1), nl.int32, buffer=nl.shared_hbm)))
     bad(sel, "index", "integer", lambda: sb.select(1, nl.ndarray((1, 1), nl.float32)))
     bad(sel, "dim", "a dim of the 3-d tensor", lambda: sb.select(3, one))
-    bad(sel, "index", "an int, or a one-element SBUF tensor", lambda: sb.select(1, 1.0))
+    bad(sel, "index", "an int, or a one-element SBUF tensor or a register", lambda: sb.select(1, 1.0))
     # an indirect view has no view methods, and only the DMA resolves it
     bad("NkiTensor.slice", "self", "static view", lambda: hbm.vector_select(0, ix).slice(1, 0, 8))
     dst = nl.ndarray((8, 16), nl.float32, buffer=nl.sbuf)

@@ -443,14 +443,16 @@ def slice_dim(t, dim, start, end, step=1):
 def select(t, dim, index):
     """``t.select(dim, index)``: fix one dim at ``index`` and drop it (``t[..., index, ...]``)."""
     api = "NkiTensor.select"
-    if hasattr(index, "tv"):            # a tensor index: the dynamic select (indirect_views.py)
+    from .registers import VirtualRegister
+    if hasattr(index, "tv") or isinstance(index, VirtualRegister):    # a run-time index (indirect_views.py)
         from .indirect_views import dynamic_select
         return dynamic_select(t, dim, index)
     _no_indirect(t, api)
     dim = _dim(t, api, dim)
     v = t.tv
     if not isinstance(index, (int, np.integer)):
-        raise ConstraintError(api, "index", "an int, or a one-element SBUF tensor for a dynamic select",
+        raise ConstraintError(api, "index", "an int, or a one-element SBUF tensor or a register for a dynamic "
+                              "select",
                               type(index).__name__)
     if not 0 <= index < v.shape[dim]:
         raise ConstraintError(api, "index", f"0 <= index < {v.shape[dim]} (dim {dim}'s size)", index)

@@ -6,8 +6,8 @@ Access"):
 
 - ``t.vector_select(0, offsets)``: partition ``p`` of the result reads row ``offsets[p]`` of ``t`` (HBM only;
   ``offsets`` an SBUF ``(num_partitions, 1)`` tensor); the result has ``offsets.shape[0]`` rows.
-- ``t.select(dim, idx)`` with ``idx`` a one-element SBUF tensor: ``t[..., idx, ...]`` at the index the
-  tensor holds when the instruction runs (on chip: not the partition dim).
+- ``t.select(dim, idx)`` with ``idx`` a one-element SBUF tensor or a register: ``t[..., idx, ...]`` at the
+  index it holds when the instruction runs (on chip: not the partition dim).
 
 Each is "an indirect view": only one dynamic select per tensor, no view method on it afterwards (npusim
 refuses every view method on an indirect view; the docs allow some on its other dims).
@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.errors import ConstraintError
 from ..core.view import TensorView
-from .access import STATIC, Indirect, element_offset, get_pattern
+from .access import STATIC, Indirect, RegisterIndex, element_offset, get_pattern
 
 
 def _already_indirect(t, api):
@@ -84,9 +84,13 @@ def dynamic_select(t, dim, index):
                               "select", dim)
     if t.on_chip and nd <= 2:
         raise ConstraintError(api, "dim", "an SBUF/PSUM tensor keeps its partition dim and at least 2 dims", dim)
-    _index_tile(api, "index", index, "an int or a one-element SBUF tensor holding the index")
-    if index.size != 1:
-        raise ConstraintError(api, "index", "one element (a scalar index)", index.shape)
+    from .registers import VirtualRegister
+    if isinstance(index, VirtualRegister):
+        index = RegisterIndex(index)        # its value is read when the DMA runs
+    else:
+        _index_tile(api, "index", index, "an int, a one-element SBUF tensor or a register holding the index")
+        if index.size != 1:
+            raise ConstraintError(api, "index", "one element (a scalar index)", index.shape)
     pattern = [(int(s), int(n)) for s, n in get_pattern(t)]
     stride = pattern.pop(dim)[0]
     v = t.tv
