@@ -621,3 +621,4 @@ def _resolved_view(ind, api):
 
 
 from .indirect_views import vector_select  # noqa: E402,F401  (NkiTensor.vector_select)
+from .rearrange import rearrange  # noqa: E402,F401  (NkiTensor.rearrange)

@@ -419,7 +419,7 @@ class NkiTensor:
     def select(self, dim, index) -> "NkiTensor":
         return _access.select(self, dim, index)
 
-    vector_select = _access.vector_select      # (dim, vector_offset): a per-partition row gather (indirect_views.py)
+    vector_select, rearrange = _access.vector_select, _access.rearrange     # indirect_views.py, rearrange.py
 
     def is_contiguous(self) -> bool:
         return self.tv.is_contiguous()
