@@ -171,3 +171,90 @@ def test_loop_rules(run, monkeypatch):
     bad("nl.while_loop", "init", "reaches 0", lambda: nl.while_loop(nisa.register_alloc(1), lambda r: r))
     bad("NkiTensor.ap", "scalar_offset", "or a VirtualRegister",
         lambda: nl.ndarray((4, 4), nl.float32, buffer=nl.shared_hbm).ap([[4, 1], [1, 4]], scalar_offset=3))
+
+
+# ---- buffer predicates, no_reorder, nl.all, load_transpose2d, get_nc_sub_version, reinterpret_cast ----
+
+def test_buffer_predicates(run):
+    assert nl.is_hbm(nl.hbm) and nl.is_hbm(nl.private_hbm) and nl.is_hbm(nl.shared_hbm) and not nl.is_hbm(nl.sbuf)
+    assert nl.is_on_chip(nl.sbuf) and nl.is_on_chip(nl.psum) and not nl.is_on_chip(nl.shared_hbm)
+    assert nl.is_psum(nl.psum) and not nl.is_psum(nl.sbuf) and nl.is_sbuf(nl.sbuf) and not nl.is_sbuf(nl.hbm)
+    with pytest.raises(ConstraintError) as e:
+        nl.is_sbuf("sbuf")                       # string buffer names are rejected since 0.3
+    assert e.value.param == "buffer"
+
+
+def test_no_reorder_changes_no_event_and_refuses_dynamic_loops():
+    def make(block):
+        @nki.jit
+        def k(a):
+            out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+            t = nl.ndarray(a.shape, a.dtype, buffer=nl.sbuf)
+            if block:
+                with nl.no_reorder():
+                    nisa.dma_copy(dst=t, src=a)
+                    nisa.tensor_scalar(dst=t, data=t, op0=nl.add, operand0=1.0)
+            else:
+                nisa.dma_copy(dst=t, src=a)
+                nisa.tensor_scalar(dst=t, data=t, op0=nl.add, operand0=1.0)
+            nisa.dma_copy(dst=out, src=t)
+            return out
+        return k
+
+    a = np.ones((128, 64), np.float32)
+    runs = []
+    for block in (False, True):
+        np.testing.assert_array_equal(nki.simulate(make(block), target="trn2")(a), a + 1)
+        runs.append([(e.engine, e.name, e.start_ns, e.end_ns) for e in nki.last_run().trace.events])
+    assert runs[0] == runs[1]
+
+    @nki.jit
+    def bad(a):
+        with nl.no_reorder():
+            nl.fori_loop(0, 2, lambda i: None)
+        return a
+
+    with pytest.raises(ConstraintError) as e:
+        nki.simulate(bad, target="trn2")(a)
+    assert e.value.api == "nl.fori_loop" and "no_reorder" in e.value.rule
+
+
+def test_all_reduces_with_logical_and():
+    @nki.jit
+    def k(a):
+        t = nl.load(a)
+        r = nl.all(t, axis=1)
+        out = nl.ndarray(r.shape, r.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=out, src=r)
+        return out
+
+    a = np.ones((8, 16), np.float32)
+    a[2, 5] = 0.0
+    a[5, 0] = -0.0
+    a[6, 3] = np.nan                             # NaN is nonzero: true
+    got = nki.simulate(k, target="trn2")(a)
+    np.testing.assert_array_equal(got.reshape(-1), np.all(a != 0, axis=1).astype(np.float32))
+    assert nki.last_run().trace.events[1].name == "nisa.tensor_reduce"
+
+
+def test_load_transpose2d_current_api():
+    @nki.jit
+    def k(a):
+        t = nl.load_transpose2d(a, dtype=nl.bfloat16)
+        out = nl.ndarray(t.shape, t.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=out, src=t)
+        return out
+
+    a = np.random.default_rng(0).standard_normal((256, 96)).astype(np.float32)
+    got = nki.simulate(k, target="trn2")(a)
+    np.testing.assert_array_equal(got, a.T.astype(ml_dtypes.bfloat16))
+    with nki.run_context("trn2"), pytest.raises(ConstraintError) as e:
+        nl.load_transpose2d(nl.ndarray((4, 4), nl.float32, buffer=nl.sbuf))
+    assert e.value.api == "nl.load_transpose2d" and e.value.param == "src"
+
+
+def test_get_nc_sub_version_and_reinterpret_cast(run):
+    assert nisa.get_nc_sub_version() == 0
+    t = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+    assert t.reinterpret_cast(nl.uint8).shape == (128, 256)          # the view(dtype) alias of the stub
+    assert t.reinterpret_cast(nl.int32).shape == (128, 64)

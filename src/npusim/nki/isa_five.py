@@ -357,4 +357,11 @@ def sequence_bounds(dst, segment_ids, name=None) -> NkiInstruction:
     return run.issue(api, "gpsimd", _cost2.gpsimd(n), reads=[segment_ids], writes=[dst], elements=2 * n)
 
 
-__all__ = ["nc_n_gather", "activate2", "tensor_scalar_cumulative", "sequence_bounds"]
+def get_nc_sub_version() -> int:
+    """The silicon revision within the target's nc_version: npusim models the first revision of each chip
+    (0, the docstring's default)."""
+    current("nisa.get_nc_sub_version")
+    return 0
+
+
+__all__ = ["nc_n_gather", "activate2", "tensor_scalar_cumulative", "sequence_bounds", "get_nc_sub_version"]

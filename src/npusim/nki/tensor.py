@@ -419,7 +419,7 @@ class NkiTensor:
     def select(self, dim, index) -> "NkiTensor":
         return _access.select(self, dim, index)
 
-    vector_select, rearrange = _access.vector_select, _access.rearrange     # indirect_views.py, rearrange.py
+    vector_select, rearrange, reinterpret_cast = _access.vector_select, _access.rearrange, view   # Part five
 
     def is_contiguous(self) -> bool:
         return self.tv.is_contiguous()
