@@ -1,6 +1,7 @@
-"""NKI: nki-library's rotational top-K (tests/nki/public/nkilib/core/topk, verbatim) end to end on trn2,
-against numpy's top-k of the same rows (issue 15: "wall time of each public kernel vs numpy"). Needs scipy
-(the ``nkilib`` extra): the kernel's utils import it at module level; without it there is no case."""
+"""NKI: the nki-library kernels of Part five (tests/nki/public/nkilib, verbatim) end to end on trn2 against
+numpy doing the same math (issue 15: "wall time of each public kernel vs numpy"): the rotational top-K
+(nc_n_gather; needs scipy, the ``nkilib`` extra, which its utils import: without it that case is left out)
+and the newer cumsum (tensor_scalar_cumulative)."""
 import os
 import sys
 
@@ -26,9 +27,18 @@ def _topk(batch=64, vocab=8192, k=64, lnc=2):
                 lambda: kern(inp=x, config=cfg), numpy=lambda: -np.sort(-x, axis=1)[:, :k], repeats=3)
 
 
+def _cumsum_v2():
+    mod = load("core.cumsum.cumsum_092a49d")
+    x = np.random.default_rng(1).standard_normal((512, 4096)).astype(np.float32)
+    kern = nki.simulate(mod.cumsum, target="trn2")
+    return Case("nki-library cumsum @092a49d 512x4096 fp32 (tensor_scalar_cumulative, load_reduce carry)",
+                lambda: kern(x), numpy=lambda: np.cumsum(x, axis=-1), repeats=3)
+
+
 def cases():
+    out = [_cumsum_v2()]
     try:
         import scipy  # noqa: F401
     except ImportError:
-        return []
-    return [_topk()]
+        return out
+    return [_topk()] + out
