@@ -180,7 +180,49 @@ def test_indirect_view_rules(run):
     bad(sel, "index", "integer", lambda: sb.select(1, nl.ndarray((1, 1), nl.float32)))
     bad(sel, "dim", "a dim of the 3-d tensor", lambda: sb.select(3, one))
     bad(sel, "index", "an int, or a one-element SBUF tensor or a register", lambda: sb.select(1, 1.0))
-    # an indirect view has no view methods, and only the DMA resolves it
-    bad("NkiTensor.slice", "self", "static view", lambda: hbm.vector_select(0, ix).slice(1, 0, 8))
+    # a vector_select view keeps its dim 0 whole and outermost (the stub's "After vector_select" rules)
+    v = hbm.vector_select(0, ix)
+    bad("NkiTensor.slice", "dim", "indirect dim 0", lambda: v.slice(0, 0, 4))
+    bad("NkiTensor.permute", "dims", "indirect dim 0", lambda: v.permute(1, 0))
+    bad("NkiTensor.expand_dim", "dim", "indirect dim 0", lambda: v.expand_dim(0))
+    bad("NkiTensor.reshape_dim", "dim", "indirect dim 0", lambda: v.reshape_dim(0, (4, 2)))
+    bad("NkiTensor.flatten_dims", "start_dim", "indirect dim 0", lambda: v.flatten_dims(0, 1))
+    bad("NkiTensor.select", "dim", "indirect dim 0", lambda: v.select(0, 1))
+    bad("NkiTensor.squeeze_dim", "dim", "indirect dim 0",
+        lambda: nl.ndarray((8, 16), nl.float32, buffer=nl.shared_hbm).vector_select(
+            0, nl.ndarray((1, 1), nl.int32, buffer=nl.sbuf)).squeeze_dim(0))
+    # an .ap() indirect pattern still has no view methods, and only the DMA resolves an indirect view
+    bad("NkiTensor.slice", "self", "static view",
+        lambda: hbm.ap([[16, 8], [1, 16]], vector_offset=ix).slice(1, 0, 8))
     dst = nl.ndarray((8, 16), nl.float32, buffer=nl.sbuf)
     bad("nisa.tensor_copy", "src", "static access pattern", lambda: nisa.tensor_copy(dst=dst, src=sb.select(1, one)))
+
+
+def test_view_methods_on_select_views_match_numpy():
+    """The docs allow view methods on the other dims of a vector_select / dynamic select view."""
+    @nki.jit
+    def k(a, idx, j):
+        ix = nl.ndarray(idx.shape, idx.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=ix, src=idx)
+        jj = nl.ndarray((1, 1), nl.int32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=jj, src=j)
+        views = [a.vector_select(0, ix).slice(2, 1, 5).permute(0, 2, 1),       # (P, 4, 3)
+                 a.vector_select(0, ix).flatten_dims(1, 2).expand_dim(1),       # (P, 1, 18)
+                 a.select(1, jj).reshape_dim(1, (2, 3))]                        # (10, 2, 3)
+        outs = []
+        for v in views:
+            assert v.is_indirect()
+            s = nl.ndarray(v.shape, a.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=s, src=v)
+            o = nl.ndarray(v.shape, a.dtype, buffer=nl.shared_hbm)
+            nisa.dma_copy(dst=o, src=s)
+            outs.append(o)
+        return tuple(outs)
+
+    a = np.random.default_rng(4).standard_normal((10, 3, 6)).astype(np.float32)
+    idx = np.array([[7], [2], [2], [9], [0]], np.int32)
+    got = nki.simulate(k, target="trn2")(a, idx, np.array([[2]], np.int32))
+    rows = a[idx[:, 0]]
+    np.testing.assert_array_equal(got[0], rows[:, :, 1:5].transpose(0, 2, 1))
+    np.testing.assert_array_equal(got[1], rows.reshape(5, 1, 18))
+    np.testing.assert_array_equal(got[2], a[:, 2, :].reshape(10, 2, 3))

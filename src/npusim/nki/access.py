@@ -18,7 +18,7 @@ index per position of the pattern's first dim) replaces that dim's term ``i * st
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -41,6 +41,7 @@ class Indirect:
     index: object            # the SBUF NkiTensor holding the offset(s)
     vector: bool             # vector_offset (one index per position) or scalar_offset (one value)
     dtype: object            # core DType of the access
+    views: bool = False      # made by select / vector_select: view methods may reshape its other dims
 
 
 #: Marks a view made by ``.ap()`` (static): an access pattern cannot be re-patterned ("nested indexing").
@@ -295,12 +296,30 @@ def _dim(t, api, dim, name="dim"):
 
 def _new(t, api, offset, shape, strides):
     v = t.tv
-    return t._derive(TensorView(v.memory, offset, shape, strides, v.dtype, api=api))
+    view = TensorView(v.memory, offset, shape, strides, v.dtype, api=api)
+    ind = t.ind
+    if not (isinstance(ind, Indirect) and ind.views):
+        return t._derive(view)
+    # a view of a select / vector_select result: the same run-time offset over the new static pattern
+    from .tensor import NkiTensor
+    out = NkiTensor(view, t.buffer, t.name, t.root or t, t.run)
+    out.ind = replace(ind, pattern=tuple((int(a), int(b)) for a, b in get_pattern(out)),
+                      offset=element_offset(out))
+    return out
 
 
-def _no_indirect(t, api):
-    if t.ind not in (None, STATIC):
+def _no_indirect(t, api, dim_zero=False, param="dim"):
+    """View methods take static views, and the views ``select`` / ``vector_select`` make. On a
+    ``vector_select`` view dim 0 is the indirect dim: ``dim_zero`` (the call would move, split, merge,
+    slice or remove it) raises, as the NkiTensor stub's "After vector_select" rules say."""
+    ind = t.ind
+    if ind in (None, STATIC):
+        return
+    if not (isinstance(ind, Indirect) and ind.views):
         raise ConstraintError(api, "self", "a static view (an indirect access pattern has no view methods)", t)
+    if ind.vector and dim_zero:
+        raise ConstraintError(api, param, "not the indirect dim 0 of a vector_select view (it stays outermost, "
+                              "whole)", 0)
 
 
 def permute(t, *dims, **kw):
@@ -319,6 +338,7 @@ def permute(t, *dims, **kw):
         dims = []
     if sorted(dims) != list(range(nd)):
         raise ConstraintError(api, "dims", f"a permutation of 0..{nd - 1}", dims)
+    _no_indirect(t, api, dims[0] != 0, "dims")
     if t.on_chip and dims[0] != 0:
         raise ConstraintError(api, "dims", "the partition dim of an SBUF/PSUM tensor stays first", dims)
     v = t.tv
@@ -329,6 +349,7 @@ def broadcast(t, dim, size):
     api = "NkiTensor.broadcast"
     _no_indirect(t, api)
     dim = _dim(t, api, dim)
+    _no_indirect(t, api, dim == 0)
     v = t.tv
     if v.shape[dim] != 1:
         raise ConstraintError(api, "dim", "a size-1 dim", f"dim {dim} has size {v.shape[dim]}")
@@ -348,6 +369,7 @@ def expand_dim(t, dim):
     if not isinstance(dim, (int, np.integer)) or not -(nd + 1) <= dim <= nd:
         raise ConstraintError(api, "dim", f"a position 0..{nd}", dim)
     dim = int(dim) % (nd + 1)
+    _no_indirect(t, api, dim == 0)
     if t.on_chip and dim == 0:
         raise ConstraintError(api, "dim", "after the partition dim (>= 1) of an SBUF/PSUM tensor", dim)
     v = t.tv
@@ -362,6 +384,7 @@ def squeeze_dim(t, dim):
     api = "NkiTensor.squeeze_dim"
     _no_indirect(t, api)
     dim = _dim(t, api, dim)
+    _no_indirect(t, api, dim == 0)
     v = t.tv
     if v.shape[dim] != 1:
         raise ConstraintError(api, "dim", "a size-1 dim", f"dim {dim} has size {v.shape[dim]}")
@@ -377,6 +400,7 @@ def reshape_dim(t, dim, shape):
     api = "NkiTensor.reshape_dim"
     _no_indirect(t, api)
     dim = _dim(t, api, dim)
+    _no_indirect(t, api, dim == 0)
     v = t.tv
     try:
         new = [int(x) for x in shape]
@@ -405,6 +429,7 @@ def flatten_dims(t, start_dim, end_dim):
     a, b = _dim(t, api, start_dim, "start_dim"), _dim(t, api, end_dim, "end_dim")
     if b < a:
         raise ConstraintError(api, "end_dim", "end_dim >= start_dim", (start_dim, end_dim))
+    _no_indirect(t, api, a == 0, "start_dim")
     if t.on_chip and a == 0 and b > 0:
         raise ConstraintError(api, "start_dim", "the partition dim of an SBUF/PSUM tensor is not merged", a)
     v = t.tv
@@ -422,6 +447,7 @@ def slice_dim(t, dim, start, end, step=1):
     api = "NkiTensor.slice"
     _no_indirect(t, api)
     dim = _dim(t, api, dim)
+    _no_indirect(t, api, dim == 0)
     n = t.tv.shape[dim]
     for name, x in (("start", start), ("end", end), ("step", step)):
         if not isinstance(x, (int, np.integer)):
@@ -449,6 +475,7 @@ def select(t, dim, index):
         return dynamic_select(t, dim, index)
     _no_indirect(t, api)
     dim = _dim(t, api, dim)
+    _no_indirect(t, api, dim == 0)
     v = t.tv
     if not isinstance(index, (int, np.integer)):
         raise ConstraintError(api, "index", "an int, or a one-element SBUF tensor or a register for a dynamic "

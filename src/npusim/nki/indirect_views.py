@@ -9,8 +9,9 @@ Access"):
 - ``t.select(dim, idx)`` with ``idx`` a one-element SBUF tensor or a register: ``t[..., idx, ...]`` at the
   index it holds when the instruction runs (on chip: not the partition dim).
 
-Each is "an indirect view": only one dynamic select per tensor, no view method on it afterwards (npusim
-refuses every view method on an indirect view; the docs allow some on its other dims).
+Each is "an indirect view": only one dynamic select per tensor; the view methods still work on its other
+dims (access.py rebuilds the pattern over the new view), never on a ``vector_select``'s dim 0 (the
+NkiTensor stub's "After vector_select" rules). Only the DMA resolves it.
 """
 from __future__ import annotations
 
@@ -65,7 +66,7 @@ def vector_select(t, dim, vector_offset):
     root = _root(t)
     out = NkiTensor(view, root.buffer, root.name, root, root.run)
     out.ind = Indirect(root, tuple(pattern), element_offset(t), 0, int(pattern[0][0]), vector_offset, True,
-                       v.dtype)
+                       v.dtype, views=True)
     return out
 
 
@@ -99,5 +100,5 @@ def dynamic_select(t, dim, index):
     view = TensorView(v.memory, v.offset, shape, strides, v.dtype, api=api)      # at index 0: the placeholder
     root = _root(t)
     out = NkiTensor(view, root.buffer, root.name, root, root.run)
-    out.ind = Indirect(root, tuple(pattern), element_offset(t), dim, stride, index, False, v.dtype)
+    out.ind = Indirect(root, tuple(pattern), element_offset(t), dim, stride, index, False, v.dtype, views=True)
     return out
