@@ -534,5 +534,4 @@ from .registers import (VirtualRegister, register_alloc, register_load, register
                         register_store)
 from .isa_four import dma_compute, exponential, local_gather, nonzero_with_count  # noqa: E402,F401
 from . import isa_constants as constants  # noqa: E402,F401  (nki.isa.constants)
-from .isa_five import (activate2, get_nc_sub_version, nc_n_gather, sequence_bounds,  # noqa: E402,F401
-                       tensor_scalar_cumulative)
+from .isa_five import *  # noqa: E402,F401,F403  (part five: isa_five.__all__)
