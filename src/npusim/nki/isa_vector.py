@@ -192,16 +192,17 @@ def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, rev
     p = data0.partitions
     x0 = _f32(data0.read(api)).reshape(p, -1)
     x1 = _f32(data1.read(api)).reshape(p, -1)
-    # the initial value on every partition (a scalar, or the (P, 1) tile's column): a same-dtype broadcast
-    # assignment copies the bits, as np.broadcast_to(...).astype did, without its Python wrapper
-    prev = np.empty(p, np.float32)
-    prev[...] = np.asarray(init, np.float32).reshape(-1)
+    # the initial value: a scalar, or the (P, 1) tile's column; the scans broadcast it to every partition
+    # with a same-dtype assignment (it copies the bits, as np.broadcast_to(...).astype did)
+    init = np.asarray(init, np.float32).reshape(-1)
     out = None
     if plan.native is not None:
         fn = _native.kernel()
         if fn is not None:      # None back: a NaN somewhere, whose payload numpy decides
-            out = _native.scan(fn, x0, x1, prev, plan.native[0], plan.native[1], reverse0, reverse1)
+            out = _native.scan(fn, x0, x1, init, plan.native[0], plan.native[1], reverse0, reverse1)
     if out is None:
+        prev = np.empty(p, np.float32)
+        prev[...] = init
         out = _numpy_scan(plan, x0, x1, prev, reverse0, reverse1)
     _store(dst, out.reshape(dst.shape))
     return run.issue(api, "vector", plan.cycles, reads=reads, writes=[dst], elements=dst.size,

@@ -62,15 +62,19 @@ def _rows(x: np.ndarray) -> tuple[np.ndarray, int]:
     return x, s0 // 4
 
 
-def scan(fn, x0: np.ndarray, x1: np.ndarray, init: np.ndarray, op0: int, op1: int, reverse0: bool,
+def scan(fn, x0: np.ndarray, x1: np.ndarray, init, op0: int, op1: int, reverse0: bool,
          reverse1: bool) -> np.ndarray | None:
-    """The (P, N) float32 scan of float32 ``x0``, ``x1`` (P, N) from ``init`` (P,), or None when some step
-    gave a NaN (the caller recomputes with numpy). ``fn`` is ``kernel()``; op codes from ``OP_CODES``."""
+    """The (P, N) float32 scan of float32 ``x0``, ``x1`` (P, N) from ``init`` (a float32 scalar or (P,)
+    values), or None when some step gave a NaN (the caller recomputes with numpy). ``fn`` is ``kernel()``;
+    op codes from ``OP_CODES``."""
     p, n = x0.shape
     x0, s0 = _rows(x0)
     x1, s1 = _rows(x1)
-    out = np.empty((p, n), np.float32)
-    if fn(x0.ctypes.data, s0, x1.ctypes.data, s1, init.ctypes.data, out.ctypes.data, p, n, op0, op1,
-          bool(reverse0), bool(reverse1)):
+    # the initial column and the result in one buffer: one address to ask numpy for (~0.8 us each)
+    buf = np.empty(p + p * n, np.float32)
+    buf[:p] = init
+    at = buf.ctypes.data
+    if fn(x0.ctypes.data, s0, x1.ctypes.data, s1, at, at + 4 * p, p, n, op0, op1, bool(reverse0),
+          bool(reverse1)):
         return None
-    return out
+    return buf[p:].reshape(p, n)
