@@ -9,9 +9,11 @@
    kernel reports a NaN in any result and the caller recomputes that scan with numpy.
 
    Rows are independent chains of dependent operations, each row a short run of floats far from the
-   next (SBUF partitions are 192 KiB apart). The kernel copies both inputs to column-major scratch
-   (one pass over each row), runs the recurrence one column at a time over all rows (contiguous, so the
-   compiler vectorises it: the same IEEE operations lane by lane), and copies the result back. */
+   next (SBUF partitions are 208 KiB apart, so rows alias in the L1 cache). The kernel takes the rows
+   BLOCK at a time: it copies the block's rows of both inputs to column-major scratch (each row read
+   once, in order; a column of the block is one cache line), runs the recurrence one column at a time
+   over the block's rows (contiguous lanes: the compiler vectorises it with the same IEEE operations,
+   lane by lane), and copies the results to the output rows. */
 #include <float.h>
 #include <stdlib.h>
 
@@ -19,26 +21,29 @@
 #error "float arithmetic must evaluate in float (FLT_EVAL_METHOD 0) to match numpy's float32 ufuncs"
 #endif
 
+#define BLOCK 16
+
 #define OP_0(a, b) ((a) + (b))
 #define OP_1(a, b) ((a) - (b))
 #define OP_2(a, b) ((a) * (b))
 
-/* Column i of the recurrence over P rows: cur[p] = op1(op0(cur[p], prev[p]), d[p]) (operands swapped by
-   R0 / R1). cur holds data0's column on entry and the result on exit. */
+/* Column i of the recurrence over the block's rows: cur[b] = op1(op0(cur[b], prev[b]), d[b]) (operands
+   swapped by R0 / R1). cur holds data0's column on entry and the result on exit. */
 #define COLUMN(O0, O1, R0, R1)                                                                          \
-    for (long p = 0; p < P; p++) {                                                                      \
-        float t = R0 ? OP_##O0(prev[p], cur[p]) : OP_##O0(cur[p], prev[p]);                             \
-        cur[p] = R1 ? OP_##O1(d[p], t) : OP_##O1(t, d[p]);                                              \
+    for (long b = 0; b < nb; b++) {                                                                     \
+        float t = R0 ? OP_##O0(prev[b], cur[b]) : OP_##O0(cur[b], prev[b]);                             \
+        cur[b] = R1 ? OP_##O1(d[b], t) : OP_##O1(t, d[b]);                                              \
     }
 
+/* a, dcols: N columns of BLOCK floats (nb of them used); init: nb floats. */
 #define SCAN_KERNEL(O0, O1)                                                                              \
-static void scan_##O0##_##O1(float *a, const float *dcols, const float *init, long P, long N, int rev0,  \
+static void scan_##O0##_##O1(float *a, const float *dcols, const float *init, long nb, long N, int rev0, \
                              int rev1)                                                                  \
 {                                                                                                       \
     for (long i = 0; i < N; i++) {                                                                      \
-        float *restrict cur = a + i * P;                                                                \
-        const float *restrict prev = i ? a + (i - 1) * P : init;                                        \
-        const float *restrict d = dcols + i * P;                                                        \
+        float *restrict cur = a + i * BLOCK;                                                            \
+        const float *restrict prev = i ? a + (i - 1) * BLOCK : init;                                    \
+        const float *restrict d = dcols + i * BLOCK;                                                    \
         if (!rev0 && !rev1) { COLUMN(O0, O1, 0, 0) }                                                    \
         else if (rev0 && !rev1) { COLUMN(O0, O1, 1, 0) }                                                \
         else if (!rev0) { COLUMN(O0, O1, 0, 1) }                                                        \
@@ -66,23 +71,30 @@ int nki_tensor_tensor_scan(const float *x0, long s0, const float *x1, long s1, c
 {
     if (op0 < 0 || op0 > 2 || op1 < 0 || op1 > 2)
         return -1;
-    float *a = malloc(2 * (size_t)P * (size_t)N * sizeof(float));
+    float *a = malloc(2 * (size_t)BLOCK * (size_t)N * sizeof(float));
     if (!a)
         return -1;
-    float *d = a + P * N;
-    for (long p = 0; p < P; p++)
-        for (long i = 0; i < N; i++) {
-            a[i * P + p] = x0[p * s0 + i];
-            d[i * P + p] = x1[p * s1 + i];
-        }
-    KERNELS[op0][op1](a, d, init, P, N, rev0, rev1);
+    float *d = a + BLOCK * N;
     int nan = 0;
-    for (long p = 0; p < P; p++)
-        for (long i = 0; i < N; i++) {
-            float r = a[i * P + p];
-            out[p * N + i] = r;
-            nan |= r != r;
+    for (long p0 = 0; p0 < P; p0 += BLOCK) {
+        long nb = P - p0 < BLOCK ? P - p0 : BLOCK;
+        for (long b = 0; b < nb; b++) {
+            const float *r0 = x0 + (p0 + b) * s0, *r1 = x1 + (p0 + b) * s1;
+            for (long i = 0; i < N; i++) {
+                a[i * BLOCK + b] = r0[i];
+                d[i * BLOCK + b] = r1[i];
+            }
         }
+        KERNELS[op0][op1](a, d, init + p0, nb, N, rev0, rev1);
+        for (long b = 0; b < nb; b++) {
+            float *o = out + (p0 + b) * N;
+            for (long i = 0; i < N; i++) {
+                float r = a[i * BLOCK + b];
+                o[i] = r;
+                nan |= r != r;
+            }
+        }
+    }
     free(a);
     return nan;
 }
