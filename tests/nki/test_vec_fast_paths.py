@@ -197,3 +197,22 @@ def test_scan_native_pairs_and_reference_values(monkeypatch):
         np.testing.assert_array_equal(_run_scan(x0, x1, 0.5, nl.multiply, nl.add, False, False), want)
         got16 = _run_scan(x0, x1, 0.5, nl.multiply, nl.add, False, False, nl.bfloat16)
         np.testing.assert_array_equal(got16, want.astype(got16.dtype))
+
+
+@needs_native
+def test_native_is_decided_per_call_not_per_plan(monkeypatch):
+    """The plan of a geometry is shared by calls with NPUSIM_NATIVE on and off: the variable is read on
+    every call (a plan never pins the native loop); a NaN in the inputs sends the call to numpy."""
+    calls = []
+    real = native_scan.scan
+    monkeypatch.setattr(native_scan, "scan", lambda *a: calls.append(1) or real(*a))
+    x = np.ones((8, 4), F32)
+    for native, nan, want in (("1", False, 1), ("0", False, 0), ("1", True, 1), ("0", True, 0)):
+        monkeypatch.setenv("NPUSIM_NATIVE", native)
+        calls.clear()
+        x1 = x.copy()
+        if nan:
+            x1[2, 1] = np.nan
+        got = _run_scan(x, x1, 0.0, nl.multiply, nl.add, False, False)
+        assert len(calls) == want
+        assert np.isnan(got[2, 1:]).all() == nan and got[0, 3] == 4.0
