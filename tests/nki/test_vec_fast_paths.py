@@ -216,3 +216,32 @@ def test_native_is_decided_per_call_not_per_plan(monkeypatch):
         got = _run_scan(x, x1, 0.0, nl.multiply, nl.add, False, False)
         assert len(calls) == want
         assert np.isnan(got[2, 1:]).all() == nan and got[0, 3] == 4.0
+
+
+@needs_native
+def test_scan_native_off_and_on_agree_for_bf16_3d_and_tile_initial(monkeypatch):
+    """bf16 inputs (read as fp32), (P, 2, 3) tiles (free dims flattened), a (P, 1) initial tile, a bf16 dst
+    (RNE cast of the fp32 result): the same bits with the native loop and without."""
+    import ml_dtypes
+    rng = np.random.default_rng(11)
+    x0 = rng.standard_normal((32, 2, 3)).astype(ml_dtypes.bfloat16)
+    x1 = rng.standard_normal((32, 2, 3)).astype(F32)
+    init = rng.standard_normal((32, 1)).astype(F32)
+    results = []
+    for native in ("1", "0"):
+        monkeypatch.setenv("NPUSIM_NATIVE", native)
+        with run_context("trn2"):
+            a = nl.ndarray(x0.shape, nl.bfloat16)
+            a.write(x0)
+            b, i0 = _tile(x1), _tile(init)
+            dst = nl.ndarray(x0.shape, nl.bfloat16)
+            nisa.tensor_tensor_scan(dst=dst, data0=a, data1=b, initial=i0, op0=nl.subtract, op1=nl.multiply,
+                                    reverse0=True)
+            results.append(dst.numpy())
+    np.testing.assert_array_equal(results[0].view(np.uint16), results[1].view(np.uint16))
+    want = np.empty((32, 6), F32)
+    prev = init[:, 0]
+    for i in range(6):
+        prev = (prev - x0.reshape(32, 6)[:, i].astype(F32)).astype(F32) * x1.reshape(32, 6)[:, i]
+        want[:, i] = prev
+    np.testing.assert_array_equal(results[0].reshape(32, 6), want.astype(ml_dtypes.bfloat16))
