@@ -31,3 +31,60 @@ def cache_dir(name: str) -> str:
     path = os.path.join(tempfile.gettempdir(), f"npusim-{name}-{os.getuid()}")
     os.makedirs(path, exist_ok=True)
     return path
+
+
+def find_compiler() -> list[str] | None:
+    """The C compiler command: ``$CC`` (may hold flags), else cc / gcc / clang on PATH; None when there is
+    none (okk's ``find_compiler`` raises instead: its C kernel route needs one, a native fast path does not)."""
+    import shlex
+    import shutil
+    env = os.environ.get("CC")
+    if env:
+        cmd = shlex.split(env)
+        return cmd if cmd and shutil.which(cmd[0]) else None
+    for name in ("cc", "gcc", "clang"):
+        if shutil.which(name):
+            return [name]
+    return None
+
+
+def cpu_signature() -> bytes:
+    """The machine and the CPU's feature flags: part of the cache key of a library built with -march=native."""
+    import platform
+    try:
+        with open("/proc/cpuinfo", "rb") as f:
+            flags = [ln for ln in f.read().splitlines() if ln.startswith(b"flags")][:1]
+    except OSError:
+        flags = []
+    return platform.machine().encode() + b"".join(flags)
+
+
+def build_library(folder: str, source: str, flag_sets: list[list[str]]) -> tuple[str | None, str]:
+    """Build ``source`` into a shared library in ``cache_dir(folder)`` with the first of ``flag_sets`` that
+    compiles; a library already built from the same source, compiler, flags and CPU is reused. Returns
+    (its path, "") or (None, why not). Concurrent builders write to temporary names and rename, so two
+    processes never load a half-written file."""
+    import hashlib
+    import subprocess
+    cc = find_compiler()
+    if cc is None:
+        return None, "no C compiler (set $CC or install cc, gcc or clang)"
+    with open(source, "rb") as f:
+        src = f.read()
+    stem = os.path.splitext(os.path.basename(source))[0]
+    errors = ""
+    for flags in flag_sets:
+        h = hashlib.sha256(src + b"\0" + " ".join(cc + flags).encode() + b"\0" + cpu_signature())
+        path = os.path.join(cache_dir(folder), f"{stem}-{h.hexdigest()[:20]}.so")
+        if os.path.exists(path):
+            return path, ""
+        tmp = f"{path}.{os.getpid()}.tmp"
+        try:
+            proc = subprocess.run(cc + flags + [source, "-o", tmp], capture_output=True, text=True)
+        except OSError as e:
+            return None, str(e)
+        if proc.returncode == 0:
+            os.replace(tmp, path)
+            return path, ""
+        errors = proc.stderr.strip()
+    return None, errors

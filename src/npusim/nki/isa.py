@@ -91,8 +91,10 @@ def _bits_unsigned(dt) -> np.dtype:
     return np.dtype(f"uint{dt.itemsize * 8}")
 
 
-def _operand(api: str, param: str, value, data: NkiTensor, op: AluOp, reads: list):
-    """An operand as a numpy value broadcastable against data: a scalar or a (P, 1) tile."""
+def _operand(api: str, param: str, value, data: NkiTensor, op: AluOp, reads: list, copy: bool = True):
+    """An operand as a numpy value broadcastable against data: a scalar or a (P, 1) tile. ``copy=False``
+    returns an arithmetic tile's values as a view of its memory, for callers that are done with it before
+    they write dst (activation computes into new arrays first)."""
     if R.is_scalar(value):
         if op.is_bitvec:
             if isinstance(value, (float, np.floating)) and not float(value).is_integer():
@@ -120,6 +122,8 @@ def _operand(api: str, param: str, value, data: NkiTensor, op: AluOp, reads: lis
         return (v.astype(np.int64) & mask).astype(u).reshape(bshape)
     if value.tv.dtype.name != "float32":
         raise NkiValidationError(api, param, "arithmetic operand tiles are float32", value.tv.dtype.name)
+    if not copy:
+        return v.reshape(bshape)                        # float32 (checked above)
     return np.array(v, np.float32).reshape(bshape)     # a copy: dst may overlap the operand
 
 

@@ -84,13 +84,14 @@ class _ActPlan:
 #: accepted call without reduction
 _ACT_PLANS: dict = {}
 _PLAIN = frozenset({float, int, bool})
+_NO_OPERAND = (None, None, None)      # an absent scale/bias's part of the key
 
 
 def _operand_part(v):
     """A scale/bias argument's part of the plan key: a tile by geometry, a constant by type, value and the
     sign of zero (0.0 == -0.0 hash alike); None when it cannot be keyed (the general path decides)."""
     if v is None:
-        return None, None, None
+        return _NO_OPERAND
     if isinstance(v, NkiTensor):
         return type(v), v.sig or _sig(v), None
     if type(v) in _PLAIN or isinstance(v, (np.floating, np.integer)):
@@ -125,7 +126,7 @@ def _activation_checks(api, run, dst, data, op, scale, bias, reduce_op, reduce_r
     if R.is_scalar(scale):
         sc = np.float32(scale)
     else:
-        sc = _operand(api, "scale", scale, data, _ADD, reads)
+        sc = _operand(api, "scale", scale, data, _ADD, reads, copy=False)
     if bias is None:
         bi = None
     elif R.is_scalar(bias):
@@ -140,7 +141,7 @@ def _activation_checks(api, run, dst, data, op, scale, bias, reduce_op, reduce_r
         if isinstance(bias, NkiTensor) and bias.tv.dtype.name != "float32":
             bi = _low_precision_bias(api, bias, data, reads)
         else:
-            bi = _operand(api, "bias", bias, data, _ADD, reads)
+            bi = _operand(api, "bias", bias, data, _ADD, reads, copy=False)
     tiles = [dst, *reads] + ([reduce_res] if reduce_res is not None else [])
     names = ["dst", "data", "scale", "bias", "reduce_res"][:len(tiles)]
     why = {"scalar": None,
@@ -167,7 +168,8 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
     if reduce_op is None and reduce_res is None and cmd is accum.reduce_cmd.idle:
         try:
             key = (id(run.chip), op, type(op), engine, type(engine), dst.sig or _sig(dst),
-                   data.sig or _sig(data), _operand_part(scale), _operand_part(bias), api)
+                   data.sig or _sig(data), _operand_part(scale),
+                   _NO_OPERAND if bias is None else _operand_part(bias), api)
             plan = _ACT_PLANS.get(key)
         except TypeError:
             key = plan = None
@@ -181,22 +183,22 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
         act, reducing, eng = plan.act, False, plan.engine
         sc = plan.sc
         if sc is None:
-            sc = _operand(api, "scale", scale, data, _ADD, reads)
+            sc = _operand(api, "scale", scale, data, _ADD, reads, copy=False)
         bi = plan.bi
         if bi is None and bias is not None:
             bi = (_low_precision_bias(api, bias, data, reads) if bias.tv.dtype.name != "float32" else
-                  _operand(api, "bias", bias, data, _ADD, reads))
+                  _operand(api, "bias", bias, data, _ADD, reads, copy=False))
 
     x = data.read(api)
     x = x if x.dtype == np.float32 else x.astype(np.float32)
-    with np.errstate(all="ignore"):
-        if not (isinstance(sc, np.float32) and sc == 1.0):
-            x = x * sc
-        if bi is not None:
-            x = x + bi
-    check_range(api, act, x)
-    with np.errstate(all="ignore"):
-        y = np.asarray(act.fn(x), np.float32)
+    # (FP warnings: the run's np.errstate silences them, runtime.activate)
+    if not (isinstance(sc, np.float32) and sc == 1.0):
+        x = x * sc
+    if bi is not None:
+        x = x + bi
+    if act.lo is not None:          # (a function without a documented range has nothing to check)
+        check_range(api, act, x)
+    y = np.asarray(act.fn(x), np.float32)
     _store(dst, y)
     writes = [dst]
     # (idle without reduce_res leaves the registers as they are: nothing to do; registers never set read
@@ -221,7 +223,8 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
                                                 bi if R.is_scalar(bias) else None, cycles, args), chip)
     else:
         cycles, args = plan.cycles, plan.args
-    return run.issue(api, eng, cycles, reads=reads, writes=writes, elements=dst.size, args=dict(args))
+    return run.issue(api, eng, cycles, reads=reads, writes=writes, elements=dst.partitions * dst.free_size,
+                     args=dict(args))
 
 
 def activation_reduce(dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0, name=None) -> NkiInstruction:

@@ -13,6 +13,7 @@ import numpy as np
 from . import accum
 from . import cost as _cost
 from . import cost_two as _cost2
+from . import native_scan as _native
 from . import rules as R
 from . import runtime as _runtime
 from .accum import reduce_cmd
@@ -71,9 +72,8 @@ def scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False
                          gpsimd_ok=True)
     x = _f32(data.read(api))
     y = _f32(operand1.read(api)).reshape(x.shape)
-    with np.errstate(all="ignore"):
-        r = a0.fn(v0, x) if reverse0 else a0.fn(x, v0)
-        r = a1.fn(y, r) if reverse1 else a1.fn(r, y)
+    r = a0.fn(v0, x) if reverse0 else a0.fn(x, v0)         # (FP warnings: silenced by the run's errstate)
+    r = a1.fn(y, r) if reverse1 else a1.fn(r, y)
     _store(dst, np.asarray(r, np.float32))
     cycles = _cost.two_input(run.chip, eng, data, operand1, dst)
     return run.issue(api, eng, cycles, reads=reads, writes=[dst], elements=dst.size,
@@ -84,11 +84,14 @@ def scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False
 
 class _ScanPlan:
     """What one tensor_tensor_scan geometry decided (``init`` only for a constant ``initial``)."""
-    __slots__ = ("a0", "a1", "init", "cycles", "ufuncs")
+    __slots__ = ("a0", "a1", "init", "cycles", "ufuncs", "native")
 
     def __init__(self, a0, a1, init, cycles):
         self.a0, self.a1, self.init, self.cycles = a0, a1, init, cycles
         self.ufuncs = isinstance(a0.fn, np.ufunc) and isinstance(a1.fn, np.ufunc)
+        # (op0, op1) codes of native/scan.c when it computes this pair bit for bit, else None
+        c0, c1 = _native.OP_CODES.get(a0.name), _native.OP_CODES.get(a1.name)
+        self.native = None if c0 is None or c1 is None else (c0, c1)
 
 
 #: (chip, op0, type, op1, type, dst sig, data0 sig, data1 sig, initial's type, value or sig, -0 flag) -> plan
@@ -124,6 +127,41 @@ def _scan_plan(api, run, dst, data0, data1, initial, op0, op1, reads):
     return plan, init
 
 
+def _numpy_scan(plan, x0, x1, prev, reverse0, reverse1) -> np.ndarray:
+    """The reference scan (P, N) of float32 x0, x1 from ``prev`` (P,), column by column (vectorised over
+    partitions), each step rounding to float32 as the engine does. FP warnings: silenced by the run."""
+    f0, f1 = plan.a0.fn, plan.a1.fn
+    p = x0.shape[0]
+    if plan.ufuncs:
+        # the same steps on contiguous columns (transposed copies), results written in place
+        x0t, x1t = np.ascontiguousarray(x0.T), np.ascontiguousarray(x1.T)
+        outt = np.empty_like(x0t)
+        t = np.empty(p, np.float32)
+        if reverse0 or reverse1:
+            for c0, c1, o in zip(x0t, x1t, outt):
+                if reverse0:
+                    f0(prev, c0, t)
+                else:
+                    f0(c0, prev, t)
+                if reverse1:
+                    f1(c1, t, o)
+                else:
+                    f1(t, c1, o)
+                prev = o
+        else:           # (the out array positional: ~10% less per ufunc call than out=)
+            for c0, c1, o in zip(x0t, x1t, outt):
+                f0(c0, prev, t)
+                f1(t, c1, o)
+                prev = o
+        return outt.T
+    out = np.empty_like(x0)
+    for i in range(x0.shape[1]):
+        t = f0(prev, x0[:, i]) if reverse0 else f0(x0[:, i], prev)
+        prev = f1(x1[:, i], t) if reverse1 else f1(t, x1[:, i])
+        out[:, i] = prev
+    return out
+
+
 def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, reverse1=False,
                        name=None) -> NkiInstruction:
     """Scan along the free dim: ``res[:, i] = op1(op0(data0[:, i], res[:, i-1]), data1[:, i])`` with
@@ -154,40 +192,18 @@ def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, rev
     p = data0.partitions
     x0 = _f32(data0.read(api)).reshape(p, -1)
     x1 = _f32(data1.read(api)).reshape(p, -1)
-    # the initial value on every partition (a scalar, or the (P, 1) tile's column): a same-dtype broadcast
-    # assignment copies the bits, as np.broadcast_to(...).astype did, without its Python wrapper
-    prev = np.empty(p, np.float32)
-    prev[...] = np.asarray(init, np.float32).reshape(-1)
-    f0, f1 = a0.fn, a1.fn
-    with np.errstate(all="ignore"):
-        if plan.ufuncs:
-            # the same steps on contiguous columns (transposed copies), results written in place
-            x0t, x1t = np.ascontiguousarray(x0.T), np.ascontiguousarray(x1.T)
-            outt = np.empty_like(x0t)
-            t = np.empty(p, np.float32)
-            if reverse0 or reverse1:
-                for c0, c1, o in zip(x0t, x1t, outt):
-                    if reverse0:
-                        f0(prev, c0, t)
-                    else:
-                        f0(c0, prev, t)
-                    if reverse1:
-                        f1(c1, t, o)
-                    else:
-                        f1(t, c1, o)
-                    prev = o
-            else:           # (the out array positional: ~10% less per ufunc call than out=)
-                for c0, c1, o in zip(x0t, x1t, outt):
-                    f0(c0, prev, t)
-                    f1(t, c1, o)
-                    prev = o
-            out = outt.T
-        else:
-            out = np.empty_like(x0)
-            for i in range(x0.shape[1]):
-                t = f0(prev, x0[:, i]) if reverse0 else f0(x0[:, i], prev)
-                prev = f1(x1[:, i], t) if reverse1 else f1(t, x1[:, i])
-                out[:, i] = prev
+    # the initial value: a scalar, or the (P, 1) tile's column; the scans broadcast it to every partition
+    # with a same-dtype assignment (it copies the bits, as np.broadcast_to(...).astype did)
+    init = np.asarray(init, np.float32).reshape(-1)
+    out = None
+    if plan.native is not None:
+        fn = _native.kernel()
+        if fn is not None:      # None back: a NaN somewhere, whose payload numpy decides
+            out = _native.scan(fn, x0, x1, init, plan.native[0], plan.native[1], reverse0, reverse1)
+    if out is None:
+        prev = np.empty(p, np.float32)
+        prev[...] = init
+        out = _numpy_scan(plan, x0, x1, prev, reverse0, reverse1)
     _store(dst, out.reshape(dst.shape))
     return run.issue(api, "vector", plan.cycles, reads=reads, writes=[dst], elements=dst.size,
                      args={"op0": a0.name, "op1": a1.name})
@@ -203,8 +219,7 @@ def reciprocal(dst, data, name=None) -> NkiInstruction:
     R.tile(api, "data", data)
     R.same_partitions(api, ["dst", "data"], [dst, data])
     R.same_free_size(api, ["data", "dst"], [data, dst])
-    with np.errstate(divide="ignore"):
-        r = np.reciprocal(_f32(data.read(api)))
+    r = np.reciprocal(_f32(data.read(api)))         # 1/0 = inf (the run's errstate: no warning)
     _store(dst, r)
     return run.issue(api, "vector", _cost2.reciprocal(data.free_size), reads=[data], writes=[dst],
                      elements=dst.size)
@@ -256,9 +271,8 @@ def bn_aggr(dst, data, name=None) -> NkiInstruction:
     t = data.read(api).reshape(data.partitions, n // 3, 3).astype(np.float64)
     cnt, mean, m2 = t[..., 0], t[..., 1], t[..., 2]
     total = cnt.sum(axis=1)
-    with np.errstate(all="ignore"):
-        mu = (cnt * mean).sum(axis=1) / total
-        var = (m2.sum(axis=1) + (cnt * (mean - mu[:, None]) ** 2).sum(axis=1)) / total
+    mu = (cnt * mean).sum(axis=1) / total        # (a zero count: NaN, silenced by the run's errstate)
+    var = (m2.sum(axis=1) + (cnt * (mean - mu[:, None]) ** 2).sum(axis=1)) / total
     _store(dst, np.stack([mu, var], axis=1).astype(np.float32).reshape(dst.shape))
     return run.issue(api, "vector", _cost2.bn_aggr(n), reads=[data], writes=[dst], elements=data.size)
 
