@@ -56,6 +56,8 @@ class AllocPlan(NamedTuple):
     block_name: str         # the allocator's name for an unnamed tile
     rows: "np.ndarray | None"   # 2-D tiles: every partition's bytes as ``dt`` elements; a tile's array
     #                             is a column slice of it (cheaper than np.ndarray(buffer=...) per tile)
+    mem: Memory             # the run's SBUF or PSUM
+    allocator: Allocator    # ... and its allocator
 
 
 class NkiInstruction:
@@ -119,7 +121,13 @@ class Run:
         for mem, region in ((self.sbuf, MemoryRegion.sbuf), (self.psum, MemoryRegion.psum)):
             used = self.peak[region]
             if used:
-                mem.forget_lanes(0, mem.lanes, 0, used)      # bumps the generation: cached init flags drop
+                # Both bump the generation: cached init flags drop. Next fit sweeps the whole SBUF in a
+                # kernel of thousands of small tiles (Mamba: 27 MB of init bytes, 3 ms of zeros to write),
+                # so where the OS can take the pages back instead that is cheaper whatever ``used`` is.
+                if mem.drops_pages:
+                    mem.forget_all()
+                else:
+                    mem.forget_lanes(0, mem.lanes, 0, used)
         _POOL.setdefault(self.chip.name, []).append((self.sbuf, self.psum))
         self.released = True
 
@@ -199,7 +207,8 @@ class Run:
         if len(shape) == 2:
             rows = np.ndarray((shape[0], mem.lane_bytes // item), dt.np, buffer=mem.data,
                               strides=(mem.lane_bytes, item))
-        return AllocPlan(dt, shape, strides, free_size, free_bytes, shape[0] * free_bytes, block_name, rows)
+        return AllocPlan(dt, shape, strides, free_size, free_bytes, shape[0] * free_bytes, block_name, rows, mem,
+                         self.alloc[buffer])
 
     def _reserve(self, alloc, buffer, nbytes, name, api) -> tuple:
         """``alloc.reserve``; when it does not fit, evict lapsed loop tiles (scope.py) oldest first and retry."""
@@ -212,11 +221,7 @@ class Run:
 
     def _place(self, plan: "AllocPlan", buffer, name, api) -> NkiTensor:
         """A new tile of ``plan``'s geometry in the bytes the next-fit allocator hands out."""
-        dt, shape, strides, free_size, free_bytes, nbytes, block_name, rows = plan
-        if buffer is SBUF:
-            mem, alloc = self.sbuf, self._sbuf_alloc
-        else:
-            mem, alloc = self.psum, self._psum_alloc
+        dt, shape, strides, free_size, free_bytes, nbytes, block_name, rows, mem, alloc = plan
         name_or_default = name or block_name
         try:
             offset, index = alloc.reserve(free_bytes, name_or_default, api)
