@@ -131,3 +131,22 @@ def test_high_water_mark_and_blocks_as_the_dataclass_makes_them(ops):
     if live:
         with pytest.raises(Exception, match="cannot assign"):
             live[0].offset = 0
+
+
+def test_hold_after_blocks_before_it_were_freed_keeps_the_list_sorted():
+    # between reserve and hold the tile is made: a collection there may free blocks (tiles dying in
+    # reference cycles) and move the reserved index
+    for freed in ([0], [2], [0, 2], []):
+        a = NextFitAllocator("t", 100, align=4)
+        keep = [_Tile() for _ in range(3)]
+        held = [_held(a, t, 32, f"k{i}") for i, t in enumerate(keep)]      # at 0, 32, 64
+        held[1].release()
+        offset, index = a.reserve(16, "new")        # wraps around: first fit, between the other two
+        assert (offset, index) == (32, 1)
+        for i in freed:
+            held[i].release()
+        new = _Tile()
+        b = hold(new, a, offset, 16, "new", index)
+        offsets = [x.offset for x in a.blocks]
+        assert offsets == sorted(offsets) and any(x is b for x in a.blocks)
+        assert len(a.blocks) == 3 - len(freed)

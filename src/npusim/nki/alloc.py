@@ -152,7 +152,12 @@ def hold(tile, allocator: NextFitAllocator, offset: int, size: int, name: str, i
     block.size = size
     block.name = name
     block.allocator = allocator
-    allocator.blocks.insert(index, block)
+    blocks = allocator.blocks
+    # Making the tile may have run the garbage collector, and a tile dying in a reference cycle frees its
+    # block: one before ``index`` moves the rest down (frees only, so the offset still fits).
+    if index > len(blocks) or index and blocks[index - 1].offset > offset:
+        index = bisect.bisect_left(blocks, offset, key=_offset)
+    blocks.insert(index, block)
     return block
 
 
