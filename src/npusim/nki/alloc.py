@@ -78,8 +78,10 @@ class NextFitAllocator(Allocator):
         # a block of its own: take it out again, the caller inserts its own.
         block = super().alloc(size, name, api, align)
         at = block.offset
-        index = bisect.bisect_left(blocks, at, key=_offset)
-        del blocks[index]
+        for index, b in enumerate(blocks):      # (by identity, not bisection: rare, and sure)
+            if b is block:
+                del blocks[index]
+                break
         self.cursor = end = at + size
         if end > self.high:
             self.high = end
@@ -91,8 +93,17 @@ class NextFitAllocator(Allocator):
         _set_offset(block, at)
         _set_size(block, int(size))
         _set_name(block, name)
-        self.blocks.insert(index, block)
+        self.insert(index, block)
         return block
+
+    def insert(self, index: int, block) -> None:
+        """Put the block ``reserve`` placed at ``index`` into ``blocks``. Making the block (or the tile)
+        in between may have run the garbage collector, and a tile dying in a reference cycle frees its
+        block: one before ``index`` moves the rest down (frees only, so the offset still fits)."""
+        blocks = self.blocks
+        if index > len(blocks) or index and blocks[index - 1].offset > block.offset:
+            index = bisect.bisect_left(blocks, block.offset, key=_offset)
+        blocks.insert(index, block)
 
     def free(self, block) -> None:
         """``blocks.remove(block)`` by identity: offsets are unique and sorted, so only the block at
@@ -152,12 +163,7 @@ def hold(tile, allocator: NextFitAllocator, offset: int, size: int, name: str, i
     block.size = size
     block.name = name
     block.allocator = allocator
-    blocks = allocator.blocks
-    # Making the tile may have run the garbage collector, and a tile dying in a reference cycle frees its
-    # block: one before ``index`` moves the rest down (frees only, so the offset still fits).
-    if index > len(blocks) or index and blocks[index - 1].offset > offset:
-        index = bisect.bisect_left(blocks, offset, key=_offset)
-    blocks.insert(index, block)
+    allocator.insert(index, block)
     return block
 
 
