@@ -1,13 +1,13 @@
 """The on-chip allocator's short paths (alloc.py) behave as the plain code they replace: next-fit by
 bisection places blocks where a scan from the first block would, free by bisection removes what
-list.remove would (and fails the same way), and TileRelease acts as weakref.finalize."""
+list.remove would (and fails the same way), and a TileBlock frees its bytes as weakref.finalize would."""
 import gc
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from npusim.core.allocator import Block
-from npusim.nki.alloc import NextFitAllocator, TileRelease
+from npusim.nki.alloc import NextFitAllocator, TileBlock, hold
 
 
 def _next_fit_by_scan(blocks, cursor, size, align, start, capacity):
@@ -65,25 +65,48 @@ class _Tile:
     pass
 
 
-def test_tile_release_acts_as_finalize():
+def _held(a, tile, size, name):
+    offset, index = a.reserve(size, name)
+    return hold(tile, a, offset, size, name, index)
+
+
+def test_tile_block_frees_as_finalize_would():
     a = NextFitAllocator("t", 1024)
     t = _Tile()
-    rel = TileRelease(t, a, a.alloc(16, "x"))
-    assert rel.alive and len(a.blocks) == 1
-    rel()
+    rel = _held(a, t, 16, "x")
+    assert rel.alive and a.blocks == [rel] and rel() is t
+    rel.release()
     assert not rel.alive and a.blocks == []
-    rel()                                   # a second call does nothing
+    rel.release()                           # a second call does nothing
     t2 = _Tile()
-    rel2 = TileRelease(t2, a, a.alloc(16, "y"))
+    rel2 = _held(a, t2, 16, "y")
     del t2                                  # death frees the block
     assert not rel2.alive and a.blocks == []
     t3 = _Tile()
     t3.me = t3                              # a reference cycle: freed when the collector runs
-    rel3 = TileRelease(t3, a, a.alloc(16, "z"))
+    rel3 = _held(a, t3, 16, "z")
     del t3
     assert rel3.alive
     gc.collect()
     assert not rel3.alive and a.blocks == []
+
+
+def test_tile_blocks_take_the_addresses_plain_blocks_would():
+    a, b = NextFitAllocator("a", 300, align=4), NextFitAllocator("b", 300, align=4)
+    tiles = [_Tile() for _ in range(6)]
+    held = [_held(a, t, 40 + i, f"t{i}") for i, t in enumerate(tiles)]
+    plain = [b.alloc(40 + i, f"t{i}") for i in range(6)]
+    assert [(x.offset, x.size, x.name) for x in a.blocks] == [(x.offset, x.size, x.name) for x in b.blocks]
+    del tiles[1], tiles[2]                  # tiles 1 and 3 die
+    b.free(plain[1])
+    b.free(plain[3])
+    assert [(x.offset, x.size) for x in a.blocks] == [(x.offset, x.size) for x in b.blocks]
+    keep = [_Tile(), _Tile()]
+    assert _held(a, keep[0], 30, "w").offset == b.alloc(30, "w").offset == 264       # next fit
+    assert _held(a, keep[1], 30, "v").offset == b.alloc(30, "v").offset == 0x28      # wrapped: first fit
+    assert [(x.offset, x.size, x.name) for x in a.blocks] == [(x.offset, x.size, x.name) for x in b.blocks]
+    with pytest.raises(ValueError):         # freed already: not there
+        a.free(held[1])
 
 
 @settings(max_examples=40, deadline=None)
@@ -108,3 +131,22 @@ def test_high_water_mark_and_blocks_as_the_dataclass_makes_them(ops):
     if live:
         with pytest.raises(Exception, match="cannot assign"):
             live[0].offset = 0
+
+
+def test_hold_after_blocks_before_it_were_freed_keeps_the_list_sorted():
+    # between reserve and hold the tile is made: a collection there may free blocks (tiles dying in
+    # reference cycles) and move the reserved index
+    for freed in ([0], [2], [0, 2], []):
+        a = NextFitAllocator("t", 100, align=4)
+        keep = [_Tile() for _ in range(3)]
+        held = [_held(a, t, 32, f"k{i}") for i, t in enumerate(keep)]      # at 0, 32, 64
+        held[1].release()
+        offset, index = a.reserve(16, "new")        # wraps around: first fit, between the other two
+        assert (offset, index) == (32, 1)
+        for i in freed:
+            held[i].release()
+        new = _Tile()
+        b = hold(new, a, offset, 16, "new", index)
+        offsets = [x.offset for x in a.blocks]
+        assert offsets == sorted(offsets) and any(x is b for x in a.blocks)
+        assert len(a.blocks) == 3 - len(freed)

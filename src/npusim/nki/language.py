@@ -105,8 +105,9 @@ def ndarray(shape, dtype, buffer=sbuf, name="", address=None) -> NkiTensor:
     api = "nl.ndarray"
     if address is not None:     # placed by the kernel (nki-library's SbufManager): placement.py
         return _placement.place(current(api), shape, dtype, _region(buffer, api), name, address)
-    return current(api).allocate(shape, dtype, buffer if type(buffer) is MemoryRegion else _region(buffer, api),
-                                 name, api)
+    run = _runtime._current     # (current(api) without a call; it raises when there is no kernel)
+    return (run or current(api)).allocate(shape, dtype, buffer if type(buffer) is MemoryRegion
+                                          else _region(buffer, api), name, api)
 
 
 def ds(start, size) -> DynSlice:

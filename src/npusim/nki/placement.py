@@ -126,16 +126,13 @@ def place(run, shape, dtype, buffer: MemoryRegion, name: str, address) -> NkiTen
 def _evict_overlapping(run, buffer, lo: int, hi: int) -> bool:
     """Evict lapsed loop tiles until none overlaps [lo, hi) or none is left; True if one was evicted."""
     lapsed = run.lapsed[buffer]
-    for i, (ref, fin, sc) in enumerate(lapsed):
-        tile = ref()
-        if tile is None or not fin.alive:
+    for i, b in enumerate(lapsed):          # alloc.TileBlock: the block, and a weak reference to the tile
+        tile = b()
+        if tile is None or not b.alive:
             continue
-        b = fin.block
         if b.offset < hi and lo < b.offset + b.size:
             del lapsed[i]
-            fin()
-            tile.scope = _scope.Evicted(sc.label, f"{API} address=({lo:#x}..{hi:#x})")
-            sc.uncheck(tile)
+            _scope.evict(b, tile, f"{API} address=({lo:#x}..{hi:#x})")
             return True
     return False
 

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .alloc import NextFitAllocator as Allocator, TileRelease
+from .alloc import NextFitAllocator as Allocator, hold
 from ..core.errors import ConstraintError
 from ..core.memory import Memory
 from ..core.timeline import Timeline
@@ -56,6 +56,8 @@ class AllocPlan(NamedTuple):
     block_name: str         # the allocator's name for an unnamed tile
     rows: "np.ndarray | None"   # 2-D tiles: every partition's bytes as ``dt`` elements; a tile's array
     #                             is a column slice of it (cheaper than np.ndarray(buffer=...) per tile)
+    mem: Memory             # the run's SBUF or PSUM
+    allocator: Allocator    # ... and its allocator
 
 
 class NkiInstruction:
@@ -106,7 +108,8 @@ class Run:
         self.released = False   # release() gave SBUF/PSUM to a later launch: on-chip tensors are gone
         self.scopes: list = []  # open loop-iteration scopes, innermost last (scope.py)
         #: tiles of finished unrolled-loop iterations, oldest first: evicted when an allocation needs room
-        self.lapsed = {MemoryRegion.sbuf: [], MemoryRegion.psum: []}
+        #: (each allocator's own list, by region for scope.evict_one and placement.py)
+        self.lapsed = {MemoryRegion.sbuf: self._sbuf_alloc.lapsed, MemoryRegion.psum: self._psum_alloc.lapsed}
         self.programs = None    # the lnc.Programs scheduler while a grid of several programs runs
 
     def release(self) -> None:
@@ -118,7 +121,13 @@ class Run:
         for mem, region in ((self.sbuf, MemoryRegion.sbuf), (self.psum, MemoryRegion.psum)):
             used = self.peak[region]
             if used:
-                mem.forget_lanes(0, mem.lanes, 0, used)      # bumps the generation: cached init flags drop
+                # Both bump the generation: cached init flags drop. Next fit sweeps the whole SBUF in a
+                # kernel of thousands of small tiles (Mamba: 27 MB of init bytes, 3 ms of zeros to write),
+                # so where the OS can take the pages back instead that is cheaper whatever ``used`` is.
+                if mem.drops_pages:
+                    mem.forget_all()
+                else:
+                    mem.forget_lanes(0, mem.lanes, 0, used)
         _POOL.setdefault(self.chip.name, []).append((self.sbuf, self.psum))
         self.released = True
 
@@ -198,30 +207,27 @@ class Run:
         if len(shape) == 2:
             rows = np.ndarray((shape[0], mem.lane_bytes // item), dt.np, buffer=mem.data,
                               strides=(mem.lane_bytes, item))
-        return AllocPlan(dt, shape, strides, free_size, free_bytes, shape[0] * free_bytes, block_name, rows)
+        return AllocPlan(dt, shape, strides, free_size, free_bytes, shape[0] * free_bytes, block_name, rows, mem,
+                         self.alloc[buffer])
 
-    def _alloc_block(self, alloc, buffer, nbytes, name, api):
-        """Allocate; when it does not fit, evict lapsed loop tiles (scope.py) oldest first and retry."""
+    def _reserve(self, alloc, buffer, nbytes, name, api) -> tuple:
+        """``alloc.reserve``; when it does not fit, evict lapsed loop tiles (scope.py) oldest first and retry."""
         while True:
             try:
-                return alloc.alloc(nbytes, name, api)
+                return alloc.reserve(nbytes, name, api)
             except ConstraintError as full:
                 if not _scope.evict_one(self, buffer, f"{api} of {name} ({full.args[0]})"):
                     raise
 
     def _place(self, plan: "AllocPlan", buffer, name, api) -> NkiTensor:
         """A new tile of ``plan``'s geometry in the bytes the next-fit allocator hands out."""
-        dt, shape, strides, free_size, free_bytes, nbytes, block_name, rows = plan
-        if buffer is SBUF:
-            mem, alloc = self.sbuf, self._sbuf_alloc
-        else:
-            mem, alloc = self.psum, self._psum_alloc
+        dt, shape, strides, free_size, free_bytes, nbytes, block_name, rows, mem, alloc = plan
+        name_or_default = name or block_name
         try:
-            block = alloc.alloc(free_bytes, name or block_name, api)
-        except ConstraintError:         # full: _alloc_block evicts lapsed tiles and retries
-            block = self._alloc_block(alloc, buffer, free_bytes, name or block_name, api)
-        offset = block.offset
-        if offset + free_bytes <= mem.lane_bytes:
+            offset, index = alloc.reserve(free_bytes, name_or_default, api)
+        except ConstraintError:         # full: _reserve evicts lapsed tiles and retries
+            offset, index = self._reserve(alloc, buffer, free_bytes, name_or_default, api)
+        if offset + free_bytes <= mem.lane_bytes:     # (always: the allocator's capacity is a lane's bytes)
             # lanes [0, p), bytes [offset, offset + free bytes): what TensorView's bounds check computes
             array = None
             if rows is not None and offset % strides[1] == 0:
@@ -232,10 +238,12 @@ class Run:
         else:
             view = TensorView(mem, offset, shape, strides, dt, api=api)     # (its own bounds error)
         t = NkiTensor.placed(view, buffer, name, self, free_size, nbytes)
-        fin = TileRelease(t, alloc, block)      # freed when the kernel drops its last reference
-        if self.scopes:                                # ... or lapses when its loop iteration ends (scope.py)
-            t.scope = scope = self.scopes[-1]
-            scope.tiles.append((fin.ref, fin))
+        # The block holds the bytes until the kernel drops its last reference to the tile ...
+        block = hold(t, alloc, offset, free_bytes, name_or_default, index)
+        scopes = self.scopes
+        if scopes:                              # ... or lapses when its loop iteration ends (scope.py)
+            t.scope = scope = scopes[-1]
+            scope.tiles.append(block)
         return t
 
     def _allocate_over_wide(self, shape, dt, buffer, name, api) -> NkiTensor:
@@ -251,17 +259,17 @@ class Run:
             block_name = _DEFAULT_NAMES.get((in_sbuf, shape))
             if block_name is None:
                 block_name = _DEFAULT_NAMES[(in_sbuf, shape)] = f"{'sbuf' if in_sbuf else 'psum'}[{shape}]"
-        block = self._alloc_block(alloc, buffer, free_bytes, block_name, api)
+        offset, index = self._reserve(alloc, buffer, free_bytes, block_name, api)
         label = "SBUF" if in_sbuf else "PSUM"
         mem = Memory(f"{label} (over-wide {shape[0]}-partition tile)", free_bytes, shape[0])
         strides = [mem.lane_bytes] + _c_strides(shape[1:], dt.itemsize)
         view = TensorView(mem, 0, shape, strides, dt, api=api)
         t = NkiTensor(view, buffer, name, None, self)
         t.stale = True
-        fin = TileRelease(t, alloc, block)
+        block = hold(t, alloc, offset, free_bytes, block_name, index)
         if self.scopes:
             t.scope = self.scopes[-1]
-            t.scope.tiles.append((fin.ref, fin))
+            t.scope.tiles.append(block)
         return t
 
     # ---- placing instructions ----

@@ -20,8 +20,6 @@ from __future__ import annotations
 import sys
 import weakref
 
-from .alloc import _PENDING     # weakref of a live tile -> its pending TileRelease (alive: ref in _PENDING)
-
 _ref = weakref.ref
 
 
@@ -32,11 +30,15 @@ class Scope:
     def __init__(self, label: str, strict: bool = False):
         self.label = label
         self.strict = strict
-        self.tiles = []         # (weakref to the tile, its weakref.finalize that frees the block)
-        self.views = []         # weakrefs to views with ``checked`` set (unchecked when the tile dies)
+        self.tiles = []         # the alloc.TileBlock of each tile allocated in it (a weak reference to the tile)
+        self.views = []         # weakrefs to views of those tiles with ``checked`` set (unchecked when it dies)
         self.ended = False
 
     def add_view(self, view) -> None:
+        """Remember a view that passed its checks, to uncheck it when its tile dies. A tile itself
+        (no root) needs no entry: its block in ``tiles`` / the allocator's ``lapsed`` reaches it."""
+        if view.root is None:
+            return
         views = self.views
         views.append(_ref(view))
         n = len(views)
@@ -44,30 +46,32 @@ class Scope:
             self.views = [w for w in views if w() is not None]     # prune at powers of two
 
     def uncheck(self, root=None) -> None:
-        """The next ISA call on these views goes through rules.tile (and sees that the tile is dead)."""
+        """The next ISA call on these views goes through rules.tile (and sees that the tile is dead):
+        every remembered view, or those of tile ``root``."""
         for w in self.views:
             v = w()
-            if v is not None and (root is None or (v.root or v) is root):
+            if v is not None and (root is None or v.root is root):
                 v.checked = False
 
     def end(self, run) -> None:
         self.ended = True
         if self.strict:
-            for _, fin in self.tiles:
-                fin()           # frees the block now; the finalizer will not run again at GC
+            for block in self.tiles:
+                tile = block()
+                if tile is not None:
+                    tile.checked = False
+                block.release()     # frees the bytes now; the tile's death will not free them again
             self.uncheck()
             self.tiles, self.views = (), []
             return
-        buffer = lapsed = None
-        for ref, fin in self.tiles:
-            t = ref()
-            if t is not None and ref in _PENDING:       # (fin.alive)
-                if t.buffer is not buffer:              # (an enum hashes in Python: look up once per run of
-                    buffer = t.buffer                   # tiles of one buffer)
-                    lapsed = run.lapsed[buffer]
-                lapsed.append((ref, fin, self))
-                if len(lapsed) > 64 and len(lapsed) & (len(lapsed) - 1) == 0:   # drop freed ones now and then
-                    run.lapsed[buffer] = lapsed = [e for e in lapsed if e[0] in _PENDING]
+        for block in self.tiles:
+            allocator = block.allocator
+            if allocator is not None:       # still allocated (a tile's death frees its block): it lapses
+                lapsed = allocator.lapsed
+                lapsed.append(block)
+                n = len(lapsed)
+                if n > 64 and n & (n - 1) == 0:         # drop freed ones now and then
+                    allocator.prune_lapsed()
         self.tiles = []
 
 
@@ -75,15 +79,22 @@ def evict_one(run, buffer, needed_by: str) -> bool:
     """Free the oldest lapsed tile of ``buffer`` still allocated; False when there is none."""
     lapsed = run.lapsed[buffer]
     while lapsed:
-        ref, fin, scope = lapsed.pop(0)
-        tile = ref()
-        if tile is None or not fin.alive:
+        block = lapsed.pop(0)
+        tile = block()
+        if tile is None or not block.alive:
             continue
-        fin()
-        tile.scope = Evicted(scope.label, needed_by)
-        scope.uncheck(tile)
+        evict(block, tile, needed_by)
         return True
     return False
+
+
+def evict(block, tile, needed_by: str) -> None:
+    """Free a lapsed tile's bytes for a later request: a later use of the tile raises, naming both."""
+    scope = tile.scope
+    block.release()
+    tile.scope = Evicted(scope.label, needed_by)
+    tile.checked = False
+    scope.uncheck(tile)
 
 
 class Evicted:
