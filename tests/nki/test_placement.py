@@ -135,3 +135,38 @@ def test_each_core_places_tiles_in_its_own_sbuf():
     got = nki.simulate(_swap_through_placed_tiles[2], target="trn2")(x)
     want = np.concatenate([x[64:] + 10 * x[:64], x[:64] + 10 * x[64:]])
     np.testing.assert_array_equal(got, want)      # one shared SBUF: core 1's tiles would overwrite core 0's
+
+
+def test_a_placed_tile_counts_in_the_run_peak_and_is_forgotten_at_release():
+    """Run.peak is the allocators' high-water mark; a placed tile above every automatic tile raises it,
+    so release clears its init bytes even where the OS cannot take pages back (forget_lanes path)."""
+    far = 150_000
+    seen = {}
+
+    @nki.jit
+    def k(x):
+        t = nl.ndarray((128, 4), nl.float32, buffer=nl.sbuf, address=(0, far))
+        nisa.dma_copy(dst=t, src=x)
+        out = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=out, src=t)
+        return out
+
+    @nki.jit
+    def peek(x):
+        t = nl.ndarray((128, 4), nl.float32, buffer=nl.sbuf, address=(0, far))
+        seen["written"] = bool(t.tv.memory.init.reshape(t.tv.memory.lanes, -1)[0:128, far:far + 16].any())
+        out = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=out, src=x)
+        return out
+
+    x = np.ones((128, 4), np.float32)
+    from npusim.core.memory import Memory
+    orig = Memory.drops_pages
+    Memory.drops_pages = property(lambda self: False)       # the portable path: forget_lanes(0..peak)
+    try:
+        np.testing.assert_array_equal(nki.simulate(k, target="trn2")(x), x)
+        assert nki.last_run().peak[nl.sbuf] >= far + 16
+        nki.simulate(peek, target="trn2")(x)
+    finally:
+        Memory.drops_pages = orig
+    assert seen["written"] is False

@@ -119,7 +119,8 @@ def place(run, shape, dtype, buffer: MemoryRegion, name: str, address) -> NkiTen
     entries = _state(run)[buffer]
     entries.append((weakref.ref(t, lambda _r, run=run, buffer=buffer: _sync(run, buffer)), lo, hi))
     _sync(run, buffer)
-    run.peak[buffer] = max(run.peak[buffer], hi)
+    if hi > alloc.high:     # the run's peak (Run.peak, and what release clears) counts placed bytes too
+        alloc.high = hi
     return t
 
 
