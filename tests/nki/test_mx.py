@@ -131,3 +131,26 @@ def test_mx_rules():
         for make, words in cases:
             with pytest.raises(ConstraintError, match=words):
                 make()
+
+
+def test_a_never_written_scale_tile_over_freed_bytes_reads_as_never_written():
+    """A scale tile allocated over an earlier tile's written bytes, never written itself: its scales are
+    a never-written read (the earlier tile's marks do not count), as for any other operand."""
+    import gc
+    from npusim.core.errors import UninitializedReadError
+    from npusim.core.options import configure
+    with run_context("trn3") as run, configure(uninitialized="error"):
+        k = 32
+        old = nl.ndarray((k, run.chip.sbuf_usable // 4), nl.float32)     # every usable byte: next fit wraps
+        half = old.shape[1] // 2
+        nisa.memset(dst=old[:, 0:half], value=1.0)                # partial writes: init bytes marked
+        nisa.memset(dst=old[:, half:old.shape[1]], value=1.0)
+        del old
+        gc.collect()
+        s1 = nl.ndarray((k, 2), nl.uint8)
+        assert s1.tv.offset == 0                                      # over the freed, written bytes
+        st = nl.ndarray((k, 2), nl.float4_e2m1fn_x4)
+        nisa.memset(dst=st, value=0)
+        out = nl.ndarray((2, 2), nl.float32, buffer=nl.psum)
+        with pytest.raises(UninitializedReadError):
+            nisa.nc_matmul_mx(dst=out, stationary=st, moving=st, stationary_scale=s1, moving_scale=s1)

@@ -172,3 +172,29 @@ def test_range_select_needs_trn2():
         with pytest.raises(ConstraintError, match="NeuronCore-v3"):
             nisa.range_select(nl.ndarray((2, 4), nl.float32), x, nl.greater_equal, nl.less, tile(rand((2, 1))),
                               tile(rand((2, 1))))
+
+
+def test_tensor_copy_predicated_onto_a_new_tile_over_freed_bytes(run):
+    """A new tile over an earlier tile's bytes: the predicated copy marks only its elements written.
+    The others read as never written (not the earlier tile's values), and a later partial write keeps
+    the copy's marks (the stale map is cleared before the copy, not after)."""
+    import gc
+    from npusim.core.errors import UninitializedReadError
+    from npusim.core.options import configure
+    old = nl.ndarray((16, run.chip.sbuf_usable // 4), nl.float32)     # every usable byte: next fit wraps
+    old.write(np.ones(old.shape, np.float32))       # every byte marked written
+    offset = old.tv.offset
+    del old
+    gc.collect()
+    d = nl.ndarray((16, 32), nl.float32)
+    assert d.tv.offset == offset                    # the freed bytes, with the earlier tile's marks
+    src = rand((16, 32), 9)
+    pred = np.zeros((16, 32), np.uint8)
+    pred[:, :8] = 1
+    nisa.tensor_copy_predicated(d, tile(src), tile(pred))
+    d[:, 16:32].write(np.full((16, 16), 3.0, np.float32))       # a partial write after the copy
+    with configure(uninitialized="error"):
+        np.testing.assert_array_equal(d[:, 0:8].read(), src[:, :8])
+        np.testing.assert_array_equal(d[:, 16:32].read(), np.full((16, 16), 3.0, np.float32))
+        with pytest.raises(UninitializedReadError):
+            d[:, 8:16].read()                       # neither copied nor written: never written

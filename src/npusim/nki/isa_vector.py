@@ -307,6 +307,7 @@ def tensor_copy_predicated(dst, src, predicate, reverse_pred=False, name=None) -
     if src.tv.dtype != dst.tv.dtype:
         from ..core.dtypes import cast
         x = cast(_f32(x), dst.tv.dtype)
+    dst._fresh_init(dst.root or dst)    # a new tile's map is an earlier tile's: clear it before marking some
     dst.tv.write(x, where=mask)
     if mask.all():
         dst.mark_written()

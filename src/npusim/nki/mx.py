@@ -186,7 +186,9 @@ def nc_matmul_mx(dst, stationary, moving, stationary_scale, moving_scale, tile_p
 def _scales(t, api, p, f, rows) -> np.ndarray:
     """Per data partition and x4 column, the scale factor 2^(e - 127) as float32 [p, f]."""
     raw = t.tv.array().reshape(t.partitions, t.free_size)
-    bad = t.tv.uninitialized_mask() if not (t.root or t).full else None
+    root = t.root or t
+    t._fresh_init(root)          # a new tile's map is an earlier tile's until cleared
+    bad = t.tv.uninitialized_mask() if not root.full else None
     if bad is not None and bad.reshape(t.partitions, t.free_size)[rows, :f].any():
         t.read(api)                                       # warns or raises as any never-written read
     e = raw.view(np.uint8)[rows, :f].astype(np.float64)
