@@ -40,9 +40,16 @@ except Exception:       # never let an unusual numpy build break the simulator
     _get = _set = None
 
 
+#: Multiply-adds (M * K * N) below which OpenBLAS runs every routine numpy calls for ``@`` (gemm, syrk,
+#: gemv, dot) on one thread whatever the thread setting: gemv threads from 2304 * GEMM_MULTITHREAD_THRESHOLD
+#: (>= 1) matrix elements, the others from more. Setting and restoring the count (~0.5 us) would only add
+#: to such a call; the result never depends on it.
+SINGLE_THREAD_WORK = 2304
+
+
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b`` on one BLAS thread."""
-    if _set is None:
+    """``a @ b`` on one BLAS thread (2-D operands)."""
+    if _set is None or a.shape[0] * a.shape[1] * b.shape[1] < SINGLE_THREAD_WORK:
         return a @ b
     before = _get()
     if before == 1:

@@ -108,6 +108,26 @@ class PsumAccumulateWarning(UserWarning):
     NeuronCore-v2/v3 (nc_matmul docstring)."""
 
 
+def _matmul_marked(run) -> set:
+    """The views of PSUM (dst sig, byte offset) whose every element the run's fp32 nc_matmul map marks.
+
+    The map (``run._psum_mm_map``: PSUM's bytes, each 4-byte element 0 or 0xFFFFFFFF) says which elements
+    some nc_matmul wrote in this launch; it only ever gains marks. So for a view in this set marking it
+    again changes nothing and no element of it is foreign: the map need not be viewed at all."""
+    marked = getattr(run, "_psum_mm_marked", None)
+    if marked is None:
+        run._psum_mm_map = np.zeros(run.psum.size, np.uint8)
+        marked = run._psum_mm_marked = set()
+    return marked
+
+
+def _remember_marked(run, sig: int, offset: int) -> None:
+    marked = run._psum_mm_marked
+    if len(marked) > 65536:         # (only a shortcut: the map stays the truth)
+        marked.clear()
+    marked.add((sig, offset))
+
+
 def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, run) -> None:
     """PSUM read-accumulate-write in fp32: overwrite where this is the first write (see module doc)."""
     root = dst.root or dst
@@ -123,8 +143,12 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, r
         # first matmul would accumulate onto the old values
         if root.stale:
             # clearing it leaves every byte of the allocation, so of dst, never written: the mask would be
-            # all False, which overwrites everywhere and warns nowhere, as False does (without the mask)
-            dst._fresh_init(root)
+            # all False, which overwrites everywhere and warns nowhere, as False does (without the mask).
+            # A dst covering its whole allocation (a fresh PSUM tile: the common case) is not cleared:
+            # mark_written below makes the allocation full, so its stale init map is never read (as
+            # NkiTensor.write and mark_written treat a covering write).
+            if not (root is dst or dst._covers_root()):
+                dst._fresh_init(root)
             acc_mask = False
         else:
             fresh = dst.tv.uninitialized_mask()
@@ -133,13 +157,10 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, r
         acc_mask = False        # without init tracking, a view not yet fully written starts a group
     result = result.reshape(dst.shape)
     if dst.tv.dtype.name == "float32":
-        if run.chip.nc_version < 4:
+        v = dst.tv
+        if run.chip.nc_version < 4 and (dst.sig or _sig(dst), v.offset) not in _matmul_marked(run):
             # a uint32 view over dst's elements of the run's "last written by nc_matmul" map (fp32 dst)
-            mm = getattr(run, "_psum_mm_map", None)
-            if mm is None:
-                mm = run._psum_mm_map = np.zeros(run.psum.size, np.uint8)
-            v = dst.tv
-            mm = np.ndarray(v.shape, np.uint32, buffer=mm, offset=v.offset, strides=v.strides)
+            mm = np.ndarray(v.shape, np.uint32, buffer=run._psum_mm_map, offset=v.offset, strides=v.strides)
             if acc_mask is not False:
                 foreign = (mm == 0) if acc_mask is True else ((mm == 0) & acc_mask.reshape(dst.shape))
                 if foreign.any() and not root.full and options().track_init:
@@ -151,7 +172,8 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, r
                                   "no nc_matmul wrote (memset / copy): undefined on NeuronCore-v2/v3",
                                   PsumAccumulateWarning, stacklevel=3)
             mm[...] = 0xFFFFFFFF
-        out = dst.tv.array()
+            _remember_marked(run, dst.sig, v.offset)
+        out = v.array()
         if acc_mask is True:
             np.add(out if previous is None else previous, result, out=out)
         elif acc_mask is False:
@@ -300,19 +322,21 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     if is_moving_onezero and not np.all((b == 0) | (b == 1)):
         raise NkiValidationError(api, "is_moving_onezero", "moving holds only 0 and 1 when the flag is set",
                                  "other values")
-    with np.errstate(all="ignore"):
-        result = _blas.matmul(a.T, b)         # fp32 products and sums (PSUM accumulates in fp32)
+    # fp32 products and sums (PSUM accumulates in fp32); overflow and NaN are results, not warnings: the
+    # launch's np.errstate (runtime.activate, lnc's program threads) covers every call (run is not None)
+    result = _blas.matmul(a.T, b)
     _accumulate_into(dst, result, accumulate, api, run)
     # When this matmul's LoadStationary ends. It runs in the background of the previous MultiplyMoving
     # (the PE array double-buffers its weights): it starts once the stationary data is ready, the previous
     # LoadStationary is done and the previous MultiplyMoving has started (freeing the other weight
     # buffer). So it is hidden behind back-to-back matmuls and exposed only after TensorE waited for data.
     tl = run.timeline
-    ready = tl.dependencies_end([stationary.tv.footprint], [], "tensor")
+    fp = stationary.tv.footprint       # (tl.dependencies_end([fp], [], "tensor") without the list filters)
+    ready = 0.0 if fp is None else tl._conflicts_end(fp, False, "tensor", 0.0)
     start = max(ready, getattr(run, "_ls_end_ns", 0.0), getattr(run, "_mm_last_start_ns", 0.0))
     ls_end = run._ls_end_ns = start + tl.engines["tensor"].ns(plan.ls_cycles)
-    ins = run.issue(api, "tensor", plan.cycles, reads=[stationary, moving], writes=[dst], elements=dst.size,
-                    args=dict(plan.args), not_before_ns=ls_end)
+    ins = run.issue_tiles(api, "tensor", plan.cycles, (stationary, moving), dst, plan.m * plan.n,
+                          dict(plan.args), ls_end)
     run._mm_last_start_ns = ins.event.start_ns
     return ins
 

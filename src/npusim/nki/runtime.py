@@ -300,6 +300,19 @@ class Run:
                                  elements=elements, args=args, not_before_ns=not_before_ns)
         return NkiInstruction(ev)
 
+    def issue_tiles(self, api: str, engine: str, cycles: float, reads: tuple, dst: NkiTensor, elements: int,
+                    args: dict | None, not_before_ns: float = 0.0) -> NkiInstruction:
+        """``issue(api, engine, cycles, reads=list(reads), writes=[dst], ...)`` when every read and ``dst`` are
+        on-chip NkiTensors (a checked TensorE/compute op): nothing to filter, no HBM written flag."""
+        if self._shared_ports and engine in _SHARED_PORTS:
+            return self.issue(api, engine, cycles, reads=list(reads), writes=[dst], args=args, elements=elements,
+                              not_before_ns=not_before_ns)
+        if self._ready is not None:
+            self._ready = None      # (issue drops ready_ns's answer: these lists were never asked about)
+        return NkiInstruction(self.timeline.place(engine, api, cycles, reads=[t.tv.footprint for t in reads],
+                                                  writes=[dst.tv.footprint], nbytes=dst.nbytes, elements=elements,
+                                                  args=args, not_before_ns=not_before_ns))
+
     def issue_one(self, api: str, engine: str, cycles: float, src: NkiTensor, dst: NkiTensor, args: dict,
                   elements: int, nbytes: int) -> NkiInstruction:
         """``issue`` for one on-chip read and one on-chip write (the tiny-tile hot path: no lists to filter);
