@@ -17,6 +17,7 @@ from __future__ import annotations
 import enum
 import sys
 import warnings
+import weakref
 import numpy as np
 
 from ..core.options import options
@@ -108,24 +109,62 @@ class PsumAccumulateWarning(UserWarning):
     NeuronCore-v2/v3 (nc_matmul docstring)."""
 
 
-def _matmul_marked(run) -> set:
-    """The views of PSUM (dst sig, byte offset) whose every element the run's fp32 nc_matmul map marks.
+class _MatmulMap:
+    """Which PSUM elements some fp32 nc_matmul wrote in the current launch (NeuronCore-v2/v3 warn when a
+    matmul accumulates onto others): ``map`` over the PSUM's bytes, each 4-byte element 0 or 0xFFFFFFFF.
 
-    The map (``run._psum_mm_map``: PSUM's bytes, each 4-byte element 0 or 0xFFFFFFFF) says which elements
-    some nc_matmul wrote in this launch; it only ever gains marks. So for a view in this set marking it
-    again changes nothing and no element of it is foreign: the map need not be viewed at all."""
-    marked = getattr(run, "_psum_mm_marked", None)
-    if marked is None:
-        run._psum_mm_map = np.zeros(run.psum.size, np.uint8)
-        marked = run._psum_mm_marked = set()
-    return marked
+    It stays with its PSUM memory from launch to launch (runtime pools SBUF/PSUM): a fresh 2 MiB map per
+    launch paid a page fault (~0.2 ms) at the first touch of every region. A launch that takes it over
+    zeroes ``box`` (lanes x in-lane bytes holding every mark the previous launch made) first.
+    ``marked``: the views (dst sig, byte offset) this launch marked whole. The map only gains marks within
+    a launch, so marking one of those again changes nothing and no element of it is foreign: the map need
+    not be viewed at all."""
+    __slots__ = ("map", "lanes", "box", "marked")
+
+    def __init__(self, psum):
+        self.map = np.zeros(psum.size, np.uint8)
+        self.lanes = psum.lanes
+        self.box = None             # (lane_lo, lane_hi, lo, hi) or None: no marks
+        self.marked = set()
+
+    def take_over(self) -> None:
+        """A new launch uses the map: forget the previous one's marks."""
+        if self.box is not None:
+            lane_lo, lane_hi, lo, hi = self.box
+            self.map.reshape(self.lanes, -1)[lane_lo:lane_hi, lo:hi] = 0
+            self.box = None
+        self.marked = set()
+
+    def view(self, v) -> np.ndarray:
+        """The uint32 map elements under the fp32 view ``v`` (a view of this PSUM)."""
+        return np.ndarray(v.shape, np.uint32, buffer=self.map, offset=v.offset, strides=v.strides)
+
+    def marked_whole(self, sig: int, v) -> None:
+        """The caller set every element of ``view(v)``."""
+        fp = v.footprint
+        box = self.box
+        self.box = (fp.lane_lo, fp.lane_hi, fp.lo, fp.hi) if box is None else (
+            min(box[0], fp.lane_lo), max(box[1], fp.lane_hi), min(box[2], fp.lo), max(box[3], fp.hi))
+        marked = self.marked
+        if len(marked) > 65536:     # (only a shortcut: the map stays the truth)
+            marked.clear()
+        marked.add((sig, v.offset))
 
 
-def _remember_marked(run, sig: int, offset: int) -> None:
-    marked = run._psum_mm_marked
-    if len(marked) > 65536:         # (only a shortcut: the map stays the truth)
-        marked.clear()
-    marked.add((sig, offset))
+#: PSUM memory -> its _MatmulMap (weak: a memory no pool keeps takes its map along)
+_MM_MAPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _matmul_map(run) -> _MatmulMap:
+    """The run's PSUM map, taken over at its first fp32 matmul (one launch uses a PSUM memory at a time)."""
+    m = getattr(run, "_psum_mm", None)
+    if m is None:
+        m = _MM_MAPS.get(run.psum)
+        if m is None:
+            m = _MM_MAPS[run.psum] = _MatmulMap(run.psum)
+        m.take_over()
+        run._psum_mm = m
+    return m
 
 
 def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, run) -> None:
@@ -144,11 +183,8 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, r
         if root.stale:
             # clearing it leaves every byte of the allocation, so of dst, never written: the mask would be
             # all False, which overwrites everywhere and warns nowhere, as False does (without the mask).
-            # A dst covering its whole allocation (a fresh PSUM tile: the common case) is not cleared:
-            # mark_written below makes the allocation full, so its stale init map is never read (as
-            # NkiTensor.write and mark_written treat a covering write).
-            if not (root is dst or dst._covers_root()):
-                dst._fresh_init(root)
+            # The write below clears it (mark_written / write: only for a view not covering the tile, as a
+            # covering write makes the stale map irrelevant), so it is not cleared here first.
             acc_mask = False
         else:
             fresh = dst.tv.uninitialized_mask()
@@ -158,9 +194,9 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, r
     result = result.reshape(dst.shape)
     if dst.tv.dtype.name == "float32":
         v = dst.tv
-        if run.chip.nc_version < 4 and (dst.sig or _sig(dst), v.offset) not in _matmul_marked(run):
-            # a uint32 view over dst's elements of the run's "last written by nc_matmul" map (fp32 dst)
-            mm = np.ndarray(v.shape, np.uint32, buffer=run._psum_mm_map, offset=v.offset, strides=v.strides)
+        mmap = _matmul_map(run) if run.chip.nc_version < 4 else None
+        if mmap is not None and (dst.sig or _sig(dst), v.offset) not in mmap.marked:
+            mm = mmap.view(v)       # dst's elements in the launch's "written by nc_matmul" map
             if acc_mask is not False:
                 foreign = (mm == 0) if acc_mask is True else ((mm == 0) & acc_mask.reshape(dst.shape))
                 if foreign.any() and not root.full and options().track_init:
@@ -172,7 +208,7 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, r
                                   "no nc_matmul wrote (memset / copy): undefined on NeuronCore-v2/v3",
                                   PsumAccumulateWarning, stacklevel=3)
             mm[...] = 0xFFFFFFFF
-            _remember_marked(run, dst.sig, v.offset)
+            mmap.marked_whole(dst.sig, v)
         out = v.array()
         if acc_mask is True:
             np.add(out if previous is None else previous, result, out=out)

@@ -322,6 +322,33 @@ class Run:
         return NkiInstruction(self.timeline.place_rw(engine, api, cycles, src.tv.footprint, dst.tv.footprint,
                                                      nbytes, elements, args))
 
+    def issue_dma(self, api: str, queue: str, cycles: float, src: NkiTensor, dst: NkiTensor, elements: int,
+                  groups: list, data_ns: float) -> NkiInstruction:
+        """One ``src -> dst`` transfer on DMA ``queue`` (isa._dma_place for one read and one write): when its
+        data is ready (``ready_ns``), the first fit of its data phase on the DMA engines ``groups`` after the
+        fixed latency, its event, the engines' reservation. ``ready_ns``'s answer is used directly: nothing is
+        placed between the question and the event, so ``issue``'s reuse of it always holds here."""
+        tl = self.timeline
+        t = tl.engines[queue].free_ns
+        fs, fd = src.tv.footprint, dst.tv.footprint
+        if fs is not None:
+            t = tl._conflicts_end(fs, False, queue, t)
+        if fd is not None:
+            t = tl._conflicts_end(fd, True, queue, t)
+        fixed = self.chip.dma_fixed_ns
+        engines = self.dma_engines
+        not_before = engines.earliest(groups, t + fixed, data_ns) - fixed
+        if t > not_before:
+            not_before = t          # (issue: max(not_before_ns, the ready answer), the first of equals)
+        if not dst.on_chip:
+            dst.tv.memory.written = True
+        if self._ready is not None:
+            self._ready = None
+        ev = tl.place(queue, api, cycles, reads=[fs], writes=[fd], nbytes=dst.nbytes, order="none",
+                      elements=elements, not_before_ns=not_before)
+        engines.reserve(groups, ev.end_ns - data_ns, data_ns)
+        return NkiInstruction(ev)
+
     def _shared_port_free(self, engine: str, reads, writes) -> float:
         """NC-v2 only: VectorE and GpSimd cannot access SBUF in parallel, VectorE and ScalarE cannot
         access PSUM in parallel (§4.1; lifted on NC-v3): wait for the engine sharing the port."""
