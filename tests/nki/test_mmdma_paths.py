@@ -213,3 +213,29 @@ def test_blas_thread_calls_only_above_the_single_thread_size(monkeypatch):
     a, b = rng.standard_normal((64, 64)).astype(np.float32), rng.standard_normal((64, 64)).astype(np.float32)
     np.testing.assert_array_equal(blas.matmul(a.T, b), a.T @ b)
     assert calls == [1, 2]                                                  # one thread, then restored
+
+
+_SPECIALS = np.array([np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, -1e-45, 3.4e38, -3.4e38],
+                     np.float32)
+
+
+@settings(max_examples=40, deadline=None)
+@given(k=st.sampled_from([1, 2, 3, 17, 64, 128]), m=st.integers(1, 128), n=st.integers(1, 512),
+       seed=st.integers(0, 1000), specials=st.booleans())
+def test_a_first_matmul_writes_the_bits_numpy_computes(k, m, n, seed, specials):
+    """The overwrite computes straight into the PSUM tile (matmul's out=): bit for bit what a.T @ b
+    gives in a new array (NaN payloads, signed zeros, subnormals, overflow included)."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((k, m)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    if specials:
+        a.flat[rng.integers(0, a.size, 3)] = rng.choice(_SPECIALS, 3)
+        b.flat[rng.integers(0, b.size, 3)] = rng.choice(_SPECIALS, 3)
+        b.view(np.uint32).flat[0] = 0x7FC0DEAD          # a NaN with a payload
+    with np.errstate(all="ignore"):
+        want = blas.matmul(a.T, b)
+    with run_context("trn2"):
+        ps = nl.ndarray((m, n), nl.float32, buffer=nl.psum)
+        nisa.nc_matmul(ps, _tile(a), _tile(b))
+        got = ps.numpy()
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))

@@ -47,15 +47,15 @@ except Exception:       # never let an unusual numpy build break the simulator
 SINGLE_THREAD_WORK = 2304
 
 
-def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b`` on one BLAS thread (2-D operands)."""
+def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``a @ b`` on one BLAS thread (2-D operands); ``out``: numpy's matmul ``out=`` (written in place)."""
     if _set is None or a.shape[0] * a.shape[1] * b.shape[1] < SINGLE_THREAD_WORK:
-        return a @ b
+        return np.matmul(a, b, out=out)
     before = _get()
     if before == 1:
-        return a @ b
+        return np.matmul(a, b, out=out)
     _set(1)
     try:
-        return a @ b
+        return np.matmul(a, b, out=out)
     finally:
         _set(before)

@@ -167,8 +167,11 @@ def _matmul_map(run) -> _MatmulMap:
     return m
 
 
-def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, run) -> None:
-    """PSUM read-accumulate-write in fp32: overwrite where this is the first write (see module doc)."""
+def _accumulate_into(dst: NkiTensor, result, accumulate, api: str, run, product=None) -> None:
+    """PSUM read-accumulate-write in fp32: overwrite where this is the first write (see module doc).
+    ``product``: ``(a, b)`` when ``result`` (None) is ``a.T @ b``, computed here: straight into a 2-D
+    float32 dst that this write overwrites (numpy's matmul with ``out=``: the same loops and values, one
+    copy fewer), else into a new array."""
     root = dst.root or dst
     previous = None                # the values accumulated onto, when some were never written
     if accumulate is False:
@@ -188,11 +191,19 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, r
             acc_mask = False
         else:
             fresh = dst.tv.uninitialized_mask()
-            acc_mask = True if fresh is None else ~fresh.reshape(result.shape)
+            acc_mask = True if fresh is None else ~fresh.reshape(dst.shape)
     else:
         acc_mask = False        # without init tracking, a view not yet fully written starts a group
-    result = result.reshape(dst.shape)
-    if dst.tv.dtype.name == "float32":
+    fp32 = dst.tv.dtype.name == "float32"
+    if product is not None:
+        a, b = product
+        if fp32 and acc_mask is False and dst.shape == (a.shape[1], b.shape[1]):
+            result = None       # computed into out below
+        else:
+            result = _blas.matmul(a.T, b)
+    if result is not None:
+        result = result.reshape(dst.shape)
+    if fp32:
         v = dst.tv
         mmap = _matmul_map(run) if run.chip.nc_version < 4 else None
         if mmap is not None and (dst.sig or _sig(dst), v.offset) not in mmap.marked:
@@ -212,6 +223,8 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, r
         out = v.array()
         if acc_mask is True:
             np.add(out if previous is None else previous, result, out=out)
+        elif result is None:
+            _blas.matmul(a.T, b, out=out)
         elif acc_mask is False:
             out[...] = result
         else:
@@ -360,8 +373,7 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
                                  "other values")
     # fp32 products and sums (PSUM accumulates in fp32); overflow and NaN are results, not warnings: the
     # launch's np.errstate (runtime.activate, lnc's program threads) covers every call (run is not None)
-    result = _blas.matmul(a.T, b)
-    _accumulate_into(dst, result, accumulate, api, run)
+    _accumulate_into(dst, None, accumulate, api, run, product=(a, b))
     # When this matmul's LoadStationary ends. It runs in the background of the previous MultiplyMoving
     # (the PE array double-buffers its weights): it starts once the stationary data is ready, the previous
     # LoadStationary is done and the previous MultiplyMoving has started (freeing the other weight

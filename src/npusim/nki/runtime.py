@@ -273,17 +273,21 @@ class Run:
 
     def issue(self, api: str, engine: str, cycles: float, reads=(), writes=(), args: dict | None = None,
               elements: int = 0, not_before_ns: float = 0.0) -> NkiInstruction:
-        rfp = []
-        for t in reads:
-            if isinstance(t, NkiTensor):
-                rfp.append(t.tv.footprint)
-        wfp = []
-        nbytes = 0
-        for t in writes:
-            wfp.append(t.tv.footprint)
-            nbytes += t.nbytes
+        rfp = [t.tv.footprint for t in reads if isinstance(t, NkiTensor)]     # (scalars are not tensors)
+        if type(writes) is list and len(writes) == 1:      # the common case: one dst
+            t = writes[0]
+            wfp = [t.tv.footprint]
+            nbytes = t.nbytes
             if not t.on_chip:
                 t.tv.memory.written = True
+        else:
+            wfp = []
+            nbytes = 0
+            for t in writes:
+                wfp.append(t.tv.footprint)
+                nbytes += t.nbytes
+                if not t.on_chip:
+                    t.tv.memory.written = True
         if self._shared_ports and engine in _SHARED_PORTS:
             not_before_ns = max(not_before_ns, self._shared_port_free(engine, reads, writes))
         order = "data"
