@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import operator
 from typing import NamedTuple
 
 import numpy as np
@@ -390,7 +389,9 @@ class Run:
         cached = self._dma_queues
         if cached is None or cached[0] is not tl:       # an LNC2 launch swaps timelines per core (lnc.py)
             cached = self._dma_queues = (tl, [tl.engines[name] for name in self._dma_names])
-        return min(cached[1], key=_free_ns).name
+        queues = cached[1]
+        free = [e.free_ns for e in queues]
+        return queues[free.index(min(free))].name      # (min(queues, key=free_ns) without a key call each)
 
     @property
     def trace(self):
@@ -399,8 +400,6 @@ class Run:
     def allocations(self) -> str:
         return "\n".join(f"{k.value}:\n{a.describe()}" for k, a in self.alloc.items())
 
-
-_free_ns = operator.attrgetter("free_ns")
 
 #: (in SBUF?, shape) -> the default name of an unnamed on-chip allocation ("sbuf[(128, 64)]")
 _DEFAULT_NAMES: dict = {}
