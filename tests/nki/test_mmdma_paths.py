@@ -219,6 +219,19 @@ _SPECIALS = np.array([np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, -1e-45
                      np.float32)
 
 
+def _numpy_matmul(a, b):
+    """numpy's ``a @ b`` on one OpenBLAS thread (the count changes the bits of large sgemms)."""
+    with np.errstate(all="ignore"):
+        if blas._set is None:
+            return a @ b
+        before = blas._get()
+        blas._set(1)
+        try:
+            return a @ b
+        finally:
+            blas._set(before)
+
+
 @settings(max_examples=40, deadline=None)
 @given(k=st.sampled_from([1, 2, 3, 17, 64, 128]), m=st.integers(1, 128), n=st.integers(1, 512),
        seed=st.integers(0, 1000), specials=st.booleans())
@@ -232,10 +245,32 @@ def test_a_first_matmul_writes_the_bits_numpy_computes(k, m, n, seed, specials):
         a.flat[rng.integers(0, a.size, 3)] = rng.choice(_SPECIALS, 3)
         b.flat[rng.integers(0, b.size, 3)] = rng.choice(_SPECIALS, 3)
         b.view(np.uint32).flat[0] = 0x7FC0DEAD          # a NaN with a payload
-    with np.errstate(all="ignore"):
-        want = blas.matmul(a.T, b)
+    want = _numpy_matmul(a.T, b)
     with run_context("trn2"):
         ps = nl.ndarray((m, n), nl.float32, buffer=nl.psum)
         nisa.nc_matmul(ps, _tile(a), _tile(b))
         got = ps.numpy()
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@settings(max_examples=60, deadline=None)
+@given(m=st.integers(1, 128), n=st.integers(1, 512), seed=st.integers(0, 10_000),
+       nan_a=st.booleans(), nan_b=st.booleans(), scale=st.integers(-45, 38))
+def test_a_contraction_of_one_is_numpys_matmul_bit_for_bit(m, n, seed, nan_a, nan_b, scale):
+    """blas.matmul's K = 1 path (broadcast product plus zero) against numpy's matmul: -0 products, 0 * inf,
+    overflow, subnormal products, NaN payloads in one operand or both (numpy's loop then)."""
+    rng = np.random.default_rng(seed)
+    with np.errstate(all="ignore"):
+        a = (rng.standard_normal((m, 1)) * 10.0 ** scale).astype(np.float32)
+        b = (rng.standard_normal((1, n)) * 10.0 ** (-scale // 2)).astype(np.float32)
+        a.flat[rng.integers(0, m, 2)] = rng.choice(_SPECIALS, 2)
+        b.flat[rng.integers(0, n, 2)] = rng.choice(_SPECIALS, 2)
+        for x, on in ((a, nan_a), (b, nan_b)):
+            if on:
+                x.view(np.uint32).flat[rng.integers(0, x.size)] = 0x7FC00000 | int(rng.integers(1, 1 << 22))
+        want = a @ b
+        got = blas.matmul(a, b)
+        into = np.full((m, 2 * n), 7.0, np.float32)[:, ::2]          # a strided out= view
+        blas.matmul(a, b, out=into)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    np.testing.assert_array_equal(into.view(np.uint32), want.view(np.uint32))

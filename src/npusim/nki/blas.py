@@ -47,8 +47,26 @@ except Exception:       # never let an unusual numpy build break the simulator
 SINGLE_THREAD_WORK = 2304
 
 
+_F32 = np.dtype(np.float32)
+_ZERO = np.float32(0.0)
+
+
+def _outer(a: np.ndarray, b: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+    """``a @ b`` for float32 a [M, 1], b [1, N] as numpy computes it. numpy's matmul takes its scalar loop
+    for a contraction of 1 (each element: ``out = 0; out += a * b``): the broadcast product plus zero is
+    the same two IEEE operations per element (the zero turns a -0 product into +0, as the loop does) on
+    whole arrays, about 10x fewer instructions."""
+    r = np.multiply(a, b, out=out)
+    return np.add(r, _ZERO, out=r)
+
+
 def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``a @ b`` on one BLAS thread (2-D operands); ``out``: numpy's matmul ``out=`` (written in place)."""
+    if a.shape[1] == 1 and a.dtype == _F32 and b.dtype == _F32:
+        # (when both hold a NaN, which payload the product keeps depends on the compiled operand order of
+        # numpy's loop: matmul itself then)
+        if not (np.isnan(b).any() and np.isnan(a).any()):
+            return _outer(a, b, out)
     if _set is None or a.shape[0] * a.shape[1] * b.shape[1] < SINGLE_THREAD_WORK:
         return np.matmul(a, b, out=out)
     before = _get()
