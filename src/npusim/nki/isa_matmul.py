@@ -29,7 +29,7 @@ from . import runtime as _runtime
 from .isa import _f32, choose_engine as _choose, engine, store_result as _store
 from .runtime import NkiInstruction, current
 from .plan import remember as _remember, sig as _sig
-from .tensor import SBUF, MemoryRegion, NkiTensor
+from .tensor import PSUM, SBUF, MemoryRegion, NkiTensor
 
 #: core/options.py itself: ``_options_mod._current`` is options() without a call (per-instruction paths)
 _options_mod = sys.modules[options.__module__]
@@ -56,7 +56,7 @@ class matmul_perf_mode(enum.Enum):
 
 def _sbuf_input(api, param, t) -> None:
     R.tile(api, param, t)
-    if t.buffer is not MemoryRegion.sbuf:
+    if t.buffer is not SBUF:
         raise NkiValidationError(api, param, "TensorE reads its inputs from SBUF", t.buffer)
 
 
@@ -65,7 +65,7 @@ def _psum_dst(api, param, t, chip, allow_multi_bank: bool) -> bool:
     True: only the partition count is checked, not the per-view rules)."""
     if not isinstance(t, NkiTensor):
         raise NkiValidationError(api, param, "an NKI tensor (nl.ndarray or a view of one)", type(t).__name__)
-    if t.buffer is not MemoryRegion.psum:
+    if t.buffer is not PSUM:
         raise NkiValidationError(api, param, "TensorE writes its result to PSUM", t.buffer)
     R.in_scope(api, param, t)
     if allow_multi_bank and t.free_size * t.itemsize > chip.psum_bank_bytes:
@@ -381,7 +381,7 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     tl = run.timeline
     fp = stationary.tv.footprint       # (tl.dependencies_end([fp], [], "tensor") without the list filters)
     ready = 0.0 if fp is None else tl._conflicts_end(fp, False, "tensor", 0.0)
-    start = max(ready, getattr(run, "_ls_end_ns", 0.0), getattr(run, "_mm_last_start_ns", 0.0))
+    start = max(ready, run._ls_end_ns, run._mm_last_start_ns)
     ls_end = run._ls_end_ns = start + tl.engines["tensor"].ns(plan.ls_cycles)
     ins = run.issue_tiles(api, "tensor", plan.cycles, (stationary, moving), dst, plan.m * plan.n,
                           dict(plan.args), ls_end)

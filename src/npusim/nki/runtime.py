@@ -382,6 +382,10 @@ class Run:
         return t
 
     _dma_queues: tuple | None = None     # (timeline, its DMA queues' Engine objects in queue order)
+    #: TensorE's weight pipeline (isa_matmul.nc_matmul): when the last LoadStationary ended and the last
+    #: MultiplyMoving started (lnc.py saves and restores them per core)
+    _ls_end_ns: float = 0.0
+    _mm_last_start_ns: float = 0.0
 
     def dma_queue(self) -> str:
         """The DMA queue free first (the first of equals, as min() picks)."""
