@@ -55,9 +55,10 @@ def _outer(a: np.ndarray, b: np.ndarray, out: np.ndarray | None) -> np.ndarray:
     """``a @ b`` for float32 a [M, 1], b [1, N] as numpy computes it. numpy's matmul takes its scalar loop
     for a contraction of 1 (each element: ``out = 0; out += a * b``): the broadcast product plus zero is
     the same two IEEE operations per element (the zero turns a -0 product into +0, as the loop does) on
-    whole arrays, about 10x fewer instructions."""
-    r = np.multiply(a, b, out=out)
-    return np.add(r, _ZERO, out=r)
+    whole arrays, about 10x fewer instructions. The product goes to a new contiguous array and the sum to
+    ``out``: one pass over a strided ``out`` (PSUM rows lie a partition apart), not two."""
+    r = np.multiply(a, b)
+    return np.add(r, _ZERO, out=r if out is None else out)
 
 
 def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
