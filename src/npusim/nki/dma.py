@@ -53,9 +53,9 @@ class DmaEngines:
 
     # ---- classes ----
 
-    def _classes(self, groups) -> list:
-        """The classes holding exactly the engines ``groups`` (split where a class has others too), in the
-        order their first engine appears in ``groups``."""
+    def _classes(self, groups) -> tuple:
+        """(the classes holding exactly the engines ``groups`` (split where a class has others too), in the
+        order their first engine appears in ``groups``; whether the ends of all of them ascend)."""
         key = tuple(groups)
         found = self._classes_of.get(key)
         if found is not None:
@@ -82,30 +82,26 @@ class DmaEngines:
                 self._classes_of.clear()
                 c = c2
             out.append(c)
-        self._classes_of[key] = out
-        return out
+        found = self._classes_of[key] = (out, all(self._sorted[c] for c in out))
+        return found
+
+    def _nested(self, c: int) -> None:
+        """An interval of class c now lies inside another (its ends no longer ascend)."""
+        self._sorted[c] = False
+        self._classes_of.clear()
 
     # ---- the engines' time ----
 
     def earliest(self, groups, t: float, d: float) -> float:
         """The first time >= t at which every engine in ``groups`` is free for ``d`` ns."""
-        classes = self._classes(groups)
-        sorted_ = self._sorted
-        for c in classes:
-            if not sorted_[c]:
-                return self._earliest_per_engine(groups, t, d)
-        # Every engine's first fit is then "the least free start at or after s" (ends ascend), which is
-        # monotone and idempotent: the fixed point over the classes, in any order, is the least common
-        # one, the same value the per-engine passes reach.
-        return self._fixed_point(classes, t, d)
-
-    def _earliest_per_engine(self, groups, t: float, d: float) -> float:
-        """earliest engine by engine, in ``groups`` order (an engine's first fit with intervals nested in
-        others is not "the least free start": the order of the passes then matters)."""
-        cls = self._cls
-        return self._fixed_point([cls[g] for g in groups], t, d)
-
-    def _fixed_point(self, classes, t: float, d: float) -> float:
+        classes, ascending = self._classes(groups)
+        if not ascending:
+            # With an interval inside another an engine's first fit is not "the least free start" and the
+            # order of the passes matters: engine by engine, in ``groups`` order. Otherwise that fit is
+            # monotone and idempotent, so the fixed point over the classes, in any order, is the least
+            # common one: the value the per-engine passes reach.
+            cls = self._cls
+            classes = [cls[g] for g in groups]
         s = t
         floor, latest = self._floor, self._latest
         for c in classes:           # max(t, floors): the first of equals, as max() picks
@@ -130,19 +126,19 @@ class DmaEngines:
     def reserve(self, groups, s: float, d: float) -> None:
         latest, starts_of, ends_of, keep = self._latest, self._starts, self._ends, self.KEEP
         e = s + d
-        for c in self._classes(groups):
+        for c in self._classes(groups)[0]:
             starts, ends = starts_of[c], ends_of[c]
             if e > latest[c]:
                 latest[c] = e
             if not starts or s > starts[-1]:     # the common case: after every interval (bisect's answer)
                 if ends and ends[-1] > e:
-                    self._sorted[c] = False     # inside the last interval
+                    self._nested(c)             # inside the last interval
                 starts.append(s)
                 ends.append(e)
             else:
                 i = bisect.bisect_left(starts, s)
                 if (i and ends[i - 1] > e) or (i < len(ends) and ends[i] < e):
-                    self._sorted[c] = False
+                    self._nested(c)
                 starts.insert(i, s)
                 ends.insert(i, e)
             if len(starts) > keep:
