@@ -457,7 +457,7 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
         timing = plan.timing.get(where)
         if timing is None:
             chip = run.chip
-            groups = _dma_groups(chip, dst, src)
+            groups = tuple(_dma_groups(chip, dst, src))      # (a tuple: DmaEngines keys its classes on it)
             ns = _cost.dma_ns(chip, max(dst.tv.nbytes, src.tv.nbytes), len(groups))
             timing = plan.timing[where] = (groups, ns, ns - chip.dma_fixed_ns, dst.partitions * dst.free_size)
         groups, ns, data_ns, elements = timing
