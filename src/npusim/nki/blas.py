@@ -40,15 +40,41 @@ except Exception:       # never let an unusual numpy build break the simulator
     _get = _set = None
 
 
-def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b`` on one BLAS thread."""
-    if _set is None:
-        return a @ b
+#: Multiply-adds (M * K * N) below which OpenBLAS runs every routine numpy calls for ``@`` (gemm, syrk,
+#: gemv, dot) on one thread whatever the thread setting: gemv threads from 2304 * GEMM_MULTITHREAD_THRESHOLD
+#: (>= 1) matrix elements, the others from more. Setting and restoring the count (~0.5 us) would only add
+#: to such a call; the result never depends on it.
+SINGLE_THREAD_WORK = 2304
+
+
+_F32 = np.dtype(np.float32)
+_ZERO = np.float32(0.0)
+
+
+def _outer(a: np.ndarray, b: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+    """``a @ b`` for float32 a [M, 1], b [1, N] as numpy computes it. numpy's matmul takes its scalar loop
+    for a contraction of 1 (each element: ``out = 0; out += a * b``): the broadcast product plus zero is
+    the same two IEEE operations per element (the zero turns a -0 product into +0, as the loop does) on
+    whole arrays, about 10x fewer instructions. The product goes to a new contiguous array and the sum to
+    ``out``: one pass over a strided ``out`` (PSUM rows lie a partition apart), not two."""
+    r = np.multiply(a, b)
+    return np.add(r, _ZERO, out=r if out is None else out)
+
+
+def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``a @ b`` on one BLAS thread (2-D operands); ``out``: numpy's matmul ``out=`` (written in place)."""
+    if a.shape[1] == 1 and a.dtype == _F32 and b.dtype == _F32:
+        # (when both hold a NaN, which payload the product keeps depends on the compiled operand order of
+        # numpy's loop: matmul itself then)
+        if not (np.isnan(b).any() and np.isnan(a).any()):
+            return _outer(a, b, out)
+    if _set is None or a.shape[0] * a.shape[1] * b.shape[1] < SINGLE_THREAD_WORK:
+        return np.matmul(a, b, out=out)
     before = _get()
     if before == 1:
-        return a @ b
+        return np.matmul(a, b, out=out)
     _set(1)
     try:
-        return a @ b
+        return np.matmul(a, b, out=out)
     finally:
         _set(before)

@@ -443,7 +443,8 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
     scope = (src.root or src).scope
     if scope is not None and scope.ended and scope.strict:
         R.tile(api, "src", src, on_chip=False)
-    if oob_mode is None and dge_mode is None and not (src.is_indirect() or dst.is_indirect()):
+    if (oob_mode is None and dge_mode is None and (src.ind is None or not src.is_indirect())
+            and (dst.ind is None or not dst.is_indirect())):       # (ind None: no .ap(), never indirect)
         key = (id(run.chip), dst.sig or _sig(dst), src.sig or _sig(src))
         plan = _DMA_PLANS.get(key)
         if plan is None:
@@ -455,23 +456,16 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
         else:
             store_result(dst, _f32(x).reshape(dst.shape))
         # dma_issue with the groups, cost and element count the plan keeps per start-partition pair
-        where = (dst.tv.footprint.lane_lo if dst.on_chip else -1, src.tv.footprint.lane_lo if src.on_chip else -1)
+        # (start_partition is the footprint's first lane on chip)
+        where = (dst.start_partition if dst.on_chip else -1, src.start_partition if src.on_chip else -1)
         timing = plan.timing.get(where)
-        chip = run.chip
         if timing is None:
-            groups = _dma_groups(chip, dst, src)
+            chip = run.chip
+            groups = tuple(_dma_groups(chip, dst, src))      # (a tuple: DmaEngines keys its classes on it)
             ns = _cost.dma_ns(chip, max(dst.tv.nbytes, src.tv.nbytes), len(groups))
             timing = plan.timing[where] = (groups, ns, ns - chip.dma_fixed_ns, dst.partitions * dst.free_size)
         groups, ns, data_ns, elements = timing
-        fixed = chip.dma_fixed_ns
-        reads, writes = [src], [dst]
-        q = run.dma_queue()
-        ready = run.ready_ns(q, reads=reads, writes=writes)
-        data_start = run.dma_engines.earliest(groups, ready + fixed, data_ns)
-        ins = run.issue(api, q, ns, reads=reads, writes=writes, elements=elements,
-                        not_before_ns=data_start - fixed)
-        run.dma_engines.reserve(groups, ins.event.end_ns - data_ns, data_ns)
-        return ins
+        return run.issue_dma(api, run.dma_queue(), ns, src, dst, elements, groups, data_ns)
     _dma_copy_checks(api, run, dst, src, oob_mode, dge_mode)
     if not (src.is_indirect() or dst.is_indirect()):
         x = src.read(api)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import enum
 import sys
 import warnings
+import weakref
 import numpy as np
 
 from ..core.options import options
@@ -28,7 +29,7 @@ from . import runtime as _runtime
 from .isa import _f32, choose_engine as _choose, engine, store_result as _store
 from .runtime import NkiInstruction, current
 from .plan import remember as _remember, sig as _sig
-from .tensor import SBUF, MemoryRegion, NkiTensor
+from .tensor import PSUM, SBUF, MemoryRegion, NkiTensor
 
 #: core/options.py itself: ``_options_mod._current`` is options() without a call (per-instruction paths)
 _options_mod = sys.modules[options.__module__]
@@ -55,7 +56,7 @@ class matmul_perf_mode(enum.Enum):
 
 def _sbuf_input(api, param, t) -> None:
     R.tile(api, param, t)
-    if t.buffer is not MemoryRegion.sbuf:
+    if t.buffer is not SBUF:
         raise NkiValidationError(api, param, "TensorE reads its inputs from SBUF", t.buffer)
 
 
@@ -64,7 +65,7 @@ def _psum_dst(api, param, t, chip, allow_multi_bank: bool) -> bool:
     True: only the partition count is checked, not the per-view rules)."""
     if not isinstance(t, NkiTensor):
         raise NkiValidationError(api, param, "an NKI tensor (nl.ndarray or a view of one)", type(t).__name__)
-    if t.buffer is not MemoryRegion.psum:
+    if t.buffer is not PSUM:
         raise NkiValidationError(api, param, "TensorE writes its result to PSUM", t.buffer)
     R.in_scope(api, param, t)
     if allow_multi_bank and t.free_size * t.itemsize > chip.psum_bank_bytes:
@@ -108,8 +109,69 @@ class PsumAccumulateWarning(UserWarning):
     NeuronCore-v2/v3 (nc_matmul docstring)."""
 
 
-def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, run) -> None:
-    """PSUM read-accumulate-write in fp32: overwrite where this is the first write (see module doc)."""
+class _MatmulMap:
+    """Which PSUM elements some fp32 nc_matmul wrote in the current launch (NeuronCore-v2/v3 warn when a
+    matmul accumulates onto others): ``map`` over the PSUM's bytes, each 4-byte element 0 or 0xFFFFFFFF.
+
+    It stays with its PSUM memory from launch to launch (runtime pools SBUF/PSUM): a fresh 2 MiB map per
+    launch paid a page fault (~0.2 ms) at the first touch of every region. A launch that takes it over
+    zeroes ``box`` (lanes x in-lane bytes holding every mark the previous launch made) first.
+    ``marked``: the views (dst sig, byte offset) this launch marked whole. The map only gains marks within
+    a launch, so marking one of those again changes nothing and no element of it is foreign: the map need
+    not be viewed at all."""
+    __slots__ = ("map", "lanes", "box", "marked")
+
+    def __init__(self, psum):
+        self.map = np.zeros(psum.size, np.uint8)
+        self.lanes = psum.lanes
+        self.box = None             # (lane_lo, lane_hi, lo, hi) or None: no marks
+        self.marked = set()
+
+    def take_over(self) -> None:
+        """A new launch uses the map: forget the previous one's marks."""
+        if self.box is not None:
+            lane_lo, lane_hi, lo, hi = self.box
+            self.map.reshape(self.lanes, -1)[lane_lo:lane_hi, lo:hi] = 0
+            self.box = None
+        self.marked = set()
+
+    def view(self, v) -> np.ndarray:
+        """The uint32 map elements under the fp32 view ``v`` (a view of this PSUM)."""
+        return np.ndarray(v.shape, np.uint32, buffer=self.map, offset=v.offset, strides=v.strides)
+
+    def marked_whole(self, sig: int, v) -> None:
+        """The caller set every element of ``view(v)``."""
+        fp = v.footprint
+        box = self.box
+        self.box = (fp.lane_lo, fp.lane_hi, fp.lo, fp.hi) if box is None else (
+            min(box[0], fp.lane_lo), max(box[1], fp.lane_hi), min(box[2], fp.lo), max(box[3], fp.hi))
+        marked = self.marked
+        if len(marked) > 65536:     # (only a shortcut: the map stays the truth)
+            marked.clear()
+        marked.add((sig, v.offset))
+
+
+#: PSUM memory -> its _MatmulMap (weak: a memory no pool keeps takes its map along)
+_MM_MAPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _matmul_map(run) -> _MatmulMap:
+    """The run's PSUM map, taken over at its first fp32 matmul (one launch uses a PSUM memory at a time)."""
+    m = getattr(run, "_psum_mm", None)
+    if m is None:
+        m = _MM_MAPS.get(run.psum)
+        if m is None:
+            m = _MM_MAPS[run.psum] = _MatmulMap(run.psum)
+        m.take_over()
+        run._psum_mm = m
+    return m
+
+
+def _accumulate_into(dst: NkiTensor, result, accumulate, api: str, run, product=None) -> None:
+    """PSUM read-accumulate-write in fp32: overwrite where this is the first write (see module doc).
+    ``product``: ``(a, b)`` when ``result`` (None) is ``a.T @ b``, computed here: straight into a 2-D
+    float32 dst that this write overwrites (numpy's matmul with ``out=``: the same loops and values, one
+    copy fewer), else into a new array."""
     root = dst.root or dst
     previous = None                # the values accumulated onto, when some were never written
     if accumulate is False:
@@ -123,23 +185,29 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, r
         # first matmul would accumulate onto the old values
         if root.stale:
             # clearing it leaves every byte of the allocation, so of dst, never written: the mask would be
-            # all False, which overwrites everywhere and warns nowhere, as False does (without the mask)
-            dst._fresh_init(root)
+            # all False, which overwrites everywhere and warns nowhere, as False does (without the mask).
+            # The write below clears it (mark_written / write: only for a view not covering the tile, as a
+            # covering write makes the stale map irrelevant), so it is not cleared here first.
             acc_mask = False
         else:
             fresh = dst.tv.uninitialized_mask()
-            acc_mask = True if fresh is None else ~fresh.reshape(result.shape)
+            acc_mask = True if fresh is None else ~fresh.reshape(dst.shape)
     else:
         acc_mask = False        # without init tracking, a view not yet fully written starts a group
-    result = result.reshape(dst.shape)
-    if dst.tv.dtype.name == "float32":
-        if run.chip.nc_version < 4:
-            # a uint32 view over dst's elements of the run's "last written by nc_matmul" map (fp32 dst)
-            mm = getattr(run, "_psum_mm_map", None)
-            if mm is None:
-                mm = run._psum_mm_map = np.zeros(run.psum.size, np.uint8)
-            v = dst.tv
-            mm = np.ndarray(v.shape, np.uint32, buffer=mm, offset=v.offset, strides=v.strides)
+    fp32 = dst.tv.dtype.name == "float32"
+    if product is not None:
+        a, b = product
+        if fp32 and acc_mask is False and dst.shape == (a.shape[1], b.shape[1]):
+            result = None       # computed into out below
+        else:
+            result = _blas.matmul(a.T, b)
+    if result is not None:
+        result = result.reshape(dst.shape)
+    if fp32:
+        v = dst.tv
+        mmap = _matmul_map(run) if run.chip.nc_version < 4 else None
+        if mmap is not None and (dst.sig or _sig(dst), v.offset) not in mmap.marked:
+            mm = mmap.view(v)       # dst's elements in the launch's "written by nc_matmul" map
             if acc_mask is not False:
                 foreign = (mm == 0) if acc_mask is True else ((mm == 0) & acc_mask.reshape(dst.shape))
                 if foreign.any() and not root.full and options().track_init:
@@ -151,9 +219,12 @@ def _accumulate_into(dst: NkiTensor, result: np.ndarray, accumulate, api: str, r
                                   "no nc_matmul wrote (memset / copy): undefined on NeuronCore-v2/v3",
                                   PsumAccumulateWarning, stacklevel=3)
             mm[...] = 0xFFFFFFFF
-        out = dst.tv.array()
+            mmap.marked_whole(dst.sig, v)
+        out = v.array()
         if acc_mask is True:
             np.add(out if previous is None else previous, result, out=out)
+        elif result is None:
+            _blas.matmul(a.T, b, out=out)
         elif acc_mask is False:
             out[...] = result
         else:
@@ -300,19 +371,20 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     if is_moving_onezero and not np.all((b == 0) | (b == 1)):
         raise NkiValidationError(api, "is_moving_onezero", "moving holds only 0 and 1 when the flag is set",
                                  "other values")
-    with np.errstate(all="ignore"):
-        result = _blas.matmul(a.T, b)         # fp32 products and sums (PSUM accumulates in fp32)
-    _accumulate_into(dst, result, accumulate, api, run)
+    # fp32 products and sums (PSUM accumulates in fp32); overflow and NaN are results, not warnings: the
+    # launch's np.errstate (runtime.activate, lnc's program threads) covers every call (run is not None)
+    _accumulate_into(dst, None, accumulate, api, run, product=(a, b))
     # When this matmul's LoadStationary ends. It runs in the background of the previous MultiplyMoving
     # (the PE array double-buffers its weights): it starts once the stationary data is ready, the previous
     # LoadStationary is done and the previous MultiplyMoving has started (freeing the other weight
     # buffer). So it is hidden behind back-to-back matmuls and exposed only after TensorE waited for data.
     tl = run.timeline
-    ready = tl.dependencies_end([stationary.tv.footprint], [], "tensor")
-    start = max(ready, getattr(run, "_ls_end_ns", 0.0), getattr(run, "_mm_last_start_ns", 0.0))
+    fp = stationary.tv.footprint       # (tl.dependencies_end([fp], [], "tensor") without the list filters)
+    ready = 0.0 if fp is None else tl._conflicts_end(fp, False, "tensor", 0.0)
+    start = max(ready, run._ls_end_ns, run._mm_last_start_ns)
     ls_end = run._ls_end_ns = start + tl.engines["tensor"].ns(plan.ls_cycles)
-    ins = run.issue(api, "tensor", plan.cycles, reads=[stationary, moving], writes=[dst], elements=dst.size,
-                    args=dict(plan.args), not_before_ns=ls_end)
+    ins = run.issue_tiles(api, "tensor", plan.cycles, (stationary, moving), dst, plan.m * plan.n,
+                          dict(plan.args), ls_end)
     run._mm_last_start_ns = ins.event.start_ns
     return ins
 

@@ -15,7 +15,7 @@ from . import args as _args
 from . import isa as _isa
 from .actfuncs import ACT, ActFunc
 from .runtime import current
-from .tensor import MemoryRegion, NkiTensor
+from .tensor import PSUM, SBUF, MemoryRegion, NkiTensor     # (SBUF, PSUM: enum access is slow)
 
 
 def _tile(api, param, x) -> NkiTensor:
@@ -210,18 +210,18 @@ def broadcast_to(src, shape) -> NkiTensor:
     if sp == 1 and sf == f:
         dt = src.tv.dtype.name
         mm_dt = "float32" if dt in ("float32", "tfloat32") or not src.tv.dtype.is_float else dt
-        row = (src if src.buffer is MemoryRegion.sbuf else _in_sbuf(src, api)) if mm_dt == dt else \
+        row = (src if src.buffer is SBUF else _in_sbuf(src, api)) if mm_dt == dt else \
             _converted(src, mm_dt, api)
         run = current(api)
-        ones = run.allocate((1, p), mm_dt, MemoryRegion.sbuf, "", api)
+        ones = run.allocate((1, p), mm_dt, SBUF, "", api)
         _isa.memset(ones, 1.0)
-        out = run.allocate(shape, src.dtype, MemoryRegion.sbuf, "", api)
+        out = run.allocate(shape, src.dtype, SBUF, "", api)
         step = 512
-        if f <= step and not row.is_indirect() and _alive(row):
+        if f <= step and (row.ind is None or not row.is_indirect()) and _alive(row):
             # one block: row[:, 0:f] and out[:, 0:f] would be views with row's and out's geometry, so the
             # ops get row and out themselves (same checks, values, events; two views fewer). A dead row
             # takes the general path, so the scope error names the variable as it always did.
-            ps = run.allocate((p, f), "float32", MemoryRegion.psum, "", api)
+            ps = run.allocate((p, f), "float32", PSUM, "", api)
             _isa.nc_matmul(ps, ones, row)
             _isa.tensor_copy(out, ps)
             return out

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import operator
 from typing import NamedTuple
 
 import numpy as np
@@ -281,17 +280,21 @@ class Run:
 
     def issue(self, api: str, engine: str, cycles: float, reads=(), writes=(), args: dict | None = None,
               elements: int = 0, not_before_ns: float = 0.0) -> NkiInstruction:
-        rfp = []
-        for t in reads:
-            if isinstance(t, NkiTensor):
-                rfp.append(t.tv.footprint)
-        wfp = []
-        nbytes = 0
-        for t in writes:
-            wfp.append(t.tv.footprint)
-            nbytes += t.nbytes
+        rfp = [t.tv.footprint for t in reads if isinstance(t, NkiTensor)]     # (scalars are not tensors)
+        if type(writes) is list and len(writes) == 1:      # the common case: one dst
+            t = writes[0]
+            wfp = [t.tv.footprint]
+            nbytes = t.nbytes
             if not t.on_chip:
                 t.tv.memory.written = True
+        else:
+            wfp = []
+            nbytes = 0
+            for t in writes:
+                wfp.append(t.tv.footprint)
+                nbytes += t.nbytes
+                if not t.on_chip:
+                    t.tv.memory.written = True
         if self._shared_ports and engine in _SHARED_PORTS:
             not_before_ns = max(not_before_ns, self._shared_port_free(engine, reads, writes))
         order = "data"
@@ -308,6 +311,19 @@ class Run:
                                  elements=elements, args=args, not_before_ns=not_before_ns)
         return NkiInstruction(ev)
 
+    def issue_tiles(self, api: str, engine: str, cycles: float, reads: tuple, dst: NkiTensor, elements: int,
+                    args: dict | None, not_before_ns: float = 0.0) -> NkiInstruction:
+        """``issue(api, engine, cycles, reads=list(reads), writes=[dst], ...)`` when every read and ``dst`` are
+        on-chip NkiTensors (a checked TensorE/compute op): nothing to filter, no HBM written flag."""
+        if self._shared_ports and engine in _SHARED_PORTS:
+            return self.issue(api, engine, cycles, reads=list(reads), writes=[dst], args=args, elements=elements,
+                              not_before_ns=not_before_ns)
+        if self._ready is not None:
+            self._ready = None      # (issue drops ready_ns's answer: these lists were never asked about)
+        return NkiInstruction(self.timeline.place(engine, api, cycles, reads=[t.tv.footprint for t in reads],
+                                                  writes=[dst.tv.footprint], nbytes=dst.nbytes, elements=elements,
+                                                  args=args, not_before_ns=not_before_ns))
+
     def issue_one(self, api: str, engine: str, cycles: float, src: NkiTensor, dst: NkiTensor, args: dict,
                   elements: int, nbytes: int) -> NkiInstruction:
         """``issue`` for one on-chip read and one on-chip write (the tiny-tile hot path: no lists to filter);
@@ -316,6 +332,33 @@ class Run:
             return self.issue(api, engine, cycles, reads=[src], writes=[dst], args=args, elements=elements)
         return NkiInstruction(self.timeline.place_rw(engine, api, cycles, src.tv.footprint, dst.tv.footprint,
                                                      nbytes, elements, args))
+
+    def issue_dma(self, api: str, queue: str, cycles: float, src: NkiTensor, dst: NkiTensor, elements: int,
+                  groups: list, data_ns: float) -> NkiInstruction:
+        """One ``src -> dst`` transfer on DMA ``queue`` (isa._dma_place for one read and one write): when its
+        data is ready (``ready_ns``), the first fit of its data phase on the DMA engines ``groups`` after the
+        fixed latency, its event, the engines' reservation. ``ready_ns``'s answer is used directly: nothing is
+        placed between the question and the event, so ``issue``'s reuse of it always holds here."""
+        tl = self.timeline
+        t = tl.engines[queue].free_ns
+        fs, fd = src.tv.footprint, dst.tv.footprint
+        if fs is not None:
+            t = tl._conflicts_end(fs, False, queue, t)
+        if fd is not None:
+            t = tl._conflicts_end(fd, True, queue, t)
+        fixed = self.chip.dma_fixed_ns
+        engines = self.dma_engines
+        not_before = engines.earliest(groups, t + fixed, data_ns) - fixed
+        if t > not_before:
+            not_before = t          # (issue: max(not_before_ns, the ready answer), the first of equals)
+        if not dst.on_chip:
+            dst.tv.memory.written = True
+        if self._ready is not None:
+            self._ready = None
+        ev = tl.place(queue, api, cycles, reads=[fs], writes=[fd], nbytes=dst.nbytes, order="none",
+                      elements=elements, not_before_ns=not_before)
+        engines.reserve(groups, ev.end_ns - data_ns, data_ns)
+        return NkiInstruction(ev)
 
     def _shared_port_free(self, engine: str, reads, writes) -> float:
         """NC-v2 only: VectorE and GpSimd cannot access SBUF in parallel, VectorE and ScalarE cannot
@@ -347,6 +390,10 @@ class Run:
         return t
 
     _dma_queues: tuple | None = None     # (timeline, its DMA queues' Engine objects in queue order)
+    #: TensorE's weight pipeline (isa_matmul.nc_matmul): when the last LoadStationary ended and the last
+    #: MultiplyMoving started (lnc.py saves and restores them per core)
+    _ls_end_ns: float = 0.0
+    _mm_last_start_ns: float = 0.0
 
     def dma_queue(self) -> str:
         """The DMA queue free first (the first of equals, as min() picks)."""
@@ -354,7 +401,9 @@ class Run:
         cached = self._dma_queues
         if cached is None or cached[0] is not tl:       # an LNC2 launch swaps timelines per core (lnc.py)
             cached = self._dma_queues = (tl, [tl.engines[name] for name in self._dma_names])
-        return min(cached[1], key=_free_ns).name
+        queues = cached[1]
+        free = [e.free_ns for e in queues]
+        return queues[free.index(min(free))].name      # (min(queues, key=free_ns) without a key call each)
 
     @property
     def trace(self):
@@ -363,8 +412,6 @@ class Run:
     def allocations(self) -> str:
         return "\n".join(f"{k.value}:\n{a.describe()}" for k, a in self.alloc.items())
 
-
-_free_ns = operator.attrgetter("free_ns")
 
 #: (in SBUF?, shape) -> the default name of an unnamed on-chip allocation ("sbuf[(128, 64)]")
 _DEFAULT_NAMES: dict = {}
