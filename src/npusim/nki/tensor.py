@@ -86,7 +86,7 @@ class NkiTensor:
         # Plain attributes, not properties: the ISA rules read them for every operand. A view never
         # changes after it is made (``tv`` is set once).
         self.shape = view.shape
-        self.start_partition = view.footprint.lane_lo if self.on_chip else 0    # (first partition)
+        self.start_partition = view.lane_lo if self.on_chip else 0    # (first partition)
 
     @classmethod
     def placed(cls, view: TensorView, buffer: MemoryRegion, name: str, run, free_size: int,
@@ -108,7 +108,7 @@ class NkiTensor:
         self.partitions = view.shape[0]
         self.nbytes = nbytes
         self.shape = view.shape
-        self.start_partition = view.footprint.lane_lo
+        self.start_partition = view.lane_lo
         return self
 
     # ---- values (what instructions use: whole-array numpy, init tracking kept cheap) ----
@@ -233,7 +233,7 @@ class NkiTensor:
                 t.in_psum = self.in_psum
                 t.on_chip = self.on_chip
                 t.shape = shape = view.shape
-                t.start_partition = view.footprint.lane_lo if t.on_chip else 0
+                t.start_partition = view.lane_lo if t.on_chip else 0
                 t.partitions = p = shape[0] if shape else 1
                 t.free_size = n = math.prod(shape[1:])
                 t.nbytes = p * n * view.dtype.np.itemsize if shape else view.dtype.np.itemsize
@@ -441,7 +441,7 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
 
     The result's elements are a subset of ``t``'s, so it is inside the memory and keeps the laned stride
     rule, because ``t`` passed its own check: no bounds check, and its footprint box is summed here from
-    the spans of the new dims (what ``TensorView._footprint`` computes)."""
+    the spans of the new dims (what ``TensorView._box`` computes)."""
     if type(key) is not tuple:
         key = (key,)
     v = t.tv
