@@ -259,16 +259,18 @@ class TensorView:
         iv = self._iv
         if iv is None:
             udt, full = _INIT_PATTERN[self.dtype.itemsize]
-            iv = self._iv = (np.ndarray(self.shape, udt, buffer=self.memory.init, offset=self.offset,
+            iv = self._iv = (np.ndarray(self.shape, udt, buffer=self.memory._init, offset=self.offset,
                                         strides=self.strides), full)
         return iv
 
     def init_box(self) -> np.ndarray:
-        """A writable uint8 view of the init bytes the view covers, as its merged byte box."""
+        """A writable uint8 view of the init bytes the view covers, as its merged byte box. (Like
+        ``memory.init``, handing it out ends the memory's tracking of marked bytes.)"""
+        self.memory.marked = None       # the caller may write 1s through it
         b = self._ibox
         if b is None:
             shape, strides = byte_box(self.shape, self.strides, self.dtype.itemsize)
-            b = self._ibox = np.ndarray(shape, np.uint8, buffer=self.memory.init, offset=self.offset,
+            b = self._ibox = np.ndarray(shape, np.uint8, buffer=self.memory._init, offset=self.offset,
                                         strides=strides)
         return b
 
@@ -280,7 +282,7 @@ class TensorView:
             shape, strides = byte_box(self.shape, self.strides, self.dtype.itemsize)
             shape, strides, word = word_box(shape, strides)
             udt, full = _INIT_PATTERN[word]
-            w = self._iwords = (np.ndarray(shape, udt, buffer=self.memory.init, offset=self.offset,
+            w = self._iwords = (np.ndarray(shape, udt, buffer=self.memory._init, offset=self.offset,
                                            strides=strides), full)
         return w
 
@@ -313,16 +315,19 @@ class TensorView:
 
     def mark_written(self, where=None) -> None:
         """Record the view's bytes (or those ``where`` is true) as written, without storing values."""
+        m = self.memory
         if where is None:
-            gen = self.memory.generation
+            gen = m.generation
             if self._written_gen != gen:     # known written: its init bytes are all 1 already
                 if self.size:
                     words, full = self._init_words()
                     words.fill(full)
+                    m.note_marked(self.lane_lo, self.lane_hi, self.lo, self.hi)
                 self._written_gen = gen
         else:
             iv, full = self._init_view()
             np.copyto(iv, full, where=where, casting="unsafe")
+            m.note_marked(self.lane_lo, self.lane_hi, self.lo, self.hi)
 
     def read(self, api: str | None = None) -> np.ndarray:
         """The operand's values: a view when every byte was written; otherwise a copy in which the
