@@ -17,9 +17,11 @@ A view that passed the check (or was marked whole) remembers the memory's ``gene
 init bytes go back to 0 (which moves it) reads skip the check and whole writes skip the fill.
 
 A view is its own footprint: it carries the box (``memory``, ``lane_lo``, ``lane_hi``, ``lo``, ``hi``) and
-the ``Footprint`` methods, and ``view.footprint`` is the view itself. A separate ``Footprint`` object per
-view cost an object per operand and a reference cycle (view <-> footprint) that only the cyclic garbage
-collector could free. ``Footprint`` stays for boxes that are not a view's (tests, hand-made accesses).
+the ``Footprint`` methods, and ``view.footprint`` is the view itself. A separate ``Footprint`` object
+cost a dataclass construction per view, several per instruction. (``footprint`` is a slot holding the
+view: a reference cycle, as the view <-> Footprint pair was, freed by the cyclic collector; a property
+would be a Python call per operand.) ``Footprint`` stays for boxes that are no view's (tests, hand-made
+accesses).
 """
 from __future__ import annotations
 
@@ -107,9 +109,10 @@ class Footprint:
 
 
 class TensorView:
-    # lane_lo, lane_hi, lo, hi: the footprint box (``Footprint``'s fields), checked on construction
-    __slots__ = ("memory", "offset", "shape", "strides", "dtype", "lane_lo", "lane_hi", "lo", "hi", "_array",
-                 "_iv", "_ibox", "_iwords", "_written_gen")
+    # lane_lo, lane_hi, lo, hi: the footprint box (``Footprint``'s fields), checked on construction;
+    # footprint: the view itself (a plain slot: callers read it per operand, a property is a call)
+    __slots__ = ("memory", "offset", "shape", "strides", "dtype", "lane_lo", "lane_hi", "lo", "hi", "footprint",
+                 "_array", "_iv", "_ibox", "_iwords", "_written_gen")
 
     def __init__(self, memory: Memory, offset: int, shape, strides=None, dtype="float32",
                  api: str | None = None):
@@ -130,6 +133,7 @@ class TensorView:
         if shape and min(shape) < 0:
             raise ConstraintError(api or "TensorView", "shape", "sizes are >= 0", shape)
         self.lane_lo, self.lane_hi, self.lo, self.hi = self._box(api)
+        self.footprint = self
         self._array = None
         self._iv = None          # the per-element init-map view, built on first use
         self._ibox = None        # the init bytes as a merged byte box, built on first use
@@ -151,6 +155,7 @@ class TensorView:
         if shape and min(shape) < 0:
             raise ConstraintError(api or "TensorView", "shape", "sizes are >= 0", shape)
         self.lane_lo, self.lane_hi, self.lo, self.hi = self._box(api)
+        self.footprint = self
         self._array = self._iv = self._ibox = self._iwords = self._written_gen = None
         return self
 
@@ -177,15 +182,11 @@ class TensorView:
         self.lo = lo
         self.hi = hi
         self._array = array
+        self.footprint = self
         self._iv = self._ibox = self._iwords = self._written_gen = None
         return self
 
     # ---- the footprint (a view is its own: see the module docstring) ----
-
-    @property
-    def footprint(self) -> "TensorView":
-        """The box of bytes the view may touch: the view itself (it has ``Footprint``'s fields and methods)."""
-        return self
 
     @property
     def view(self) -> "TensorView":

@@ -457,8 +457,14 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
     shape, strides = [], []
     lane_lo = lane_hi = lo = hi = 0        # spans: across lanes, inside a lane (or the whole memory)
     partition = t.on_chip                   # the next dim is an on-chip tile's partition dim
-    parent = v._array                       # when t's numpy view exists, the new one is a slice of it
-    np_key = [] if parent is not None else None
+    # The new numpy view is a slice of t's: numpy slicing costs a third of the np.ndarray(buffer=...)
+    # call array() would make per slice (a kernel slices each input tensor many times).
+    parent = v._array
+    if parent is None:
+        if 0 in vshape:
+            return None         # no basic key selects from an empty view (and it may lie past the end)
+        parent = v.array()
+    np_key = []
     for k, n, s in zip(key, vshape, v.strides):
         tk = type(k)
         if tk is slice:
@@ -484,8 +490,7 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
                 size = (stop - start + step - 1) // step
                 offset += start * s
                 s *= step
-            if np_key is not None:
-                np_key.append(k)
+            np_key.append(k)
         elif tk is int:
             if not 0 <= k < n:
                 return None
@@ -494,9 +499,8 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
                 shape.append(1)
                 strides.append(s)
                 partition = False
-                if np_key is not None:
-                    np_key.append(slice(k, k + 1))
-            elif np_key is not None:
+                np_key.append(slice(k, k + 1))
+            else:
                 np_key.append(k)
             continue
         elif tk is DynSlice:
@@ -506,8 +510,7 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
                 return None
             offset += start * s
             s *= step
-            if np_key is not None:
-                np_key.append(slice(start, start + (size - 1) * step + 1, step))
+            np_key.append(slice(start, start + (size - 1) * step + 1, step))
         else:
             return None
         partition = False
