@@ -131,10 +131,11 @@ class NkiTensor:
             root.stale = False
             v = root.tv
             mem = v.memory
-            nbytes = v.size * v.dtype.itemsize // max(1, v.shape[0]) if mem.laned else v.nbytes
+            laned = mem.lanes > 1           # (mem.laned without the property call)
+            nbytes = v.size * v.dtype.itemsize // max(1, v.shape[0]) if laned else v.nbytes
             # Through the memory (not by hand on mem.init) so its generation moves: a view that cached
             # "all my bytes were written" over these bytes must look again.
-            if mem.laned:
+            if laned:
                 lane0, byte0 = divmod(v.offset, mem.lane_bytes)
                 mem.forget_lanes(lane0, lane0 + v.shape[0], byte0, byte0 + nbytes)
             else:
