@@ -121,6 +121,7 @@ def test_common_forms_take_the_short_path(run):
                       (h, 0)):
         short = _basic_view(view, key)
         assert short is not None, key
+        assert short._array is not None, key        # a numpy slice of the parent's view, not built later
         _same_tensor(view._derive(short), view._index(key))
 
 

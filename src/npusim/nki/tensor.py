@@ -465,7 +465,10 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
         if 0 in vshape:
             return None         # no basic key selects from an empty view (and it may lie past the end)
         parent = v.array()
-    np_key = []
+    # numpy's index: an HBM key as it is (ints drop their dim, slices are in range) unless it holds an
+    # nl.ds; on chip it is built (an int on the partition dim keeps it, as slice(k, k + 1))
+    np_key = [] if partition else None
+    index = key
     for k, n, s in zip(key, vshape, v.strides):
         tk = type(k)
         if tk is slice:
@@ -491,7 +494,8 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
                 size = (stop - start + step - 1) // step
                 offset += start * s
                 s *= step
-            np_key.append(k)
+            if np_key is not None:
+                np_key.append(k)
         elif tk is int:
             if not 0 <= k < n:
                 return None
@@ -501,7 +505,7 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
                 strides.append(s)
                 partition = False
                 np_key.append(slice(k, k + 1))
-            else:
+            elif np_key is not None:
                 np_key.append(k)
             continue
         elif tk is DynSlice:
@@ -511,7 +515,10 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
                 return None
             offset += start * s
             s *= step
-            np_key.append(slice(start, start + (size - 1) * step + 1, step))
+            if np_key is not None:
+                np_key.append(slice(start, start + (size - 1) * step + 1, step))
+            else:
+                index = None        # (rare on HBM: array() builds it when asked)
         else:
             return None
         partition = False
@@ -529,11 +536,13 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
             else:
                 lo += s * (size - 1)
     item = v.dtype.np.itemsize     # (np.dtype.itemsize: no property call)
-    if t.on_chip and len(shape) < 2:     # on-chip tensors stay at least 2-D (numpy has no such dim)
-        shape.append(1)
-        strides.append(item)
-        np_key = None
-    array = parent[tuple(np_key)] if np_key is not None and shape else None     # (all ints: a scalar)
+    if np_key is not None:
+        index = tuple(np_key)
+        if len(shape) < 2:          # on-chip tensors stay at least 2-D (numpy has no such dim)
+            shape.append(1)
+            strides.append(item)
+            index = None
+    array = parent[index] if index is not None and shape else None     # (all ints: a scalar)
     if lb:
         lane, byte = divmod(offset, lb)
         return TensorView.placed(mem, offset, tuple(shape), tuple(strides), v.dtype, lane + lane_lo,
