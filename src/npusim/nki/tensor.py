@@ -215,15 +215,16 @@ class NkiTensor:
         if self.ind is not None and self.ind is not _access.STATIC:
             raise ConstraintError("NkiTensor", "self", "an indirect access pattern (scalar_offset / "
                                   "vector_offset) is passed to a DMA as it is, not indexed further", self)
-        return NkiTensor(view, self.buffer, self.name, self.root or self, self.run)
+        return type(self)(view, self.buffer, self.name, self.root or self, self.run)
 
     def __getitem__(self, key) -> "NkiTensor":
         if self.ind is None:
             view = _basic_view(self, key)
             if view is not None:
-                if type(self) is not NkiTensor:
-                    return self._derive(view)       # (a subclass's own views)
-                t = _new_tensor(NkiTensor)          # NkiTensor(view, ...) and _derive's checks, unrolled
+                cls = type(self)
+                if cls is not NkiTensor and cls._derive is not NkiTensor._derive:
+                    return self._derive(view)       # (a subclass's own kind of view)
+                t = _new_tensor(cls)                # _derive(view) unrolled (its check needs an ind)
                 t.tv = view
                 t.buffer = self.buffer
                 t.name = self.name
