@@ -121,6 +121,7 @@ def test_common_forms_take_the_short_path(run):
                       (h, 0)):
         short = _basic_view(view, key)
         assert short is not None, key
+        assert short._array is not None, key        # a numpy slice of the parent's view, not built later
         _same_tensor(view._derive(short), view._index(key))
 
 
@@ -216,3 +217,29 @@ def test_args_shape_short_path_equals_the_general_path(dims, as_list, on_chip, i
     assert got == want and type(got) is type(want)
     if type(got) is tuple and got and got[0] != "error":
         assert all(type(d) is int for d in got)
+
+
+def test_a_subclass_keeps_its_kind_of_view_on_both_paths(run):
+    """A subclass that does not override ``_derive`` gets views of its own class (the short path builds
+    them inline, the general path through ``_derive``); one that overrides it is asked every time."""
+    class Plain(NkiTensor):
+        __slots__ = ()
+
+    class Own(NkiTensor):
+        __slots__ = ()
+        made = []
+
+        def _derive(self, view):
+            Own.made.append(view)
+            return NkiTensor(view, self.buffer, self.name, self.root or self, self.run)
+
+    base = nl.ndarray((128, 64), nl.float32)
+    plain = Plain(base.tv, base.buffer, base.name, None, base.run)
+    own = Own(base.tv, base.buffer, base.name, None, base.run)
+    for key in ((slice(None), slice(8, 24)), (slice(None), slice(-8, None))):      # short, general path
+        got, want = plain[key], base[key]
+        assert type(got) is Plain and got.root is plain
+        assert (got.tv.offset, got.shape, got.tv.strides, got.free_size, got.nbytes) == \
+            (want.tv.offset, want.shape, want.tv.strides, want.free_size, want.nbytes)
+        assert type(own[key]) is NkiTensor
+    assert len(Own.made) == 2

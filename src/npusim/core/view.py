@@ -15,6 +15,13 @@ the widest unsigned words its contiguous run splits into (``word_box``: a (300, 
 ``min`` of that box equal to 0x0101..., and marking is one ``fill`` of it, instead of a pass per element.
 A view that passed the check (or was marked whole) remembers the memory's ``generation``; until some
 init bytes go back to 0 (which moves it) reads skip the check and whole writes skip the fill.
+
+A view is its own footprint: it carries the box (``memory``, ``lane_lo``, ``lane_hi``, ``lo``, ``hi``) and
+the ``Footprint`` methods, and ``view.footprint`` is the view itself. A separate ``Footprint`` object
+cost a dataclass construction per view, several per instruction. (``footprint`` is a slot holding the
+view: a reference cycle, as the view <-> Footprint pair was, freed by the cyclic collector; a property
+would be a Python call per operand.) ``Footprint`` stays for boxes that are no view's (tests, hand-made
+accesses).
 """
 from __future__ import annotations
 
@@ -65,8 +72,8 @@ def word_box(shape: tuple, strides: tuple) -> tuple[tuple, tuple, int]:
 
 
 # Identity equality: `None in footprints` stays a C loop. Not frozen (though never changed after it is
-# made): a frozen dataclass sets each field through object.__setattr__, and a footprint is made for every
-# view, several per instruction.
+# made): a frozen dataclass sets each field through object.__setattr__. A view's footprint is the view
+# itself (TensorView has these fields and methods); this class is for boxes that are no view's.
 @dataclass(slots=True, eq=False)
 class Footprint:
     """The box of bytes a view may touch: lanes [lane_lo, lane_hi) x in-lane bytes [lo, hi). Immutable
@@ -102,8 +109,10 @@ class Footprint:
 
 
 class TensorView:
-    __slots__ = ("memory", "offset", "shape", "strides", "dtype", "footprint", "_array", "_iv", "_ibox",
-                 "_iwords", "_written_gen")
+    # lane_lo, lane_hi, lo, hi: the footprint box (``Footprint``'s fields), checked on construction;
+    # footprint: the view itself (a plain slot: callers read it per operand, a property is a call)
+    __slots__ = ("memory", "offset", "shape", "strides", "dtype", "lane_lo", "lane_hi", "lo", "hi", "footprint",
+                 "_array", "_iv", "_ibox", "_iwords", "_written_gen")
 
     def __init__(self, memory: Memory, offset: int, shape, strides=None, dtype="float32",
                  api: str | None = None):
@@ -123,7 +132,8 @@ class TensorView:
                                   (shape, self.strides))
         if shape and min(shape) < 0:
             raise ConstraintError(api or "TensorView", "shape", "sizes are >= 0", shape)
-        self.footprint = self._footprint(api)
+        self.lane_lo, self.lane_hi, self.lo, self.hi = self._box(api)
+        self.footprint = self
         self._array = None
         self._iv = None          # the per-element init-map view, built on first use
         self._ibox = None        # the init bytes as a merged byte box, built on first use
@@ -144,7 +154,8 @@ class TensorView:
         self.dtype = base.dtype
         if shape and min(shape) < 0:
             raise ConstraintError(api or "TensorView", "shape", "sizes are >= 0", shape)
-        self.footprint = self._footprint(api)
+        self.lane_lo, self.lane_hi, self.lo, self.hi = self._box(api)
+        self.footprint = self
         self._array = self._iv = self._ibox = self._iwords = self._written_gen = None
         return self
 
@@ -155,7 +166,7 @@ class TensorView:
         footprint box computed by the caller: a front end's per-geometry plan (a tile placed by its
         allocator, a basic slice of a view that passed its own check, whose elements are a subset of
         that view's). Geometry is tuples of Python ints with no size-0 dim; the box is what
-        ``_footprint`` would compute, without the loop over dims and the bounds checks.
+        ``_box`` would compute, without the loop over dims and the bounds checks.
 
         ``array``, when given, is the numpy view ``array()`` would build (same shape, strides, dtype and
         first byte of ``memory.data``), made more cheaply by slicing one the caller already has: numpy
@@ -166,18 +177,39 @@ class TensorView:
         self.shape = shape
         self.strides = strides
         self.dtype = dtype
-        self.footprint = Footprint(memory, lane_lo, lane_hi, lo, hi, self)
+        self.lane_lo = lane_lo
+        self.lane_hi = lane_hi
+        self.lo = lo
+        self.hi = hi
         self._array = array
+        self.footprint = self
         self._iv = self._ibox = self._iwords = self._written_gen = None
         return self
+
+    # ---- the footprint (a view is its own: see the module docstring) ----
+
+    @property
+    def view(self) -> "TensorView":
+        """``Footprint.view``: the view whose bytes the box holds (for the exact overlap check)."""
+        return self
+
+    overlaps = Footprint.overlaps
+    overlaps_exactly = Footprint.overlaps_exactly
+    nbytes_box = Footprint.nbytes_box
+    describe = Footprint.describe
 
     # ---- bounds ----
 
     def _footprint(self, api) -> Footprint:
+        """The footprint box as a separate ``Footprint`` (checked again from the geometry)."""
+        return Footprint(self.memory, *self._box(api), self)
+
+    def _box(self, api) -> tuple[int, int, int, int]:
+        """(lane_lo, lane_hi, lo, hi) of the view's bytes; raises when they leave the memory."""
         m, item = self.memory, self.dtype.np.itemsize      # (np.dtype's, not the DType property)
         if 0 in self.shape:
             lane = self.offset // m.lane_bytes if m.lane_bytes else 0
-            return Footprint(m, lane, lane, 0, 0, self)
+            return lane, lane, 0, 0
         if m.lanes <= 1:                                    # (not m.laned: no property call)
             lo = hi = self.offset
             for n, s in zip(self.shape, self.strides):
@@ -187,7 +219,7 @@ class TensorView:
             hi += item
             if lo < 0 or hi > m.size:
                 raise OutOfBoundsError(m.name, (m.base + lo, m.base + hi), (m.base, m.base + m.size), api=api)
-            return Footprint(m, 0, 1, lo, hi, self)
+            return 0, 1, lo, hi
         lb = m.lane_bytes
         lane_lo, byte_lo = divmod(self.offset, lb)
         lane_hi, byte_hi = lane_lo, byte_lo
@@ -212,7 +244,7 @@ class TensorView:
             raise OutOfBoundsError(m.name, (lane_lo, lane_hi), (0, m.lanes), what="lanes", api=api)
         if byte_lo < 0 or byte_hi > lb:
             raise OutOfBoundsError(m.name, (byte_lo, byte_hi), (0, lb), what="bytes of each lane", api=api)
-        return Footprint(m, lane_lo, lane_hi, byte_lo, byte_hi, self)
+        return lane_lo, lane_hi, byte_lo, byte_hi
 
     # ---- numpy access ----
 
@@ -228,16 +260,18 @@ class TensorView:
         iv = self._iv
         if iv is None:
             udt, full = _INIT_PATTERN[self.dtype.itemsize]
-            iv = self._iv = (np.ndarray(self.shape, udt, buffer=self.memory.init, offset=self.offset,
+            iv = self._iv = (np.ndarray(self.shape, udt, buffer=self.memory._init, offset=self.offset,
                                         strides=self.strides), full)
         return iv
 
     def init_box(self) -> np.ndarray:
-        """A writable uint8 view of the init bytes the view covers, as its merged byte box."""
+        """A writable uint8 view of the init bytes the view covers, as its merged byte box. (Like
+        ``memory.init``, handing it out ends the memory's tracking of marked bytes.)"""
+        self.memory.marked = None       # the caller may write 1s through it
         b = self._ibox
         if b is None:
             shape, strides = byte_box(self.shape, self.strides, self.dtype.itemsize)
-            b = self._ibox = np.ndarray(shape, np.uint8, buffer=self.memory.init, offset=self.offset,
+            b = self._ibox = np.ndarray(shape, np.uint8, buffer=self.memory._init, offset=self.offset,
                                         strides=strides)
         return b
 
@@ -249,7 +283,7 @@ class TensorView:
             shape, strides = byte_box(self.shape, self.strides, self.dtype.itemsize)
             shape, strides, word = word_box(shape, strides)
             udt, full = _INIT_PATTERN[word]
-            w = self._iwords = (np.ndarray(shape, udt, buffer=self.memory.init, offset=self.offset,
+            w = self._iwords = (np.ndarray(shape, udt, buffer=self.memory._init, offset=self.offset,
                                            strides=strides), full)
         return w
 
@@ -282,16 +316,19 @@ class TensorView:
 
     def mark_written(self, where=None) -> None:
         """Record the view's bytes (or those ``where`` is true) as written, without storing values."""
+        m = self.memory
         if where is None:
-            gen = self.memory.generation
+            gen = m.generation
             if self._written_gen != gen:     # known written: its init bytes are all 1 already
                 if self.size:
                     words, full = self._init_words()
                     words.fill(full)
+                    m.note_marked(self.lane_lo, self.lane_hi, self.lo, self.hi)
                 self._written_gen = gen
         else:
             iv, full = self._init_view()
             np.copyto(iv, full, where=where, casting="unsafe")
+            m.note_marked(self.lane_lo, self.lane_hi, self.lo, self.hi)
 
     def read(self, api: str | None = None) -> np.ndarray:
         """The operand's values: a view when every byte was written; otherwise a copy in which the
@@ -372,7 +409,7 @@ class TensorView:
 
 def views_overlap(a: TensorView, b: TensorView) -> bool:
     """Exact: does any byte belong to both views? (Box test first; byte sets only when boxes meet.)"""
-    if not a.footprint.overlaps(b.footprint):
+    if not a.overlaps(b):
         return False
     if a.is_contiguous() or b.is_contiguous():
         dense, other = (a, b) if a.is_contiguous() else (b, a)

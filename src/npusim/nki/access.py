@@ -527,9 +527,16 @@ def _storage_arrays(ind: Indirect):
     parts, per, lane_stride = _geometry(root, ind.dtype)
     item = ind.dtype.itemsize
     strides = (lane_stride or per * item, item)
-    vals = np.ndarray((parts, per), ind.dtype.np, buffer=v.memory.data, offset=v.offset, strides=strides)
+    mem = v.memory
+    vals = np.ndarray((parts, per), ind.dtype.np, buffer=mem.data, offset=v.offset, strides=strides)
     udt, full = _INIT_PATTERN[item]
-    init = np.ndarray((parts, per), udt, buffer=v.memory.init, offset=v.offset, strides=strides)
+    # the storage's box (a scatter marks init bytes only inside it): the memory keeps tracking its marks
+    if lane_stride:
+        lane, byte = divmod(v.offset, lane_stride)
+        box = (lane, lane + parts, byte, byte + per * item)
+    else:
+        box = mem.flat_box(v.offset, parts * per * item)
+    init = np.ndarray((parts, per), udt, buffer=mem.init_to_mark(*box), offset=v.offset, strides=strides)
     return vals, init, full, per, parts
 
 

@@ -45,7 +45,7 @@ def tile(api: str, param: str, t, on_chip: bool = True) -> NkiTensor:
                                      f"{short(api)} {param} must be in ['sbuf', 'psum'], got {t.buffer.value}")
         if not t.checked:
             # compute_tile's remembered pass of an SBUF view inline (a loop's fresh tiles repeat it)
-            if t.ind is None and not t.in_psum and ((t.sig or _sig(t)), t.tv.footprint.lane_lo) in _PASSED:
+            if t.ind is None and not t.in_psum and ((t.sig or _sig(t)), t.tv.lane_lo) in _PASSED:
                 t.checked = True
                 if scope is not None:
                     scope.add_view(t)       # unchecked again when the tile dies (scope.py)
@@ -85,7 +85,7 @@ def compute_tile(api: str, param: str, t: NkiTensor) -> None:
         _access.raise_if_outside(api, param, t)       # a static .ap() that leaves its tensor, used here
         raise NkiValidationError(api, param, "a static access pattern (scalar_offset / vector_offset patterns "
                                  "are resolved by the DMA: dma_copy, dma_transpose)", t)
-    fp = t.tv.footprint
+    fp = t.tv
     if t.in_psum:
         key = (t.sig or _sig(t), fp.lane_lo, fp.lo, fp.hi, t.run.chip.psum_bank_bytes if t.run else 2048)
     else:
@@ -123,7 +123,7 @@ def _geometry(api: str, param: str, t: NkiTensor) -> None:
     if t.in_psum:
         if n > MAX_FREE_PSUM:
             raise NkiValidationError(api, param, f"free size <= {MAX_FREE_PSUM} elements for a PSUM tile", n)
-        fp = v.footprint
+        fp = v
         bank = t.run.chip.psum_bank_bytes if t.run else 2048
         if fp.hi > fp.lo and fp.lo // bank != (fp.hi - 1) // bank:
             raise NkiValidationError(api, param, f"a PSUM tile lies inside one {bank}-byte bank per partition",

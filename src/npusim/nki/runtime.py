@@ -75,6 +75,10 @@ class NkiInstruction:
         return f"<{e.name} on {e.engine}: {e.start_ns:.0f}-{e.end_ns:.0f} ns, {e.cycles:.0f} cycles>"
 
 
+#: init-map bytes release zeroes itself; above, it hands the pages back (Memory.forget_all)
+_ZEROING_LIMIT = 1 << 20
+
+
 class Run:
     """The state of one kernel launch on one NeuronCore."""
 
@@ -120,10 +124,13 @@ class Run:
         for mem, region in ((self.sbuf, MemoryRegion.sbuf), (self.psum, MemoryRegion.psum)):
             used = self.peak[region]
             if used:
-                # Both bump the generation: cached init flags drop. Next fit sweeps the whole SBUF in a
-                # kernel of thousands of small tiles (Mamba: 27 MB of init bytes, 3 ms of zeros to write),
-                # so where the OS can take the pages back instead that is cheaper whatever ``used`` is.
-                if mem.drops_pages:
+                # Both bump the generation: cached init flags drop. forget_lanes zeroes only what the
+                # memory's marked box holds (core Memory.marked: usually little, since a write covering
+                # a whole tile marks nothing). When the box is untracked or large (next fit sweeps all
+                # of SBUF in a kernel of thousands of small tiles: up to 27 MB, 3 ms of zeros), handing
+                # the init pages back to the OS is cheaper, where it can take them.
+                box = mem.marked
+                if mem.drops_pages and (box is None or (box[1] - box[0]) * (box[3] - box[2]) > _ZEROING_LIMIT):
                     mem.forget_all()
                 else:
                     mem.forget_lanes(0, mem.lanes, 0, used)

@@ -86,7 +86,7 @@ class NkiTensor:
         # Plain attributes, not properties: the ISA rules read them for every operand. A view never
         # changes after it is made (``tv`` is set once).
         self.shape = view.shape
-        self.start_partition = view.footprint.lane_lo if self.on_chip else 0    # (first partition)
+        self.start_partition = view.lane_lo if self.on_chip else 0    # (first partition)
 
     @classmethod
     def placed(cls, view: TensorView, buffer: MemoryRegion, name: str, run, free_size: int,
@@ -108,7 +108,7 @@ class NkiTensor:
         self.partitions = view.shape[0]
         self.nbytes = nbytes
         self.shape = view.shape
-        self.start_partition = view.footprint.lane_lo
+        self.start_partition = view.lane_lo
         return self
 
     # ---- values (what instructions use: whole-array numpy, init tracking kept cheap) ----
@@ -131,10 +131,11 @@ class NkiTensor:
             root.stale = False
             v = root.tv
             mem = v.memory
-            nbytes = v.size * v.dtype.itemsize // max(1, v.shape[0]) if mem.laned else v.nbytes
+            laned = mem.lanes > 1           # (mem.laned without the property call)
+            nbytes = v.size * v.dtype.itemsize // max(1, v.shape[0]) if laned else v.nbytes
             # Through the memory (not by hand on mem.init) so its generation moves: a view that cached
             # "all my bytes were written" over these bytes must look again.
-            if mem.laned:
+            if laned:
                 lane0, byte0 = divmod(v.offset, mem.lane_bytes)
                 mem.forget_lanes(lane0, lane0 + v.shape[0], byte0, byte0 + nbytes)
             else:
@@ -214,15 +215,16 @@ class NkiTensor:
         if self.ind is not None and self.ind is not _access.STATIC:
             raise ConstraintError("NkiTensor", "self", "an indirect access pattern (scalar_offset / "
                                   "vector_offset) is passed to a DMA as it is, not indexed further", self)
-        return NkiTensor(view, self.buffer, self.name, self.root or self, self.run)
+        return type(self)(view, self.buffer, self.name, self.root or self, self.run)
 
     def __getitem__(self, key) -> "NkiTensor":
         if self.ind is None:
             view = _basic_view(self, key)
             if view is not None:
-                if type(self) is not NkiTensor:
-                    return self._derive(view)       # (a subclass's own views)
-                t = _new_tensor(NkiTensor)          # NkiTensor(view, ...) and _derive's checks, unrolled
+                cls = type(self)
+                if cls is not NkiTensor and cls._derive is not NkiTensor._derive:
+                    return self._derive(view)       # (a subclass's own kind of view)
+                t = _new_tensor(cls)                # _derive(view) unrolled (its check needs an ind)
                 t.tv = view
                 t.buffer = self.buffer
                 t.name = self.name
@@ -233,7 +235,7 @@ class NkiTensor:
                 t.in_psum = self.in_psum
                 t.on_chip = self.on_chip
                 t.shape = shape = view.shape
-                t.start_partition = view.footprint.lane_lo if t.on_chip else 0
+                t.start_partition = view.lane_lo if t.on_chip else 0
                 t.partitions = p = shape[0] if shape else 1
                 t.free_size = n = math.prod(shape[1:])
                 t.nbytes = p * n * view.dtype.np.itemsize if shape else view.dtype.np.itemsize
@@ -443,7 +445,7 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
 
     The result's elements are a subset of ``t``'s, so it is inside the memory and keeps the laned stride
     rule, because ``t`` passed its own check: no bounds check, and its footprint box is summed here from
-    the spans of the new dims (what ``TensorView._footprint`` computes)."""
+    the spans of the new dims (what ``TensorView._box`` computes)."""
     if type(key) is not tuple:
         key = (key,)
     v = t.tv
@@ -459,8 +461,17 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
     shape, strides = [], []
     lane_lo = lane_hi = lo = hi = 0        # spans: across lanes, inside a lane (or the whole memory)
     partition = t.on_chip                   # the next dim is an on-chip tile's partition dim
-    parent = v._array                       # when t's numpy view exists, the new one is a slice of it
-    np_key = [] if parent is not None else None
+    # The new numpy view is a slice of t's: numpy slicing costs a third of the np.ndarray(buffer=...)
+    # call array() would make per slice (a kernel slices each input tensor many times).
+    parent = v._array
+    if parent is None:
+        if 0 in vshape:
+            return None         # no basic key selects from an empty view (and it may lie past the end)
+        parent = v.array()
+    # numpy's index: an HBM key as it is (ints drop their dim, slices are in range) unless it holds an
+    # nl.ds; on chip it is built (an int on the partition dim keeps it, as slice(k, k + 1))
+    np_key = [] if partition else None
+    index = key
     for k, n, s in zip(key, vshape, v.strides):
         tk = type(k)
         if tk is slice:
@@ -496,8 +507,7 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
                 shape.append(1)
                 strides.append(s)
                 partition = False
-                if np_key is not None:
-                    np_key.append(slice(k, k + 1))
+                np_key.append(slice(k, k + 1))
             elif np_key is not None:
                 np_key.append(k)
             continue
@@ -510,6 +520,8 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
             s *= step
             if np_key is not None:
                 np_key.append(slice(start, start + (size - 1) * step + 1, step))
+            else:
+                index = None        # (rare on HBM: array() builds it when asked)
         else:
             return None
         partition = False
@@ -527,11 +539,13 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
             else:
                 lo += s * (size - 1)
     item = v.dtype.np.itemsize     # (np.dtype.itemsize: no property call)
-    if t.on_chip and len(shape) < 2:     # on-chip tensors stay at least 2-D (numpy has no such dim)
-        shape.append(1)
-        strides.append(item)
-        np_key = None
-    array = parent[tuple(np_key)] if np_key is not None and shape else None     # (all ints: a scalar)
+    if np_key is not None:
+        index = tuple(np_key)
+        if len(shape) < 2:          # on-chip tensors stay at least 2-D (numpy has no such dim)
+            shape.append(1)
+            strides.append(item)
+            index = None
+    array = parent[index] if index is not None and shape else None     # (all ints: a scalar)
     if lb:
         lane, byte = divmod(offset, lb)
         return TensorView.placed(mem, offset, tuple(shape), tuple(strides), v.dtype, lane + lane_lo,
