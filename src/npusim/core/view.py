@@ -18,10 +18,11 @@ init bytes go back to 0 (which moves it) reads skip the check and whole writes s
 
 A view is its own footprint: it carries the box (``memory``, ``lane_lo``, ``lane_hi``, ``lo``, ``hi``) and
 the ``Footprint`` methods, and ``view.footprint`` is the view itself. A separate ``Footprint`` object
-cost a dataclass construction per view, several per instruction. (``footprint`` is a slot holding the
-view: a reference cycle, as the view <-> Footprint pair was, freed by the cyclic collector; a property
-would be a Python call per operand.) ``Footprint`` stays for boxes that are no view's (tests, hand-made
-accesses).
+cost a dataclass construction per view, several per instruction. (``footprint`` is a property, not a
+slot holding the view: such a slot makes every view a reference cycle, so views are freed by the cyclic
+collector instead of when their last reference goes, and an NKI launch leaves tens of thousands of
+objects for a full collection. Front ends' hot paths pass the view itself.) ``Footprint`` stays for
+boxes that are no view's (tests, hand-made accesses).
 """
 from __future__ import annotations
 
@@ -109,9 +110,8 @@ class Footprint:
 
 
 class TensorView:
-    # lane_lo, lane_hi, lo, hi: the footprint box (``Footprint``'s fields), checked on construction;
-    # footprint: the view itself (a plain slot: callers read it per operand, a property is a call)
-    __slots__ = ("memory", "offset", "shape", "strides", "dtype", "lane_lo", "lane_hi", "lo", "hi", "footprint",
+    # lane_lo, lane_hi, lo, hi: the footprint box (``Footprint``'s fields), checked on construction
+    __slots__ = ("memory", "offset", "shape", "strides", "dtype", "lane_lo", "lane_hi", "lo", "hi",
                  "_array", "_iv", "_ibox", "_iwords", "_written_gen")
 
     def __init__(self, memory: Memory, offset: int, shape, strides=None, dtype="float32",
@@ -133,7 +133,6 @@ class TensorView:
         if shape and min(shape) < 0:
             raise ConstraintError(api or "TensorView", "shape", "sizes are >= 0", shape)
         self.lane_lo, self.lane_hi, self.lo, self.hi = self._box(api)
-        self.footprint = self
         self._array = None
         self._iv = None          # the per-element init-map view, built on first use
         self._ibox = None        # the init bytes as a merged byte box, built on first use
@@ -155,7 +154,6 @@ class TensorView:
         if shape and min(shape) < 0:
             raise ConstraintError(api or "TensorView", "shape", "sizes are >= 0", shape)
         self.lane_lo, self.lane_hi, self.lo, self.hi = self._box(api)
-        self.footprint = self
         self._array = self._iv = self._ibox = self._iwords = self._written_gen = None
         return self
 
@@ -182,11 +180,16 @@ class TensorView:
         self.lo = lo
         self.hi = hi
         self._array = array
-        self.footprint = self
         self._iv = self._ibox = self._iwords = self._written_gen = None
         return self
 
     # ---- the footprint (a view is its own: see the module docstring) ----
+
+    @property
+    def footprint(self) -> "TensorView":
+        """The view itself. (Not a slot holding it: that would make every view a reference cycle, which
+        only the garbage collector frees. Hot paths pass the view where a footprint is wanted.)"""
+        return self
 
     @property
     def view(self) -> "TensorView":

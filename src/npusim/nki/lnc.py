@@ -61,7 +61,7 @@ def lnc2_cores(run) -> "list[_Core] | None":
 
 def data_ready_ns(run, tensors) -> float:
     """When the running core's writes to ``tensors`` end (what a peer core reading them waits for)."""
-    return run.timeline.dependencies_end([t.tv.footprint for t in tensors], [], _PEER)
+    return run.timeline.dependencies_end([t.tv for t in tensors], [], _PEER)
 
 
 class _Abort(BaseException):
@@ -323,5 +323,5 @@ def core_barrier(data, cores, engine=None, name=None) -> NkiInstruction:
     progs.wait(f"{api}(cores={cores})", lambda: len(rnd) == len(cores))
     # The barrier ends each core's writes to ``data`` before anything later on this core touches it: it
     # is placed as a write of ``data`` (no bytes move), starting when the last core arrived.
-    ev = run.timeline.place(eng, api, BARRIER_CYCLES, reads=[], writes=[data.tv.footprint], not_before_ns=max(rnd))
+    ev = run.timeline.place(eng, api, BARRIER_CYCLES, reads=[], writes=[data.tv], not_before_ns=max(rnd))
     return NkiInstruction(ev)

@@ -287,10 +287,10 @@ class Run:
 
     def issue(self, api: str, engine: str, cycles: float, reads=(), writes=(), args: dict | None = None,
               elements: int = 0, not_before_ns: float = 0.0) -> NkiInstruction:
-        rfp = [t.tv.footprint for t in reads if isinstance(t, NkiTensor)]     # (scalars are not tensors)
+        rfp = [t.tv for t in reads if isinstance(t, NkiTensor)]     # (scalars are not tensors)
         if type(writes) is list and len(writes) == 1:      # the common case: one dst
             t = writes[0]
-            wfp = [t.tv.footprint]
+            wfp = [t.tv]
             nbytes = t.nbytes
             if not t.on_chip:
                 t.tv.memory.written = True
@@ -298,7 +298,7 @@ class Run:
             wfp = []
             nbytes = 0
             for t in writes:
-                wfp.append(t.tv.footprint)
+                wfp.append(t.tv)
                 nbytes += t.nbytes
                 if not t.on_chip:
                     t.tv.memory.written = True
@@ -327,8 +327,8 @@ class Run:
                               not_before_ns=not_before_ns)
         if self._ready is not None:
             self._ready = None      # (issue drops ready_ns's answer: these lists were never asked about)
-        return NkiInstruction(self.timeline.place(engine, api, cycles, reads=[t.tv.footprint for t in reads],
-                                                  writes=[dst.tv.footprint], nbytes=dst.nbytes, elements=elements,
+        return NkiInstruction(self.timeline.place(engine, api, cycles, reads=[t.tv for t in reads],
+                                                  writes=[dst.tv], nbytes=dst.nbytes, elements=elements,
                                                   args=args, not_before_ns=not_before_ns))
 
     def issue_one(self, api: str, engine: str, cycles: float, src: NkiTensor, dst: NkiTensor, args: dict,
@@ -337,7 +337,7 @@ class Run:
         ``nbytes`` is dst.nbytes (the caller keeps it with its cached plan)."""
         if self._shared_ports and engine in _SHARED_PORTS:
             return self.issue(api, engine, cycles, reads=[src], writes=[dst], args=args, elements=elements)
-        return NkiInstruction(self.timeline.place_rw(engine, api, cycles, src.tv.footprint, dst.tv.footprint,
+        return NkiInstruction(self.timeline.place_rw(engine, api, cycles, src.tv, dst.tv,
                                                      nbytes, elements, args))
 
     def issue_dma(self, api: str, queue: str, cycles: float, src: NkiTensor, dst: NkiTensor, elements: int,
@@ -348,7 +348,7 @@ class Run:
         placed between the question and the event, so ``issue``'s reuse of it always holds here."""
         tl = self.timeline
         t = tl.engines[queue].free_ns
-        fs, fd = src.tv.footprint, dst.tv.footprint
+        fs, fd = src.tv, dst.tv
         if fs is not None:
             t = tl._conflicts_end(fs, False, queue, t)
         if fd is not None:
@@ -386,11 +386,11 @@ class Run:
         free = tl.engines[engine].free_ns
         t = free
         for x in reads:
-            fp = x.tv.footprint
+            fp = x.tv
             if fp is not None:
                 t = tl._conflicts_end(fp, False, engine, t)
         for x in writes:
-            fp = x.tv.footprint
+            fp = x.tv
             if fp is not None:
                 t = tl._conflicts_end(fp, True, engine, t)
         self._ready = (engine, reads, writes, free, len(tl.trace.events), t)
