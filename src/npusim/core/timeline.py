@@ -33,7 +33,14 @@ from .view import Footprint
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-_BASENAMES: dict[str, str | None] = {}     # co_filename -> basename, or None inside npusim
+_INSIDE: set[str] = set()                  # co_filename of npusim's own modules
+_BASENAMES: dict[str, str] = {}            # co_filename outside npusim -> its basename
+
+#: (id(code), f_lasti) -> (code, "file:line"). A frame's line is a function of its code object and the
+#: offset of its current instruction; computing it (f_lineno) scans the code's line table, which costs
+#: ~1 us in a long kernel function. The value holds the code object, so its id is not reused while cached.
+_LINES: dict[tuple[int, int], tuple] = {}
+_LINES_CAP = 4096       # entries before the cache starts over (code made at run time: exec'd kernels)
 
 #: A front end running code Python cannot see (okk's C kernels, Ascend C's .cpp kernels) pushes the caller's "file.c:line" here for
 #: the duration of a call; the innermost entry is every event's source. See ``source_override``.
@@ -56,15 +63,27 @@ def caller_source() -> str:
     if SOURCE_OVERRIDE:
         return SOURCE_OVERRIDE[-1]
     f = sys._getframe(2)
-    names = _BASENAMES
+    inside = _INSIDE
     while f is not None:
-        fn = f.f_code.co_filename
-        base = names.get(fn, "")
-        if base == "":
-            base = names[fn] = None if fn.startswith(_PKG_DIR) else os.path.basename(fn)
-        if base is not None:
-            return f"{base}:{f.f_lineno}"
-        f = f.f_back
+        code = f.f_code
+        fn = code.co_filename
+        if fn in inside:
+            f = f.f_back
+            continue
+        base = _BASENAMES.get(fn)
+        if base is None:
+            if fn.startswith(_PKG_DIR):
+                inside.add(fn)
+                f = f.f_back
+                continue
+            base = _BASENAMES[fn] = os.path.basename(fn)
+        key = (id(code), f.f_lasti)
+        hit = _LINES.get(key)
+        if hit is None or hit[0] is not code:
+            if len(_LINES) >= _LINES_CAP:
+                _LINES.clear()
+            hit = _LINES[key] = (code, f"{base}:{f.f_lineno}")
+        return hit[1]
     return ""
 
 
