@@ -5,7 +5,8 @@ and whether the index was built at the first query or kept up from the first acc
 from hypothesis import given, settings, strategies as st
 
 from npusim.core import Memory, Timeline
-from npusim.core.access_log import BUCKET_SPAN, END, ENGINE, FP, INDEX_AFTER, WRITE, MemoryLog, build_index
+from npusim.core.access_log import (BUCKET_SPAN, END, ENGINE, FP, INDEX_AFTER, WRITE, MemoryLog, build_index,
+                                    entries)
 from npusim.core.view import Footprint
 
 ENGINES = {"vector": 0.96e9, "scalar": 1.4e9, "tensor": 1.4e9, "dma-q0": 1e9}
@@ -78,10 +79,10 @@ def test_bucket_width_follows_the_widest_access_and_wider_boxes_go_to_the_wide_l
     assert sorted(log.buckets) == [0, 1] + list(range(16, 20))
     wide = Footprint(mem, 0, 128, 0, (BUCKET_SPAN + 1) << 8)
     tl.place("vector", "c", 10, writes=[wide])
-    assert log.wide[0][-1][FP] is wide
+    assert entries(log.wide)[-1][FP] is wide
     empty = Footprint(mem, 0, 128, 300, 300)        # an empty box overlaps by the box test: kept findable
     tl.place("vector", "d", 10, writes=[empty])
-    assert log.wide[0][-1][FP] is empty
+    assert entries(log.wide)[-1][FP] is empty
     assert tl.dependencies_end([Footprint(mem, 0, 1, 299, 301)], [], "scalar") == tl.engines["vector"].free_ns
 
 
@@ -99,7 +100,7 @@ def test_pruned_accesses_stay_in_their_bucket_but_are_not_found():
     log = tl._logs[mem.id]
     assert all(a[FP] is not fp for a in log.accesses)               # forgotten by the log ...
     bucket = log.buckets[0]
-    assert any(a[FP] is fp for a in bucket[0])                      # ... still listed in its bucket ...
+    assert any(a[FP] is fp for a in entries(bucket))                      # ... still listed in its bucket ...
     assert tl._conflicts_end(fp, False, "scalar", 0.0) == 0.0       # ... and not found
 
 
