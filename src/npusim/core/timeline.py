@@ -190,7 +190,7 @@ class Timeline:
         eng.free_ns = end
         eng.busy_ns += dur
         eng.count += 1
-        if eng.count == 1:      # its first instruction (kept in the engines' order: pruning's min)
+        if eng.count == 1:      # its first instruction (the engines' order: pruning's horizon keeps ties as before)
             self._used = [e for e in self.engines.values() if e.count]
         seq = eng.seq = eng.seq + 1
         eng.clock[engine] = seq
@@ -277,7 +277,9 @@ class Timeline:
 
     def _conflicts_end(self, fp: Footprint, is_write: bool, engine: str, t: float) -> float:
         """``_dependencies_end`` for one footprint read (or written)."""
-        return self._dependencies_end((), (fp,), engine, t) if is_write else self._dependencies_end((fp,), (), engine, t)
+        if is_write:
+            return self._dependencies_end((), (fp,), engine, t)
+        return self._dependencies_end((fp,), (), engine, t)
 
     def _check_races(self, reads, writes, eng: Engine, name: str) -> None:
         for fp in reads:
@@ -375,7 +377,7 @@ class Timeline:
                     log.has_sync = True
                 if is_write and end > log.write_end:
                     log.write_end = end
-                if log.indexed:     # the address index (access_log.py's index_add, inlined: the hot path)
+                if log.indexed:     # access_log.index_add, inlined (the hot path; test_access_log checks both)
                     lo, hi = fp.lo, fp.hi
                     shift = log.shift
                     b = lo >> shift
@@ -388,7 +390,7 @@ class Timeline:
                             bucket = buckets.get(b)
                             if bucket is None:
                                 buckets[b] = [FRESH, end, end, acc]
-                            elif len(bucket) < bucket[0]:      # append's common case (a bucket at rest is not empty)
+                            elif len(bucket) < bucket[0]:      # append's common case (never empty at rest)
                                 m = bucket[1]
                                 if end > m:
                                     m = bucket[1] = end
