@@ -5,7 +5,8 @@ and whether the index was built at the first query or kept up from the first acc
 from hypothesis import given, settings, strategies as st
 
 from npusim.core import Memory, Timeline
-from npusim.core.access_log import BUCKET_SPAN, END, ENGINE, FP, INDEX_AFTER, WRITE, MemoryLog, build_index
+from npusim.core.access_log import (BUCKET_SPAN, END, ENGINE, FP, INDEX_AFTER, WRITE, MemoryLog, build_index,
+                                    entries)
 from npusim.core.view import Footprint
 
 ENGINES = {"vector": 0.96e9, "scalar": 1.4e9, "tensor": 1.4e9, "dma-q0": 1e9}
@@ -78,10 +79,10 @@ def test_bucket_width_follows_the_widest_access_and_wider_boxes_go_to_the_wide_l
     assert sorted(log.buckets) == [0, 1] + list(range(16, 20))
     wide = Footprint(mem, 0, 128, 0, (BUCKET_SPAN + 1) << 8)
     tl.place("vector", "c", 10, writes=[wide])
-    assert log.wide[0][-1][FP] is wide
+    assert entries(log.wide)[-1][FP] is wide
     empty = Footprint(mem, 0, 128, 300, 300)        # an empty box overlaps by the box test: kept findable
     tl.place("vector", "d", 10, writes=[empty])
-    assert log.wide[0][-1][FP] is empty
+    assert entries(log.wide)[-1][FP] is empty
     assert tl.dependencies_end([Footprint(mem, 0, 1, 299, 301)], [], "scalar") == tl.engines["vector"].free_ns
 
 
@@ -99,7 +100,7 @@ def test_pruned_accesses_stay_in_their_bucket_but_are_not_found():
     log = tl._logs[mem.id]
     assert all(a[FP] is not fp for a in log.accesses)               # forgotten by the log ...
     bucket = log.buckets[0]
-    assert any(a[FP] is fp for a in bucket[0])                      # ... still listed in its bucket ...
+    assert any(a[FP] is fp for a in entries(bucket))                # ... still listed in its bucket ...
     assert tl._conflicts_end(fp, False, "scalar", 0.0) == 0.0       # ... and not found
 
 
@@ -115,3 +116,42 @@ def test_a_long_scan_indexes_the_log():
     assert tl._conflicts_end(mine, False, "scalar", 1.0) == 1.0      # visits every access: indexes the log
     assert log.indexed and log.ends_max == []
     assert tl._conflicts_end(Footprint(mem, 0, 128, 64, 128), False, "scalar", 1.0) == 200.0
+
+
+def test_a_read_skips_a_log_of_reads_but_not_a_later_write():
+    """Reads do not conflict with reads: a read is not delayed by a log whose writes all end by its start
+    (``MemoryLog.write_end``), however late the reads in it end; a write is."""
+    mem = Memory("hbm", LANE_BYTES)
+    tl = Timeline({"vector": 1e9, "scalar": 1e9})
+    src = Footprint(mem, 0, 1, 0, 64)
+    tl.place("vector", "w", 10, writes=[src])                       # a write ending at 10
+    tl.place("vector", "r", 990, reads=[src])                       # a read ending at 1000
+    log = tl._logs[mem.id]
+    assert log.write_end == 10.0
+    assert tl.dependencies_end([src], [], "scalar") == 10.0         # the read waits for the write only
+    assert tl.dependencies_end([], [src], "scalar") == 1000.0       # a write waits for the read too
+    tl.place("vector", "w2", 1000, writes=[Footprint(mem, 0, 1, 64, 128)])     # ends at 2000, elsewhere
+    assert log.write_end == 2000.0 and tl.dependencies_end([src], [], "scalar") == 10.0
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0.0, 1.0, 2.5, 7.0, float("nan"), float("inf")]), st.booleans(),
+                          st.sampled_from(["vector", "scalar"]), st.booleans()), max_size=40),
+       st.booleans())
+def test_keep_only_matches_the_builtin_definitions(entries_, indexed):
+    """keep_only's one loop gives what the builtins define: ends_max is accumulate(ends, max) (NaN included),
+    engine is the one engine or None, write_end bounds every write's end (NaN ends cannot delay anyone)."""
+    from itertools import accumulate
+    log = MemoryLog(16)
+    log.indexed = indexed
+    log.has_sync = True
+    keep = [[end, write, engine, 0, None, None, sync, True] for end, write, engine, sync in entries_]
+    log.keep_only(keep)
+    assert log.accesses is keep
+    assert log.has_sync == any(a[6] for a in keep)
+    engines = {a[ENGINE] for a in keep}
+    assert log.engine == (engines.pop() if len(engines) == 1 else None)
+    want = list(accumulate([a[END] for a in keep], max))
+    assert log.ends_max == ([] if indexed else want) or (not indexed and repr(log.ends_max) == repr(want))
+    writes = [a[END] for a in keep if a[WRITE] and a[END] == a[END]]
+    assert log.write_end == max(writes, default=float("-inf"))

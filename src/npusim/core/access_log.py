@@ -11,29 +11,31 @@ that overlap share a byte, so they share a bucket, or one is wide: a query scans
 ``wide`` and meets every access it overlaps. A query wider than ``BUCKET_SPAN`` buckets scans the whole
 log instead. The answer is a max over the conflicting accesses found, so neither the order of the scans
 nor an access listed in two buckets changes it.
+
+A bucket (and ``wide``) is one flat list, one allocation however many entries:
+``[length that triggers dropping the dead, newest prefix max, max0, acc0, max1, acc1, ...]`` where maxK is
+the latest end of acc0..accK (a scan runs newest first and stops at the first maxK <= the time found).
 """
 from __future__ import annotations
 
-from itertools import accumulate
 from operator import itemgetter
 
 END, WRITE, ENGINE, SEQ, FP, EVENT, SYNC, ALIVE = range(8)
 
 end_of = itemgetter(END)
-engine_of = itemgetter(ENGINE)
-sync_of = itemgetter(SYNC)
 
 BUCKET_SPAN = 8     # buckets an access may span and still be listed in each (wider: the wide list)
 MIN_SHIFT = 6        # buckets of at least 64 bytes
 
 CLEAN_STEP = 16      # dead accesses a bucket may gather before it drops them
+FRESH = 2 + 2 * CLEAN_STEP      # a new bucket's length that triggers dropping the dead
 INDEX_AFTER = 24     # entries a scan of the whole (unindexed) log may visit before the log gets its index
 
 
 class MemoryLog:
     """The remembered accesses of one memory, and what the scans need to know about them."""
     __slots__ = ("accesses", "horizon", "prune_at", "engine", "archive", "archive_for",
-                 "archive_horizon", "shift", "buckets", "wide", "indexed", "ends_max")
+                 "archive_horizon", "shift", "buckets", "wide", "indexed", "ends_max", "has_sync", "write_end")
 
     def __init__(self, prune_at: int):
         self.accesses: list[list] = []       # in the order remembered (a fold sorts them by end)
@@ -51,9 +53,8 @@ class MemoryLog:
         self.archive_for: set[str] = set()
         self.archive_horizon = 0.0      # latest end of the accesses folded out of a full archive
         self.shift = MIN_SHIFT      # set by build_index
-        # bucket number -> [accesses, their prefix max of ends, length that triggers dropping the dead]
-        self.buckets: dict[int, list] = {}
-        self.wide: list = [[], [], CLEAN_STEP]
+        self.buckets: dict[int, list] = {}      # bucket number -> bucket (the module's docstring)
+        self.wide: list = [FRESH, float("-inf")]
         # The index is built once a data-order scan of the whole log runs past INDEX_AFTER entries
         # (build_index) and kept up from then on: short scans (accesses ending in step with the engines)
         # and front ends that place only in sync or no order (Ascend C, VPPL) never pay for it. Until
@@ -61,14 +62,37 @@ class MemoryLog:
         # every older access ends by the time found so far.
         self.indexed = False
         self.ends_max: list[float] = []
+        # False while no access in ``accesses`` is sync-ordered (pruning then needs one test per access);
+        # may stay True after such accesses are gone (pruning then takes its general path: same result).
+        self.has_sync = False
+        # At least the latest end of the writes in ``accesses``: a read that starts by then conflicts with
+        # none of them (reads do not conflict with reads), so its scan is skipped.
+        self.write_end = float("-inf")
 
     def keep_only(self, keep: list[list]) -> None:
-        """After pruning: ``keep`` (alive, in scan order) is the log; the caller marked the rest dead."""
+        """After pruning: ``keep`` (alive, in scan order) is the log; the caller marked the rest dead.
+        One plain loop (on CPython 3.11 map/accumulate over builtins cost several times as much)."""
         self.accesses = keep
-        if not self.indexed:
-            self.ends_max = list(accumulate(map(end_of, keep), max))     # max keeps the first of equals
-        engines = set(map(engine_of, keep))
-        self.engine = engines.pop() if len(engines) == 1 else None
+        if self.has_sync:
+            self.has_sync = any([a[SYNC] for a in keep])
+        write_end = float("-inf")
+        engine = keep[0][ENGINE] if keep else None
+        indexed = self.indexed
+        ends_max: list = [] if not indexed else None
+        for a in keep:
+            end = a[END]
+            if a[WRITE] and end > write_end:
+                write_end = end
+            if a[ENGINE] != engine:
+                engine = None
+            if not indexed:     # the prefix max of ends (as accumulate(ends, max): the first of equals)
+                if not ends_max or end > m:
+                    m = end
+                ends_max.append(m)
+        self.write_end = write_end
+        self.engine = engine
+        if not indexed:
+            self.ends_max = ends_max
 
 
 def build_index(log: MemoryLog) -> None:
@@ -76,56 +100,77 @@ def build_index(log: MemoryLog) -> None:
     widest access remembered span at most ``BUCKET_SPAN - 1`` of them (at least ``1 << MIN_SHIFT``)."""
     widest = max((a[FP].hi - a[FP].lo for a in log.accesses), default=1)
     shift = log.shift = max(MIN_SHIFT, (-(-widest // (BUCKET_SPAN - 1)) - 1).bit_length())
-    buckets = log.buckets
     for acc in log.accesses:
         fp = acc[FP]
-        lo, hi = fp.lo, fp.hi
-        b = lo >> shift
-        last = (hi - 1) >> shift
-        if hi <= lo or last - b >= BUCKET_SPAN:
-            append(log.wide, acc)
-            continue
-        while b <= last:
-            bucket = buckets.get(b)
-            if bucket is None:
-                buckets[b] = [[acc], [acc[END]], CLEAN_STEP]
-            else:
-                append(bucket, acc)
-            b += 1
+        index_add(log, acc, fp.lo, fp.hi, acc[END])
     log.indexed = True
     log.ends_max = []
 
 
+def index_add(log: MemoryLog, acc: list, lo: int, hi: int, end: float) -> None:
+    """List ``acc`` (its footprint's in-lane bytes [lo, hi), its end) in each bucket it spans, or in ``wide``."""
+    shift = log.shift
+    b = lo >> shift
+    last = (hi - 1) >> shift
+    if hi <= lo or last - b >= BUCKET_SPAN:
+        append(log.wide, acc)
+        return
+    buckets = log.buckets
+    get = buckets.get
+    for b in range(b, last + 1):
+        bucket = get(b)
+        if bucket is None:
+            buckets[b] = [FRESH, end, end, acc]
+        elif len(bucket) < bucket[0]:        # append's common case, inlined (a bucket at rest is not empty)
+            m = bucket[1]
+            if end > m:
+                m = bucket[1] = end
+            bucket.append(m)
+            bucket.append(acc)
+        else:
+            append(bucket, acc)     # drops the bucket's dead first
+
+
+def entries(bucket: list) -> list:
+    """The accesses a bucket (or ``wide``) lists, oldest first."""
+    return bucket[3::2]
+
+
 def append(bucket: list, acc: list) -> None:
     """Add ``acc`` to a bucket, first dropping its dead accesses when it has grown by ``CLEAN_STEP``."""
-    accs, ends = bucket[0], bucket[1]
-    if len(accs) >= bucket[2]:
-        accs = bucket[0] = [a for a in accs if a[ALIVE]]
-        m, ends = float("-inf"), []
-        for a in accs:
+    if len(bucket) >= bucket[0]:
+        alive = [a for a in entries(bucket) if a[ALIVE]]
+        del bucket[1:]
+        m = float("-inf")
+        bucket.append(m)
+        for a in alive:
             if a[END] > m:
                 m = a[END]
-            ends.append(m)
-        bucket[1] = ends
-        bucket[2] = len(accs) + CLEAN_STEP
+            bucket.append(m)
+            bucket.append(a)
+        bucket[1] = m
+        bucket[0] = len(bucket) + 2 * CLEAN_STEP
     end = acc[END]
-    ends.append(end if not ends or end > ends[-1] else ends[-1])
-    accs.append(acc)
+    m = bucket[1]
+    if len(bucket) == 2 or end > m:     # the first entry's max is its own end
+        m = bucket[1] = end
+    bucket.append(m)
+    bucket.append(acc)
 
 
-def scan(accs: list, ends: list, fp, is_write: bool, engine: str, t: float) -> float:
-    """Newest first, stopping once every older entry ends by ``t`` (``ends`` is their prefix max)."""
+def scan(bucket: list, fp, is_write: bool, engine: str, t: float) -> float:
+    """A bucket newest first, stopping once every older entry ends by ``t`` (their prefix max says so)."""
     lo, hi, lane_lo, lane_hi = fp.lo, fp.hi, fp.lane_lo, fp.lane_hi
-    i = len(accs)
-    while i:
-        i -= 1
-        if ends[i] <= t:        # accs[0..i] all end by t: none can raise it
+    i = len(bucket) - 2
+    while i > 1:
+        if bucket[i] <= t:      # entries up to this one all end by t: none can raise it
             break
-        acc = accs[i]
+        acc = bucket[i + 1]
         if acc[0] > t and (is_write or acc[1]) and acc[2] != engine and acc[7]:
             o = acc[4]          # the box test of Footprint.overlaps, inlined (same memory by key)
             if lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi:
                 t = acc[0]
+        i -= 2
     return t
 
 

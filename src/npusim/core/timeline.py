@@ -22,8 +22,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Iterator, NamedTuple
 
-from .access_log import (ALIVE, BUCKET_SPAN, CLEAN_STEP, END, ENGINE, EVENT, FP, INDEX_AFTER, SEQ, SYNC, WRITE,
-                         MemoryLog, append, build_index, end_of, scan, scan_all, sync_of)
+from .access_log import (ALIVE, BUCKET_SPAN, END, ENGINE, EVENT, FP, FRESH, INDEX_AFTER, SEQ, SYNC, WRITE, MemoryLog,
+                         append, build_index, end_of, scan, scan_all)
 from .errors import RaceError
 from .options import options
 from .trace import Event, Trace
@@ -33,7 +33,14 @@ from .view import Footprint
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-_BASENAMES: dict[str, str | None] = {}     # co_filename -> basename, or None inside npusim
+_INSIDE: set[str] = set()                  # co_filename of npusim's own modules
+_BASENAMES: dict[str, str] = {}            # co_filename outside npusim -> its basename
+
+#: (id(code), f_lasti) -> (code, "file:line"). A frame's line is a function of its code object and the
+#: offset of its current instruction; computing it (f_lineno) scans the code's line table, which costs
+#: ~1 us in a long kernel function. The value holds the code object, so its id is not reused while cached.
+_LINES: dict[tuple[int, int], tuple] = {}
+_LINES_CAP = 4096       # entries before the cache starts over (code made at run time: exec'd kernels)
 
 #: A front end running code Python cannot see (okk's C kernels, Ascend C's .cpp kernels) pushes the caller's "file.c:line" here for
 #: the duration of a call; the innermost entry is every event's source. See ``source_override``.
@@ -56,15 +63,27 @@ def caller_source() -> str:
     if SOURCE_OVERRIDE:
         return SOURCE_OVERRIDE[-1]
     f = sys._getframe(2)
-    names = _BASENAMES
+    inside = _INSIDE
     while f is not None:
-        fn = f.f_code.co_filename
-        base = names.get(fn, "")
-        if base == "":
-            base = names[fn] = None if fn.startswith(_PKG_DIR) else os.path.basename(fn)
-        if base is not None:
-            return f"{base}:{f.f_lineno}"
-        f = f.f_back
+        code = f.f_code
+        fn = code.co_filename
+        if fn in inside:
+            f = f.f_back
+            continue
+        base = _BASENAMES.get(fn)
+        if base is None:
+            if fn.startswith(_PKG_DIR):
+                inside.add(fn)
+                f = f.f_back
+                continue
+            base = _BASENAMES[fn] = os.path.basename(fn)
+        key = (id(code), f.f_lasti)
+        hit = _LINES.get(key)
+        if hit is None or hit[0] is not code:
+            if len(_LINES) >= _LINES_CAP:
+                _LINES.clear()
+            hit = _LINES[key] = (code, f"{base}:{f.f_lineno}")
+        return hit[1]
     return ""
 
 
@@ -118,6 +137,7 @@ class Timeline:
         for e in self.engines.values():
             self.trace.add_engine(core, e.name, e.freq_hz)
         self._logs: dict[int, MemoryLog] = {}     # memory id -> its remembered accesses
+        self._used: list[Engine] = []             # the engines that placed something (in self.engines order)
 
     # ---- placing instructions ----
 
@@ -139,10 +159,7 @@ class Timeline:
             writes = [f for f in writes if f is not None]
         if order == "data":
             # seeded with the start so far: accesses ending before it cannot move it (the scans stop early)
-            for fp in reads:
-                start = self._conflicts_end(fp, False, engine, start)
-            for fp in writes:
-                start = self._conflicts_end(fp, True, engine, start)
+            start = self._dependencies_end(reads, writes, engine, start)
         elif order == "sync":
             if opts.check_races:
                 self._check_races(reads, writes, eng, name)
@@ -159,9 +176,7 @@ class Timeline:
         exactly one read and one write footprint (neither None), in data order: the per-instruction path
         of tiled loops, without the argument normalisation of ``place``."""
         eng = self.engines[engine]
-        start = eng.free_ns
-        start = self._conflicts_end(read, False, engine, start)
-        start = self._conflicts_end(write, True, engine, start)
+        start = self._dependencies_end((read,), (write,), engine, eng.free_ns)
         source = caller_source() if options().record_source else ""
         return self._record(eng, engine, name, cycles, start, (read,), (write,), False, nbytes, elements, args,
                             source)
@@ -175,6 +190,8 @@ class Timeline:
         eng.free_ns = end
         eng.busy_ns += dur
         eng.count += 1
+        if eng.count == 1:      # its first instruction (the engines' order: pruning's horizon keeps ties as before)
+            self._used = [e for e in self.engines.values() if e.count]
         seq = eng.seq = eng.seq + 1
         eng.clock[engine] = seq
         if reads or writes:
@@ -194,68 +211,75 @@ class Timeline:
                                       [f for f in writes if f is not None], engine, not_before_ns)
 
     def _dependencies_end(self, reads, writes, engine: str, t: float = 0.0) -> float:
-        for fp in reads:
-            t = self._conflicts_end(fp, False, engine, t)
-        for fp in writes:
-            t = self._conflicts_end(fp, True, engine, t)
+        """The later of ``t`` and the end of every remembered access that conflicts with a read of ``reads``
+        or a write of ``writes`` (it or the other writes, boxes overlap) and ran on another engine. One call
+        per instruction (the per-footprint scans inlined): ``place``'s hot path."""
+        logs = self._logs
+        is_write = False
+        for fps in (reads, writes):
+            for fp in fps:
+                log = logs.get(fp.memory.id)
+                if log is None:
+                    continue
+                if log.horizon > t:
+                    t = log.horizon
+                if log.archive_for and engine in log.archive_for:     # rare: a late first use of an engine
+                    t = self._archived_end(log, fp, is_write, engine, t)
+                # one engine's accesses only: program order covers them; a read meets only writes
+                if log.engine == engine or (not is_write and log.write_end <= t):
+                    continue
+                lo, hi, lane_lo, lane_hi = fp.lo, fp.hi, fp.lane_lo, fp.lane_hi
+                if log.indexed:
+                    # The address index (access_log.py): the query's buckets and the wide list; a query wider
+                    # than BUCKET_SPAN buckets scans the whole log.
+                    shift = log.shift
+                    b = lo >> shift
+                    last = (hi - 1) >> shift
+                    if hi <= lo or last - b >= BUCKET_SPAN:
+                        t = scan_all(log.accesses, fp, is_write, engine, t)
+                        continue
+                    wide = log.wide
+                    if len(wide) > 2:
+                        t = scan(wide, fp, is_write, engine, t)
+                    buckets = log.buckets
+                    for b in range(b, last + 1):
+                        bucket = buckets.get(b)
+                        if bucket is None or bucket[1] <= t:       # bucket[1]: its newest prefix max of ends
+                            continue
+                        i = len(bucket) - 2
+                        while i > 1:    # access_log.scan, inlined: newest first
+                            if bucket[i] <= t:      # entries up to this one all end by t: none can raise it
+                                break
+                            acc = bucket[i + 1]     # fields: access_log.py (END, WRITE, ENGINE, SEQ, FP, ...)
+                            if acc[0] > t and (is_write or acc[1]) and acc[2] != engine and acc[7]:
+                                o = acc[4]          # the box test of Footprint.overlaps, inlined
+                                if lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi:
+                                    t = acc[0]
+                            i -= 2
+                    continue
+                # Not indexed: the whole log, newest first, until its prefix max of ends says nothing older
+                # can raise t.
+                accesses, ends_max = log.accesses, log.ends_max
+                n = i = len(accesses)
+                while i:
+                    i -= 1
+                    if ends_max[i] <= t:
+                        break
+                    acc = accesses[i]   # fields: access_log.py (END, WRITE, ENGINE, SEQ, FP, EVENT, SYNC, ALIVE)
+                    if acc[0] > t and (is_write or acc[1]) and acc[2] != engine:
+                        o = acc[4]      # the box test of Footprint.overlaps, inlined (same memory by key)
+                        if lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi:
+                            t = acc[0]
+                if n - i > INDEX_AFTER:
+                    build_index(log)    # scans this long: index the log from now on
+            is_write = True
         return t
 
     def _conflicts_end(self, fp: Footprint, is_write: bool, engine: str, t: float) -> float:
-        """The later of ``t`` and the end of every remembered access of ``fp``'s memory that conflicts
-        with this one (it or the other writes, boxes overlap) and ran on another engine."""
-        log = self._logs.get(fp.memory.id)
-        if log is None:
-            return t
-        if log.horizon > t:
-            t = log.horizon
-        if log.archive_for and engine in log.archive_for:     # rare: a late first use of an engine
-            t = self._archived_end(log, fp, is_write, engine, t)
-        if log.engine == engine:
-            return t
-        lo, hi, lane_lo, lane_hi = fp.lo, fp.hi, fp.lane_lo, fp.lane_hi
-        if not log.indexed:
-            # the whole log, newest first, until its prefix max of ends says nothing older can raise t
-            accesses, ends_max = log.accesses, log.ends_max
-            n = i = len(accesses)
-            while i:
-                i -= 1
-                if ends_max[i] <= t:
-                    break
-                acc = accesses[i]   # fields: access_log.py (END, WRITE, ENGINE, SEQ, FP, EVENT, SYNC, ALIVE)
-                if acc[0] > t and (is_write or acc[1]) and acc[2] != engine:
-                    o = acc[4]      # the box test of Footprint.overlaps, inlined (same memory by key)
-                    if lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi:
-                        t = acc[0]
-            if n - i > INDEX_AFTER:
-                build_index(log)    # scans this long: index the log from now on
-            return t
-        # The address index (access_log.py): the query's buckets and the wide list; a wide query scans all.
-        shift = log.shift
-        b = lo >> shift
-        last = (hi - 1) >> shift
-        if hi <= lo or last - b >= BUCKET_SPAN:
-            return scan_all(log.accesses, fp, is_write, engine, t)
-        wide = log.wide
-        if wide[0]:
-            t = scan(wide[0], wide[1], fp, is_write, engine, t)
-        buckets = log.buckets
-        while b <= last:
-            bucket = buckets.get(b)
-            b += 1
-            if bucket is None:
-                continue
-            ends = bucket[1]
-            i = len(ends)
-            while i:
-                i -= 1
-                if ends[i] <= t:        # entries 0..i all end by t: none can raise it
-                    break
-                acc = bucket[0][i]      # fields: access_log.py (END, WRITE, ENGINE, SEQ, FP, EVENT, SYNC, ALIVE)
-                if acc[0] > t and (is_write or acc[1]) and acc[2] != engine and acc[7]:
-                    o = acc[4]          # the box test of Footprint.overlaps, inlined (same memory by key)
-                    if lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi:
-                        t = acc[0]
-        return t
+        """``_dependencies_end`` for one footprint read (or written)."""
+        if is_write:
+            return self._dependencies_end((), (fp,), engine, t)
+        return self._dependencies_end((fp,), (), engine, t)
 
     def _check_races(self, reads, writes, eng: Engine, name: str) -> None:
         for fp in reads:
@@ -335,9 +359,9 @@ class Timeline:
 
     def _remember(self, reads, writes, end: float, engine: str, seq: int, ev: Event, sync: bool) -> None:
         logs = self._logs
-        for is_write, fps in ((False, reads), (True, writes)):
+        is_write = False
+        for fps in (reads, writes):
             for fp in fps:
-                lo, hi = fp.lo, fp.hi
                 mid = fp.memory.id
                 log = logs.get(mid)
                 if log is None:
@@ -349,7 +373,12 @@ class Timeline:
                     log.engine = None
                 acc = [end, is_write, engine, seq, fp, ev, sync, True]     # access_log.py's fields
                 accesses.append(acc)
-                if log.indexed:     # the address index (access_log.py), once a data-order query built it
+                if sync:
+                    log.has_sync = True
+                if is_write and end > log.write_end:
+                    log.write_end = end
+                if log.indexed:     # access_log.index_add, inlined (the hot path; test_access_log checks both)
+                    lo, hi = fp.lo, fp.hi
                     shift = log.shift
                     b = lo >> shift
                     last = (hi - 1) >> shift
@@ -357,35 +386,35 @@ class Timeline:
                         append(log.wide, acc)
                     else:
                         buckets = log.buckets
-                        while b <= last:
+                        for b in range(b, last + 1):
                             bucket = buckets.get(b)
                             if bucket is None:
-                                buckets[b] = [[acc], [end], CLEAN_STEP]
-                            elif len(bucket[0]) < bucket[2]:
-                                bucket[0].append(acc)
-                                bends = bucket[1]
-                                bends.append(end if end > bends[-1] else bends[-1])
+                                buckets[b] = [FRESH, end, end, acc]
+                            elif len(bucket) < bucket[0]:      # append's common case (never empty at rest)
+                                m = bucket[1]
+                                if end > m:
+                                    m = bucket[1] = end
+                                bucket.append(m)
+                                bucket.append(acc)
                             else:
                                 append(bucket, acc)     # drops the bucket's dead first
-                            b += 1
                 else:
                     ends_max = log.ends_max
                     ends_max.append(end if not ends_max or end > ends_max[-1] else ends_max[-1])
                 if len(accesses) > log.prune_at:
                     self._prune(log)
+            is_write = True
 
     def _prune(self, log: MemoryLog) -> None:
         # Keep an access while it can still delay a later start (it ends after some engine in use is
         # free) or, for sync-ordered accesses, while some engine in use has not synchronised past it.
-        used = []
-        horizon = 0.0
-        for e in self.engines.values():
-            if e.count:
-                if not used or e.free_ns < horizon:
-                    horizon = e.free_ns
-                used.append(e)
+        used = self._used
+        horizon = used[0].free_ns       # (_record has just used one)
+        for e in used:
+            if e.free_ns < horizon:
+                horizon = e.free_ns
         accesses = log.accesses
-        if any(map(sync_of, accesses)):
+        if log.has_sync:
             keep = [a for a in accesses
                     if a[END] > horizon or (a[SYNC] and any(e.clock.get(a[ENGINE], 0) < a[SEQ] for e in used))]
             kept = {id(a) for a in keep}
@@ -396,7 +425,7 @@ class Timeline:
         if dropped:
             for a in dropped:
                 a[ALIVE] = False
-            if len(used) < len(self.engines):
+            if len(used) < len(self.engines):         # some engine has placed nothing yet
                 self._archive(log, [e for e in self.engines.values() if not e.count], dropped)
         elif len(keep) <= self.MAX_TRACKED:
             log.prune_at = len(keep) + self.PRUNE_AT        # nothing to forget: the log stays as it is
@@ -512,4 +541,5 @@ class Timeline:
             e.count = e.seq = 0
             e.clock = {}
         self._logs.clear()
+        self._used.clear()
         self.trace.events.clear()
