@@ -141,6 +141,13 @@ class Timeline:
 
     # ---- placing instructions ----
 
+    def forget_accesses(self) -> None:
+        """Drop the remembered accesses: nothing more will be placed (a finished launch). They hold every
+        operand's view and event; a finished run is usually a reference cycle, so they would otherwise
+        wait for a full collection of the garbage collector, tens of thousands of objects a launch."""
+        self._logs.clear()
+
+
     def place(self, engine: str, name: str, cycles: float, *, reads=(), writes=(), order: str = "data",
               not_before_ns: float = 0.0, nbytes: int = 0, elements: int = 0, args: dict | None = None,
               source: str | None = None) -> Event:

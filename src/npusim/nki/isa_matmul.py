@@ -380,7 +380,7 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     # buffer). So it is hidden behind back-to-back matmuls and exposed only after TensorE waited for data.
     tl = run.timeline
     fp = stationary.tv       # (tl.dependencies_end([fp], [], "tensor") without the list filters)
-    ready = 0.0 if fp is None else tl._conflicts_end(fp, False, "tensor", 0.0)
+    ready = 0.0 if fp is None else tl._dependencies_end((fp,), (), "tensor", 0.0)
     start = max(ready, run._ls_end_ns, run._mm_last_start_ns)
     ls_end = run._ls_end_ns = start + tl.engines["tensor"].ns(plan.ls_cycles)
     ins = run.issue_tiles(api, "tensor", plan.cycles, (stationary, moving), dst, plan.m * plan.n,

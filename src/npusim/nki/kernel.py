@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ..core.collector import launch_scope
 from ..core.errors import ConstraintError
 from . import args as _args
 from . import spec as _spec
@@ -135,7 +136,7 @@ def launch(kernel: Kernel, args, kwargs, target=None):
     tkwargs = {k: _to_tensor(run, v, k) for k, v in kwargs.items()}
     result = None
     try:
-        with activate(run):
+        with activate(run), launch_scope():
             # One program after another; a program may wait in sendrecv / core_barrier for another (lnc.py).
             result = _lnc.run_programs(run, kernel.fn, targs, tkwargs)
     finally:

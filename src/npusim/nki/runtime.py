@@ -136,6 +136,7 @@ class Run:
                     mem.forget_lanes(0, mem.lanes, 0, used)
         _POOL.setdefault(self.chip.name, []).append((self.sbuf, self.psum))
         self.released = True
+        self.timeline.forget_accesses()
 
     # ---- allocation ----
 
@@ -349,10 +350,7 @@ class Run:
         tl = self.timeline
         t = tl.engines[queue].free_ns
         fs, fd = src.tv, dst.tv
-        if fs is not None:
-            t = tl._conflicts_end(fs, False, queue, t)
-        if fd is not None:
-            t = tl._conflicts_end(fd, True, queue, t)
+        t = tl._dependencies_end((fs,), (fd,), queue, t)
         fixed = self.chip.dma_fixed_ns
         engines = self.dma_engines
         not_before = engines.earliest(groups, t + fixed, data_ns) - fixed
@@ -384,15 +382,7 @@ class Run:
         """When an instruction on ``engine`` could start: its queue is free and its data is ready."""
         tl = self.timeline
         free = tl.engines[engine].free_ns
-        t = free
-        for x in reads:
-            fp = x.tv
-            if fp is not None:
-                t = tl._conflicts_end(fp, False, engine, t)
-        for x in writes:
-            fp = x.tv
-            if fp is not None:
-                t = tl._conflicts_end(fp, True, engine, t)
+        t = tl._dependencies_end([x.tv for x in reads], [x.tv for x in writes], engine, free)
         self._ready = (engine, reads, writes, free, len(tl.trace.events), t)
         return t
 
