@@ -58,8 +58,12 @@ mgrid = _MGrid()
 
 
 def has_index_arrays(key) -> bool:
-    key = key if isinstance(key, tuple) else (key,)
-    return any(isinstance(k, np.ndarray) for k in key)
+    if not isinstance(key, tuple):
+        return isinstance(key, np.ndarray)
+    for k in key:           # (a loop, not any(genexpr): this runs for every legacy index)
+        if isinstance(k, np.ndarray):
+            return True
+    return False
 
 
 def _affine(api, d, idx: np.ndarray, ndim: int):

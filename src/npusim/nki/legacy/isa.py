@@ -14,8 +14,9 @@ from .. import isa as _isa
 from ..runtime import current
 from ..tensor import MemoryRegion, NkiTensor
 from .assign import MATMUL_RESULTS
+from .index import OutOfBoundsIndex
 from .movement import _apply_mask
-from .tensor import legacy
+from .tensor import BlockTile, legacy
 
 # the enums and constants are the current ones
 engine = _isa.engine
@@ -29,13 +30,14 @@ tensor_engine, vector_engine, scalar_engine = engine.tensor, engine.vector, engi
 gpsimd_engine, unknown_engine = engine.gpsimd, engine.unknown
 
 
+_TILE_TYPES = (NkiTensor, BlockTile, OutOfBoundsIndex)
+
+
 def _tiles(api, **named):
     """The tile arguments are NKI tensors (a legacy kernel's tiles, views or results): anything else is
     refused here, before a shape or dtype is read from it."""
-    from .index import OutOfBoundsIndex
-    from .tensor import BlockTile
     for param, t in named.items():
-        if not isinstance(t, (NkiTensor, BlockTile, OutOfBoundsIndex)):
+        if not isinstance(t, _TILE_TYPES):
             raise ConstraintError(api, param, "an NKI tensor (a tile, a view of one or an op's result)", t)
 
 
@@ -44,7 +46,7 @@ def _new(api, shape, dtype, buffer=MemoryRegion.sbuf):
 
 
 def _result(api, out, mask):
-    return _apply_mask(api, out, mask)
+    return out if mask is None else _apply_mask(api, out, mask)
 
 
 def _in_sbuf(api, t):
@@ -103,10 +105,13 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
     api = "nisa.activation"
     _tiles(api, data=data)
     out = _new(api, data.shape, dtype or data.dtype)
-    extra = {} if reduce_cmd is None else {"reduce_cmd": reduce_cmd}
-    if reduce_res is not None and reduce_cmd is None:
-        extra["reduce_cmd"] = _isa.reduce_cmd.reset_reduce
-    _isa.activation(out, op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_res=reduce_res, **extra)
+    if reduce_res is None and reduce_cmd is None:
+        _isa.activation(out, op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_res=None)
+        return _result(api, out, mask)
+    if reduce_cmd is None:
+        reduce_cmd = _isa.reduce_cmd.reset_reduce
+    _isa.activation(out, op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_res=reduce_res,
+                    reduce_cmd=reduce_cmd)
     return _result(api, out, mask)
 
 

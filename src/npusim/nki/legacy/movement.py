@@ -26,6 +26,8 @@ def _masked_into(dst, tmp, mask) -> None:
 
 def _apply_mask(api, out, mask):
     """``out`` was computed whole; a new tile holding only its masked elements (None: ``out`` itself)."""
+    if mask is None:
+        return out
     m = _index.mask_array(api, mask, out.shape)
     if m is None:
         return out
