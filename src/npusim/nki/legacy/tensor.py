@@ -14,6 +14,7 @@ import numpy as np
 
 from ...core.errors import ConstraintError
 from ...core.view import TensorView
+from .. import language as _current_nl
 from ..tensor import NkiTensor
 from . import index as _index
 
@@ -29,7 +30,7 @@ class LegacyTensor(NkiTensor):
     def __getitem__(self, key):
         if type(key) is tuple:      # (index.has_index_arrays, inlined: this runs for every legacy index)
             for k in key:
-                if isinstance(k, np.ndarray):
+                if type(k) is not slice and type(k) is not int and isinstance(k, np.ndarray):
                     return _index.affine_view(self, key)
         elif isinstance(key, np.ndarray):
             return _index.affine_view(self, key)
@@ -55,33 +56,36 @@ class LegacyTensor(NkiTensor):
         return super().reshape(*shape)
 
     def broadcast_to(self, shape):
-        return _nl.broadcast_to(self, shape)
+        # (nl.broadcast_to's body: one frame fewer between the kernel and the engines, which every event's
+        # source lookup walks)
+        return legacy(_current_nl.broadcast_to(self, shape))
 
-    # ---- operators: the nl functions ----
-    def _bin(self, name, other, reverse=False):
-        f = getattr(_nl, name)
-        return f(other, self) if reverse else f(self, other)
-
-    def __add__(self, o): return self._bin("add", o)
-    def __radd__(self, o): return self._bin("add", o, True)
-    def __sub__(self, o): return self._bin("subtract", o)
-    def __rsub__(self, o): return self._bin("subtract", o, True)
-    def __mul__(self, o): return self._bin("multiply", o)
-    def __rmul__(self, o): return self._bin("multiply", o, True)
-    def __truediv__(self, o): return self._bin("divide", o)
-    def __rtruediv__(self, o): return self._bin("divide", o, True)
-    def __pow__(self, o): return self._bin("power", o)
+    # ---- operators: the nl functions, called directly (one frame each) ----
+    def __add__(self, o): return _nl.add(self, o)
+    def __radd__(self, o): return _nl.add(o, self)
+    def __sub__(self, o): return _nl.subtract(self, o)
+    def __rsub__(self, o): return _nl.subtract(o, self)
+    def __mul__(self, o): return _nl.multiply(self, o)
+    def __rmul__(self, o): return _nl.multiply(o, self)
+    def __truediv__(self, o): return _nl.divide(self, o)
+    def __rtruediv__(self, o): return _nl.divide(o, self)
+    def __pow__(self, o): return _nl.power(self, o)
 
     def __neg__(self):
         return _nl.negative(self)
 
-    def _inplace(self, name, other):
-        _assign.update(self, name, other)
+    # ``t op= x`` updates t in place (assign.update) and gives t back
+    def __iadd__(self, o):
+        _assign.update(self, "add", o)
         return self
 
-    def __iadd__(self, o): return self._inplace("add", o)
-    def __isub__(self, o): return self._inplace("subtract", o)
-    def __imul__(self, o): return self._inplace("multiply", o)
+    def __isub__(self, o):
+        _assign.update(self, "subtract", o)
+        return self
+
+    def __imul__(self, o):
+        _assign.update(self, "multiply", o)
+        return self
 
 
 def legacy(t):
