@@ -33,12 +33,11 @@ gpsimd_engine, unknown_engine = engine.gpsimd, engine.unknown
 _TILE_TYPES = (NkiTensor, BlockTile, OutOfBoundsIndex)
 
 
-def _tiles(api, **named):
-    """The tile arguments are NKI tensors (a legacy kernel's tiles, views or results): anything else is
-    refused here, before a shape or dtype is read from it."""
-    for param, t in named.items():
-        if not isinstance(t, _TILE_TYPES):
-            raise ConstraintError(api, param, "an NKI tensor (a tile, a view of one or an op's result)", t)
+def _tile(api, param, t):
+    """A tile argument is an NKI tensor (a legacy kernel's tile, a view or an op's result): anything else
+    is refused here, before a shape or dtype is read from it."""
+    if not isinstance(t, _TILE_TYPES):
+        raise ConstraintError(api, param, "an NKI tensor (a tile, a view of one or an op's result)", t)
 
 
 def _new(api, shape, dtype, buffer=MemoryRegion.sbuf):
@@ -61,7 +60,8 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
               mask=None, **kwargs):
     """``stationary.T @ moving`` as a new fp32 PSUM tile [M, N]."""
     api = "nisa.nc_matmul"
-    _tiles(api, stationary=stationary, moving=moving)
+    _tile(api, "stationary", stationary)
+    _tile(api, "moving", moving)
     # TensorE reads SBUF only; a PSUM operand (a legacy nc_transpose result, as in flash attention's
     # backward pass) is copied to SBUF on VectorE first, the copy the legacy compiler inserted
     stationary, moving = _in_sbuf(api, stationary), _in_sbuf(api, moving)
@@ -92,7 +92,7 @@ def _matmul_transpose(api, stationary, moving, mask):
 def nc_transpose(data, engine=engine.unknown, mask=None, dtype=None, **kwargs):
     """``data`` [P, F] transposed to [F, P]: in PSUM on TensorE, in SBUF on VectorE (<= 32x32)."""
     api = "nisa.nc_transpose"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     on_vector = engine == _isa.engine.vector       # unknown: TensorE, the legacy tutorials' PSUM result
     buffer = MemoryRegion.sbuf if on_vector else MemoryRegion.psum
     out = _new(api, (data.free_size, data.partitions), dtype or data.dtype, buffer)
@@ -103,7 +103,7 @@ def nc_transpose(data, engine=engine.unknown, mask=None, dtype=None, **kwargs):
 def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, reduce_cmd=None,
                mask=None, dtype=None, **kwargs):
     api = "nisa.activation"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     if reduce_res is None and reduce_cmd is None:
         _isa.activation(out, op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_res=None)
@@ -117,7 +117,7 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
 
 def activation_reduce(op, data, reduce_op, reduce_res, bias=None, scale=1.0, mask=None, dtype=None, **kwargs):
     api = "nisa.activation_reduce"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.activation_reduce(out, op, data, reduce_op, reduce_res, bias=bias, scale=scale)
     return _result(api, out, mask)
@@ -125,7 +125,8 @@ def activation_reduce(op, data, reduce_op, reduce_res, bias=None, scale=1.0, mas
 
 def tensor_tensor(data1, data2, op, dtype=None, mask=None, engine=engine.unknown, **kwargs):
     api = "nisa.tensor_tensor"
-    _tiles(api, data1=data1, data2=data2)
+    _tile(api, "data1", data1)
+    _tile(api, "data2", data2)
     out = _new(api, data1.shape, dtype or data1.dtype)
     _isa.tensor_tensor(out, data1, data2, op, engine=engine)
     return _result(api, out, mask)
@@ -134,7 +135,7 @@ def tensor_tensor(data1, data2, op, dtype=None, mask=None, engine=engine.unknown
 def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False,
                   dtype=None, mask=None, engine=engine.unknown, **kwargs):
     api = "nisa.tensor_scalar"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.tensor_scalar(out, data, op0, operand0, reverse0=reverse0, op1=op1, operand1=operand1,
                        reverse1=reverse1, engine=engine)
@@ -144,7 +145,7 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
 def scalar_tensor_tensor(data, op0, operand0, op1, operand1, reverse0=False, reverse1=False,
                          dtype=None, mask=None, **kwargs):
     api = "nisa.scalar_tensor_tensor"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.scalar_tensor_tensor(out, data, op0, operand0, op1, operand1, reverse0=reverse0, reverse1=reverse1)
     return _result(api, out, mask)
@@ -154,7 +155,7 @@ def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=Fa
                          **kwargs):
     """``data op0 operand0`` as a new tile; ``reduce_res`` (a (P, 1) tile) gets its reduce_op over the free axes."""
     api = "nisa.tensor_scalar_reduce"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.tensor_scalar_reduce(out, data, op0, operand0, reduce_op, reduce_res=reduce_res, reverse0=reverse0)
     return _result(api, out, mask)
@@ -162,7 +163,7 @@ def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=Fa
 
 def tensor_copy(src, dtype=None, mask=None, engine=engine.unknown, **kwargs):
     api = "nisa.tensor_copy"
-    _tiles(api, src=src)
+    _tile(api, "src", src)
     out = _new(api, src.shape, dtype or src.dtype)
     _isa.tensor_copy(out, src, engine=engine)
     return _result(api, out, mask)
@@ -171,7 +172,7 @@ def tensor_copy(src, dtype=None, mask=None, engine=engine.unknown, **kwargs):
 def tensor_reduce(op, data, axis, negate=False, keepdims=False, dtype=None, mask=None, **kwargs):
     """``op``-reduce over any free axes (permuted last, as nl.sum does) into a new tile."""
     api = "nisa.tensor_reduce"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     from ..args import as_int
     if not isinstance(axis, (tuple, list)):
         axis = (axis,)
@@ -194,7 +195,7 @@ def tensor_reduce(op, data, axis, negate=False, keepdims=False, dtype=None, mask
 def tensor_partition_reduce(op, data, dtype=None, mask=None, **kwargs):
     """``op``-reduce across partitions on GpSimd: ``[P, F]`` -> a new ``[1, F]`` tile."""
     api = "nisa.tensor_partition_reduce"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     out = _new(api, (1,) + tuple(data.shape[1:]), dtype or data.dtype)
     _isa.tensor_partition_reduce(out, op, data)
     return _result(api, out, mask)
@@ -203,7 +204,8 @@ def tensor_partition_reduce(op, data, dtype=None, mask=None, **kwargs):
 def tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False, reverse1=False, dtype=None,
                        mask=None, **kwargs):
     api = "nisa.tensor_tensor_scan"
-    _tiles(api, data0=data0, data1=data1)
+    _tile(api, "data0", data0)
+    _tile(api, "data1", data1)
     out = _new(api, data0.shape, dtype or data0.dtype)
     _isa.tensor_tensor_scan(out, data0, data1, initial, op0, op1, reverse0=reverse0, reverse1=reverse1)
     return _result(api, out, mask)
@@ -211,7 +213,7 @@ def tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False, reverse1
 
 def reciprocal(data, dtype=None, mask=None, **kwargs):
     api = "nisa.reciprocal"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.reciprocal(out, data)
     return _result(api, out, mask)
@@ -219,7 +221,7 @@ def reciprocal(data, dtype=None, mask=None, **kwargs):
 
 def bn_stats(data, dtype=None, mask=None, **kwargs):
     api = "nisa.bn_stats"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     out = _new(api, (data.partitions, 6), dtype or data.dtype)
     _isa.bn_stats(out, data)
     return _result(api, out, mask)
@@ -227,7 +229,7 @@ def bn_stats(data, dtype=None, mask=None, **kwargs):
 
 def bn_aggr(data, dtype=None, mask=None, **kwargs):
     api = "nisa.bn_aggr"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     out = _new(api, (data.partitions, 2), dtype or data.dtype)
     _isa.bn_aggr(out, data)
     return _result(api, out, mask)
@@ -268,7 +270,7 @@ def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **k
     from .. import cost_two as _cost2
     from .. import rules as R
     api = "nisa.affine_select"
-    _tiles(api, on_true_tile=on_true_tile)
+    _tile(api, "on_true_tile", on_true_tile)
     run = current(api)
     src = on_true_tile
     R.tile(api, "on_true_tile", src)
@@ -301,7 +303,8 @@ def dma_copy(dst, src, mask=None, **kwargs):
     from . import index as _index
     from .movement import _box, _masked_box
     api = "nisa.dma_copy"
-    _tiles(api, dst=dst, src=src)
+    _tile(api, "dst", dst)
+    _tile(api, "src", src)
     outside = [t for t in (dst, src) if isinstance(t, _index.OutOfBoundsIndex)]
     options = {k: kwargs[k] for k in ("dge_mode", "oob_mode") if k in kwargs}
     if not outside:
