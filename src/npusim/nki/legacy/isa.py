@@ -16,7 +16,7 @@ from ..tensor import MemoryRegion, NkiTensor
 from .assign import MATMUL_RESULTS
 from .index import OutOfBoundsIndex
 from .movement import _apply_mask
-from .tensor import BlockTile, legacy
+from .tensor import BlockTile, LegacyTensor, legacy
 
 # the enums and constants are the current ones
 engine = _isa.engine
@@ -41,11 +41,16 @@ def _tile(api, param, t):
 
 
 def _new(api, shape, dtype, buffer=MemoryRegion.sbuf):
-    return legacy(current(api).allocate(shape, dtype, buffer, "", api))
+    t = current(api).allocate(shape, dtype, buffer, "", api)
+    if type(t) is NkiTensor:        # (legacy(t), inlined: one call fewer per op)
+        t.__class__ = LegacyTensor
+    return t
 
 
 def _result(api, out, mask):
-    return out if mask is None else _apply_mask(api, out, mask)
+    """``out``, or with ``mask=`` a new tile of its masked elements (the wrappers test ``mask is None``
+    themselves first: most calls have no mask)."""
+    return _apply_mask(api, out, mask)
 
 
 def _in_sbuf(api, t):
@@ -72,7 +77,7 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
     _isa.nc_matmul(out, stationary, moving, is_stationary_onezero=is_stationary_onezero,
                    is_moving_onezero=is_moving_onezero, is_transpose=is_transpose)
     MATMUL_RESULTS.add(out)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def _matmul_transpose(api, stationary, moving, mask):
@@ -86,7 +91,7 @@ def _matmul_transpose(api, stationary, moving, mask):
                               moving.shape)
     out = _new(api, (stationary.free_size, k), stationary.dtype, MemoryRegion.psum)
     _isa.nc_transpose(out, stationary, engine=_isa.engine.tensor)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def nc_transpose(data, engine=engine.unknown, mask=None, dtype=None, **kwargs):
@@ -97,7 +102,7 @@ def nc_transpose(data, engine=engine.unknown, mask=None, dtype=None, **kwargs):
     buffer = MemoryRegion.sbuf if on_vector else MemoryRegion.psum
     out = _new(api, (data.free_size, data.partitions), dtype or data.dtype, buffer)
     _isa.nc_transpose(out, data, engine=_isa.engine.vector if on_vector else _isa.engine.tensor)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, reduce_cmd=None,
@@ -107,12 +112,12 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
     out = _new(api, data.shape, dtype or data.dtype)
     if reduce_res is None and reduce_cmd is None:
         _isa.activation(out, op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_res=None)
-        return _result(api, out, mask)
+        return out if mask is None else _result(api, out, mask)
     if reduce_cmd is None:
         reduce_cmd = _isa.reduce_cmd.reset_reduce
     _isa.activation(out, op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_res=reduce_res,
                     reduce_cmd=reduce_cmd)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def activation_reduce(op, data, reduce_op, reduce_res, bias=None, scale=1.0, mask=None, dtype=None, **kwargs):
@@ -120,7 +125,7 @@ def activation_reduce(op, data, reduce_op, reduce_res, bias=None, scale=1.0, mas
     _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.activation_reduce(out, op, data, reduce_op, reduce_res, bias=bias, scale=scale)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def tensor_tensor(data1, data2, op, dtype=None, mask=None, engine=engine.unknown, **kwargs):
@@ -129,7 +134,7 @@ def tensor_tensor(data1, data2, op, dtype=None, mask=None, engine=engine.unknown
     _tile(api, "data2", data2)
     out = _new(api, data1.shape, dtype or data1.dtype)
     _isa.tensor_tensor(out, data1, data2, op, engine=engine)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False,
@@ -139,7 +144,7 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.tensor_scalar(out, data, op0, operand0, reverse0=reverse0, op1=op1, operand1=operand1,
                        reverse1=reverse1, engine=engine)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def scalar_tensor_tensor(data, op0, operand0, op1, operand1, reverse0=False, reverse1=False,
@@ -148,7 +153,7 @@ def scalar_tensor_tensor(data, op0, operand0, op1, operand1, reverse0=False, rev
     _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.scalar_tensor_tensor(out, data, op0, operand0, op1, operand1, reverse0=reverse0, reverse1=reverse1)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=False, dtype=None, mask=None,
@@ -158,7 +163,7 @@ def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=Fa
     _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.tensor_scalar_reduce(out, data, op0, operand0, reduce_op, reduce_res=reduce_res, reverse0=reverse0)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def tensor_copy(src, dtype=None, mask=None, engine=engine.unknown, **kwargs):
@@ -166,7 +171,7 @@ def tensor_copy(src, dtype=None, mask=None, engine=engine.unknown, **kwargs):
     _tile(api, "src", src)
     out = _new(api, src.shape, dtype or src.dtype)
     _isa.tensor_copy(out, src, engine=engine)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def tensor_reduce(op, data, axis, negate=False, keepdims=False, dtype=None, mask=None, **kwargs):
@@ -189,7 +194,7 @@ def tensor_reduce(op, data, axis, negate=False, keepdims=False, dtype=None, mask
         axes = last
     out = _new(api, shape, dtype or data.dtype)
     _isa.tensor_reduce(out, op, data, axes, negate=negate, keepdims=keepdims)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def tensor_partition_reduce(op, data, dtype=None, mask=None, **kwargs):
@@ -198,7 +203,7 @@ def tensor_partition_reduce(op, data, dtype=None, mask=None, **kwargs):
     _tile(api, "data", data)
     out = _new(api, (1,) + tuple(data.shape[1:]), dtype or data.dtype)
     _isa.tensor_partition_reduce(out, op, data)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False, reverse1=False, dtype=None,
@@ -208,7 +213,7 @@ def tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False, reverse1
     _tile(api, "data1", data1)
     out = _new(api, data0.shape, dtype or data0.dtype)
     _isa.tensor_tensor_scan(out, data0, data1, initial, op0, op1, reverse0=reverse0, reverse1=reverse1)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def reciprocal(data, dtype=None, mask=None, **kwargs):
@@ -216,7 +221,7 @@ def reciprocal(data, dtype=None, mask=None, **kwargs):
     _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.reciprocal(out, data)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def bn_stats(data, dtype=None, mask=None, **kwargs):
@@ -224,7 +229,7 @@ def bn_stats(data, dtype=None, mask=None, **kwargs):
     _tile(api, "data", data)
     out = _new(api, (data.partitions, 6), dtype or data.dtype)
     _isa.bn_stats(out, data)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def bn_aggr(data, dtype=None, mask=None, **kwargs):
@@ -232,7 +237,7 @@ def bn_aggr(data, dtype=None, mask=None, **kwargs):
     _tile(api, "data", data)
     out = _new(api, (data.partitions, 2), dtype or data.dtype)
     _isa.bn_aggr(out, data)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def memset(shape, value, dtype, mask=None, engine=engine.unknown, **kwargs):
@@ -240,7 +245,7 @@ def memset(shape, value, dtype, mask=None, engine=engine.unknown, **kwargs):
     api = "nisa.memset"
     out = _new(api, shape, dtype)
     _isa.memset(out, value, engine=engine)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def iota(expr, dtype, mask=None, **kwargs):
@@ -257,7 +262,7 @@ def iota(expr, dtype, mask=None, **kwargs):
     pattern = [[int(c), int(n)] for c, n in zip(coef[1:], shape[1:])]
     out = _new(api, shape, dtype)
     _isa.iota(out, pattern, offset=base, channel_multiplier=int(coef[0]))
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **kwargs):
@@ -294,7 +299,7 @@ def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **k
     _isa.store_result(out, values)
     run.issue(api, "gpsimd", _cost2.gpsimd(out.free_size), reads=[src], writes=[out], elements=out.size,
               args={"pred": "expression"})
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def dma_copy(dst, src, mask=None, **kwargs):
