@@ -12,13 +12,13 @@ import numpy as np
 
 from ...core.errors import ConstraintError
 from ...core.view import TensorView
+from ..args import as_int
 
 API = "NkiTensor.__getitem__"
 
 
 def arange(start, stop=None, step=1) -> np.ndarray:
     """``nl.arange``: a 1-D int index; add axes with ``[:, None]`` / ``[None, :]``."""
-    from ..args import as_int
     start = as_int("nl.arange", "start", start, -2 ** 31, 2 ** 31)
     stop = None if stop is None else as_int("nl.arange", "stop", stop, -2 ** 31, 2 ** 31)
     step = as_int("nl.arange", "step", step, rule="a nonzero int")

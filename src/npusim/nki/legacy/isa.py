@@ -10,13 +10,17 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.errors import ConstraintError, UnsupportedError
+from .. import cost_two as _cost2
 from .. import isa as _isa
+from .. import rules as _R
+from ..args import as_int as _as_int
 from ..runtime import current
 from ..tensor import MemoryRegion, NkiTensor
 from .assign import MATMUL_RESULTS
-from .index import OutOfBoundsIndex
-from .movement import _apply_mask
-from .tensor import BlockTile, LegacyTensor, legacy
+from . import index as _index
+from .index import OutOfBoundsIndex as _OutOfBoundsIndex, _affine, permuted as _permuted
+from .movement import _apply_mask, _box, _masked_box
+from .tensor import BlockTile as _BlockTile, LegacyTensor as _LegacyTensor, legacy
 
 # the enums and constants are the current ones
 engine = _isa.engine
@@ -30,7 +34,7 @@ tensor_engine, vector_engine, scalar_engine = engine.tensor, engine.vector, engi
 gpsimd_engine, unknown_engine = engine.gpsimd, engine.unknown
 
 
-_TILE_TYPES = (NkiTensor, BlockTile, OutOfBoundsIndex)
+_TILE_TYPES = (NkiTensor, _BlockTile, _OutOfBoundsIndex)
 
 
 def _tile(api, param, t):
@@ -43,7 +47,7 @@ def _tile(api, param, t):
 def _new(api, shape, dtype, buffer=MemoryRegion.sbuf):
     t = current(api).allocate(shape, dtype, buffer, "", api)
     if type(t) is NkiTensor:        # (legacy(t), inlined: one call fewer per op)
-        t.__class__ = LegacyTensor
+        t.__class__ = _LegacyTensor
     return t
 
 
@@ -178,19 +182,17 @@ def tensor_reduce(op, data, axis, negate=False, keepdims=False, dtype=None, mask
     """``op``-reduce over any free axes (permuted last, as nl.sum does) into a new tile."""
     api = "nisa.tensor_reduce"
     _tile(api, "data", data)
-    from ..args import as_int
     if not isinstance(axis, (tuple, list)):
         axis = (axis,)
     nd = len(data.shape)
-    axes = tuple(as_int(api, "axis", a, -nd, nd - 1) for a in axis)
+    axes = tuple(_as_int(api, "axis", a, -nd, nd - 1) for a in axis)
     axes = tuple(sorted(a % nd for a in axes))
     kept = [d for i, d in enumerate(data.shape) if i not in axes]
     shape = (tuple(1 if i in axes else d for i, d in enumerate(data.shape)) if keepdims
              else (tuple(kept) if len(kept) >= 2 else (data.shape[0], 1)))
     last = tuple(range(nd - len(axes), nd))
     if axes != last and not keepdims:
-        from .index import permuted
-        data = permuted(data, [i for i in range(nd) if i not in axes] + list(axes))
+        data = _permuted(data, [i for i in range(nd) if i not in axes] + list(axes))
         axes = last
     out = _new(api, shape, dtype or data.dtype)
     _isa.tensor_reduce(out, op, data, axes, negate=negate, keepdims=keepdims)
@@ -251,12 +253,10 @@ def memset(shape, value, dtype, mask=None, engine=engine.unknown, **kwargs):
 def iota(expr, dtype, mask=None, **kwargs):
     """A new SBUF tile holding the values of the index expression ``expr`` (an affine function of
     ``nl.arange`` / ``nl.mgrid`` indices: partition axis first), made by GpSimd ``iota``."""
-    import numpy as np
     api = "nisa.iota"
     a = np.asarray(expr)
     if a.ndim < 2 or a.dtype.kind not in "iu":
         raise ConstraintError(api, "expr", "a 2-D or wider integer index expression", a.shape)
-    from .index import _affine
     base, coef = _affine(api, 0, a, a.ndim)
     shape = a.shape
     pattern = [[int(c), int(n)] for c, n in zip(coef[1:], shape[1:])]
@@ -272,13 +272,11 @@ def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **k
     current op's (SBUF operands, a float32 scalar ``on_false_value``, ``GPSIMD_START + N`` cycles). A PSUM
     ``on_true_tile`` (flash attention passes its scores) is first copied to SBUF on VectorE, as GpSimd
     cannot read PSUM."""
-    from .. import cost_two as _cost2
-    from .. import rules as R
     api = "nisa.affine_select"
     _tile(api, "on_true_tile", on_true_tile)
     run = current(api)
     src = on_true_tile
-    R.tile(api, "on_true_tile", src)
+    _R.tile(api, "on_true_tile", src)
     if src.in_psum:
         staged = _new(api, src.shape, src.dtype)
         _isa.tensor_copy(staged, src)
@@ -291,10 +289,10 @@ def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **k
                             else p, src.shape)
     except ValueError:
         raise ConstraintError(api, "pred", f"broadcasts to on_true_tile's shape {src.shape}", p.shape) from None
-    if not R.is_scalar(on_false_value):
+    if not _R.is_scalar(on_false_value):
         raise ConstraintError(api, "on_false_value", "a float32 scalar", type(on_false_value).__name__)
     out = _new(api, src.shape, dtype or src.dtype)
-    R.tile(api, "dst", out)
+    _R.tile(api, "dst", out)
     values = np.where(p, src.read(api).astype(np.float32), np.float32(on_false_value))
     _isa.store_result(out, values)
     run.issue(api, "gpsimd", _cost2.gpsimd(out.free_size), reads=[src], writes=[out], elements=out.size,
@@ -305,8 +303,6 @@ def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **k
 def dma_copy(dst, src, mask=None, **kwargs):
     """The legacy form is already dst-first; ``mask=`` (a box) moves just that box, and either side may be
     an index stepping outside its tensor when the mask leaves the outside out (as nl.load / nl.store)."""
-    from . import index as _index
-    from .movement import _box, _masked_box
     api = "nisa.dma_copy"
     _tile(api, "dst", dst)
     _tile(api, "src", src)
