@@ -496,3 +496,30 @@ def test_hbm_slice_past_the_end_under_a_mask_and_masked_dma_copy():
 
 def test_spmd_dim_over_cores_is_the_product():
     assert nl.spmd_dim(3, nl.nc(2)) == 6 and nl.spmd_dim(4) == 4
+
+
+def test_block_tile_plus_equals_skips_only_its_own_self_assignment():
+    """``blocks[k] += x`` assigns the updated view back to itself (no instruction); any other assignment
+    (another key, another value, the same key spelled anew) still copies, block by block."""
+    a = np.arange(128 * 4, dtype=np.float32).reshape(128, 4)
+
+    def k(x):
+        out = nl.ndarray((3, 128, 4), nl.float32, buffer=nl.shared_hbm)
+        blocks = nl.zeros((3, nl.par_dim(128), 4), dtype=nl.float32)
+        key = (0, slice(0, 128), slice(0, 4))
+        blocks[key] += nl.load(x)               # one tensor_tensor, no copy back
+        v = blocks[key]
+        blocks[1, 0:128, 0:4] = v                # another key: a copy
+        blocks[key] = nl.load(x)                 # the remembered key, another value: a copy
+        w = blocks[2]
+        blocks[2] = w                            # the same view, key not remembered: assigns itself (no copy)
+        for b in nl.affine_range(3):
+            nl.store(out[b], blocks[b, 0:128, 0:4])
+        return out
+    y = run(k, a)
+    np.testing.assert_array_equal(y[0], a)
+    np.testing.assert_array_equal(y[1], a)
+    np.testing.assert_array_equal(y[2], 0.0)
+    names = [e.name for e in current_nki.last_run().trace.events]
+    assert names.count("nisa.tensor_tensor") == 1
+    assert names.count("nisa.tensor_copy") == 2

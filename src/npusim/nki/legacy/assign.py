@@ -8,7 +8,8 @@ import numpy as np
 
 from ...core.errors import ConstraintError, UnsupportedError
 from .. import isa as _isa
-from ..alu import OPS
+from .. import rules as R
+from ..alu import OPS, lookup
 from ..runtime import current
 from ..tensor import NkiTensor
 from . import index as _index
@@ -28,7 +29,6 @@ def loop_reduce(x, op, loop_indices, dtype=None, mask=None, **kwargs):
     iterations. npusim's reading: the iteration where every named loop index is 0 initializes dst (a copy
     of x), every later one updates it in place (``tensor_tensor(dst, dst, x, op)``)."""
     api = "nl.loop_reduce"
-    from ..alu import lookup
     a = lookup(op)
     if a is None:
         raise ConstraintError(api, "op", "an ALU operator (np.add, nl.maximum ...)", op)
@@ -76,7 +76,6 @@ def _psum_accumulate(dst, other) -> None:
     if other.shape != dst.shape:
         raise ConstraintError(api, "dst", "the accumulated matmul result has dst's shape", (dst.shape, other.shape))
     run = current(api)
-    from .. import rules as R
     R.tile(api, "dst", dst)          # the tile rules, and a dead (evicted) accumulator raises here
     R.tile(api, "moving result", other)
     acc = dst.read(api).astype(np.float32) + other.read(api).astype(np.float32)

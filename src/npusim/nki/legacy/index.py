@@ -12,13 +12,13 @@ import numpy as np
 
 from ...core.errors import ConstraintError
 from ...core.view import TensorView
+from ..args import as_int
 
 API = "NkiTensor.__getitem__"
 
 
 def arange(start, stop=None, step=1) -> np.ndarray:
     """``nl.arange``: a 1-D int index; add axes with ``[:, None]`` / ``[None, :]``."""
-    from ..args import as_int
     start = as_int("nl.arange", "start", start, -2 ** 31, 2 ** 31)
     stop = None if stop is None else as_int("nl.arange", "stop", stop, -2 ** 31, 2 ** 31)
     step = as_int("nl.arange", "step", step, rule="a nonzero int")
@@ -58,8 +58,12 @@ mgrid = _MGrid()
 
 
 def has_index_arrays(key) -> bool:
-    key = key if isinstance(key, tuple) else (key,)
-    return any(isinstance(k, np.ndarray) for k in key)
+    if not isinstance(key, tuple):
+        return isinstance(key, np.ndarray)
+    for k in key:           # (a loop, not any(genexpr): this runs for every legacy index)
+        if isinstance(k, np.ndarray):
+            return True
+    return False
 
 
 def _affine(api, d, idx: np.ndarray, ndim: int):

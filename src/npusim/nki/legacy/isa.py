@@ -10,12 +10,17 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.errors import ConstraintError, UnsupportedError
+from .. import cost_two as _cost2
 from .. import isa as _isa
+from .. import rules as _R
+from ..args import as_int as _as_int
 from ..runtime import current
 from ..tensor import MemoryRegion, NkiTensor
 from .assign import MATMUL_RESULTS
-from .movement import _apply_mask
-from .tensor import legacy
+from . import index as _index
+from .index import OutOfBoundsIndex as _OutOfBoundsIndex, _affine, permuted as _permuted
+from .movement import _apply_mask, _box, _masked_box
+from .tensor import BlockTile as _BlockTile, LegacyTensor as _LegacyTensor, legacy
 
 # the enums and constants are the current ones
 engine = _isa.engine
@@ -29,21 +34,26 @@ tensor_engine, vector_engine, scalar_engine = engine.tensor, engine.vector, engi
 gpsimd_engine, unknown_engine = engine.gpsimd, engine.unknown
 
 
-def _tiles(api, **named):
-    """The tile arguments are NKI tensors (a legacy kernel's tiles, views or results): anything else is
-    refused here, before a shape or dtype is read from it."""
-    from .index import OutOfBoundsIndex
-    from .tensor import BlockTile
-    for param, t in named.items():
-        if not isinstance(t, (NkiTensor, BlockTile, OutOfBoundsIndex)):
-            raise ConstraintError(api, param, "an NKI tensor (a tile, a view of one or an op's result)", t)
+_TILE_TYPES = (NkiTensor, _BlockTile, _OutOfBoundsIndex)
+
+
+def _tile(api, param, t):
+    """A tile argument is an NKI tensor (a legacy kernel's tile, a view or an op's result): anything else
+    is refused here, before a shape or dtype is read from it."""
+    if not isinstance(t, _TILE_TYPES):
+        raise ConstraintError(api, param, "an NKI tensor (a tile, a view of one or an op's result)", t)
 
 
 def _new(api, shape, dtype, buffer=MemoryRegion.sbuf):
-    return legacy(current(api).allocate(shape, dtype, buffer, "", api))
+    t = current(api).allocate(shape, dtype, buffer, "", api)
+    if type(t) is NkiTensor:        # (legacy(t), inlined: one call fewer per op)
+        t.__class__ = _LegacyTensor
+    return t
 
 
 def _result(api, out, mask):
+    """``out``, or with ``mask=`` a new tile of its masked elements (the wrappers test ``mask is None``
+    themselves first: most calls have no mask)."""
     return _apply_mask(api, out, mask)
 
 
@@ -59,7 +69,8 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
               mask=None, **kwargs):
     """``stationary.T @ moving`` as a new fp32 PSUM tile [M, N]."""
     api = "nisa.nc_matmul"
-    _tiles(api, stationary=stationary, moving=moving)
+    _tile(api, "stationary", stationary)
+    _tile(api, "moving", moving)
     # TensorE reads SBUF only; a PSUM operand (a legacy nc_transpose result, as in flash attention's
     # backward pass) is copied to SBUF on VectorE first, the copy the legacy compiler inserted
     stationary, moving = _in_sbuf(api, stationary), _in_sbuf(api, moving)
@@ -70,7 +81,7 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
     _isa.nc_matmul(out, stationary, moving, is_stationary_onezero=is_stationary_onezero,
                    is_moving_onezero=is_moving_onezero, is_transpose=is_transpose)
     MATMUL_RESULTS.add(out)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def _matmul_transpose(api, stationary, moving, mask):
@@ -84,148 +95,151 @@ def _matmul_transpose(api, stationary, moving, mask):
                               moving.shape)
     out = _new(api, (stationary.free_size, k), stationary.dtype, MemoryRegion.psum)
     _isa.nc_transpose(out, stationary, engine=_isa.engine.tensor)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def nc_transpose(data, engine=engine.unknown, mask=None, dtype=None, **kwargs):
     """``data`` [P, F] transposed to [F, P]: in PSUM on TensorE, in SBUF on VectorE (<= 32x32)."""
     api = "nisa.nc_transpose"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     on_vector = engine == _isa.engine.vector       # unknown: TensorE, the legacy tutorials' PSUM result
     buffer = MemoryRegion.sbuf if on_vector else MemoryRegion.psum
     out = _new(api, (data.free_size, data.partitions), dtype or data.dtype, buffer)
     _isa.nc_transpose(out, data, engine=_isa.engine.vector if on_vector else _isa.engine.tensor)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, reduce_cmd=None,
                mask=None, dtype=None, **kwargs):
     api = "nisa.activation"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
-    extra = {} if reduce_cmd is None else {"reduce_cmd": reduce_cmd}
-    if reduce_res is not None and reduce_cmd is None:
-        extra["reduce_cmd"] = _isa.reduce_cmd.reset_reduce
-    _isa.activation(out, op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_res=reduce_res, **extra)
-    return _result(api, out, mask)
+    if reduce_res is None and reduce_cmd is None:
+        _isa.activation(out, op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_res=None)
+        return out if mask is None else _result(api, out, mask)
+    if reduce_cmd is None:
+        reduce_cmd = _isa.reduce_cmd.reset_reduce
+    _isa.activation(out, op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_res=reduce_res,
+                    reduce_cmd=reduce_cmd)
+    return out if mask is None else _result(api, out, mask)
 
 
 def activation_reduce(op, data, reduce_op, reduce_res, bias=None, scale=1.0, mask=None, dtype=None, **kwargs):
     api = "nisa.activation_reduce"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.activation_reduce(out, op, data, reduce_op, reduce_res, bias=bias, scale=scale)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def tensor_tensor(data1, data2, op, dtype=None, mask=None, engine=engine.unknown, **kwargs):
     api = "nisa.tensor_tensor"
-    _tiles(api, data1=data1, data2=data2)
+    _tile(api, "data1", data1)
+    _tile(api, "data2", data2)
     out = _new(api, data1.shape, dtype or data1.dtype)
     _isa.tensor_tensor(out, data1, data2, op, engine=engine)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False,
                   dtype=None, mask=None, engine=engine.unknown, **kwargs):
     api = "nisa.tensor_scalar"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.tensor_scalar(out, data, op0, operand0, reverse0=reverse0, op1=op1, operand1=operand1,
                        reverse1=reverse1, engine=engine)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def scalar_tensor_tensor(data, op0, operand0, op1, operand1, reverse0=False, reverse1=False,
                          dtype=None, mask=None, **kwargs):
     api = "nisa.scalar_tensor_tensor"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.scalar_tensor_tensor(out, data, op0, operand0, op1, operand1, reverse0=reverse0, reverse1=reverse1)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=False, dtype=None, mask=None,
                          **kwargs):
     """``data op0 operand0`` as a new tile; ``reduce_res`` (a (P, 1) tile) gets its reduce_op over the free axes."""
     api = "nisa.tensor_scalar_reduce"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.tensor_scalar_reduce(out, data, op0, operand0, reduce_op, reduce_res=reduce_res, reverse0=reverse0)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def tensor_copy(src, dtype=None, mask=None, engine=engine.unknown, **kwargs):
     api = "nisa.tensor_copy"
-    _tiles(api, src=src)
+    _tile(api, "src", src)
     out = _new(api, src.shape, dtype or src.dtype)
     _isa.tensor_copy(out, src, engine=engine)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def tensor_reduce(op, data, axis, negate=False, keepdims=False, dtype=None, mask=None, **kwargs):
     """``op``-reduce over any free axes (permuted last, as nl.sum does) into a new tile."""
     api = "nisa.tensor_reduce"
-    _tiles(api, data=data)
-    from ..args import as_int
+    _tile(api, "data", data)
     if not isinstance(axis, (tuple, list)):
         axis = (axis,)
     nd = len(data.shape)
-    axes = tuple(as_int(api, "axis", a, -nd, nd - 1) for a in axis)
+    axes = tuple(_as_int(api, "axis", a, -nd, nd - 1) for a in axis)
     axes = tuple(sorted(a % nd for a in axes))
     kept = [d for i, d in enumerate(data.shape) if i not in axes]
     shape = (tuple(1 if i in axes else d for i, d in enumerate(data.shape)) if keepdims
              else (tuple(kept) if len(kept) >= 2 else (data.shape[0], 1)))
     last = tuple(range(nd - len(axes), nd))
     if axes != last and not keepdims:
-        from .index import permuted
-        data = permuted(data, [i for i in range(nd) if i not in axes] + list(axes))
+        data = _permuted(data, [i for i in range(nd) if i not in axes] + list(axes))
         axes = last
     out = _new(api, shape, dtype or data.dtype)
     _isa.tensor_reduce(out, op, data, axes, negate=negate, keepdims=keepdims)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def tensor_partition_reduce(op, data, dtype=None, mask=None, **kwargs):
     """``op``-reduce across partitions on GpSimd: ``[P, F]`` -> a new ``[1, F]`` tile."""
     api = "nisa.tensor_partition_reduce"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     out = _new(api, (1,) + tuple(data.shape[1:]), dtype or data.dtype)
     _isa.tensor_partition_reduce(out, op, data)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False, reverse1=False, dtype=None,
                        mask=None, **kwargs):
     api = "nisa.tensor_tensor_scan"
-    _tiles(api, data0=data0, data1=data1)
+    _tile(api, "data0", data0)
+    _tile(api, "data1", data1)
     out = _new(api, data0.shape, dtype or data0.dtype)
     _isa.tensor_tensor_scan(out, data0, data1, initial, op0, op1, reverse0=reverse0, reverse1=reverse1)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def reciprocal(data, dtype=None, mask=None, **kwargs):
     api = "nisa.reciprocal"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.reciprocal(out, data)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def bn_stats(data, dtype=None, mask=None, **kwargs):
     api = "nisa.bn_stats"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     out = _new(api, (data.partitions, 6), dtype or data.dtype)
     _isa.bn_stats(out, data)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def bn_aggr(data, dtype=None, mask=None, **kwargs):
     api = "nisa.bn_aggr"
-    _tiles(api, data=data)
+    _tile(api, "data", data)
     out = _new(api, (data.partitions, 2), dtype or data.dtype)
     _isa.bn_aggr(out, data)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def memset(shape, value, dtype, mask=None, engine=engine.unknown, **kwargs):
@@ -233,24 +247,22 @@ def memset(shape, value, dtype, mask=None, engine=engine.unknown, **kwargs):
     api = "nisa.memset"
     out = _new(api, shape, dtype)
     _isa.memset(out, value, engine=engine)
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def iota(expr, dtype, mask=None, **kwargs):
     """A new SBUF tile holding the values of the index expression ``expr`` (an affine function of
     ``nl.arange`` / ``nl.mgrid`` indices: partition axis first), made by GpSimd ``iota``."""
-    import numpy as np
     api = "nisa.iota"
     a = np.asarray(expr)
     if a.ndim < 2 or a.dtype.kind not in "iu":
         raise ConstraintError(api, "expr", "a 2-D or wider integer index expression", a.shape)
-    from .index import _affine
     base, coef = _affine(api, 0, a, a.ndim)
     shape = a.shape
     pattern = [[int(c), int(n)] for c, n in zip(coef[1:], shape[1:])]
     out = _new(api, shape, dtype)
     _isa.iota(out, pattern, offset=base, channel_multiplier=int(coef[0]))
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **kwargs):
@@ -260,13 +272,11 @@ def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **k
     current op's (SBUF operands, a float32 scalar ``on_false_value``, ``GPSIMD_START + N`` cycles). A PSUM
     ``on_true_tile`` (flash attention passes its scores) is first copied to SBUF on VectorE, as GpSimd
     cannot read PSUM."""
-    from .. import cost_two as _cost2
-    from .. import rules as R
     api = "nisa.affine_select"
-    _tiles(api, on_true_tile=on_true_tile)
+    _tile(api, "on_true_tile", on_true_tile)
     run = current(api)
     src = on_true_tile
-    R.tile(api, "on_true_tile", src)
+    _R.tile(api, "on_true_tile", src)
     if src.in_psum:
         staged = _new(api, src.shape, src.dtype)
         _isa.tensor_copy(staged, src)
@@ -279,24 +289,23 @@ def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **k
                             else p, src.shape)
     except ValueError:
         raise ConstraintError(api, "pred", f"broadcasts to on_true_tile's shape {src.shape}", p.shape) from None
-    if not R.is_scalar(on_false_value):
+    if not _R.is_scalar(on_false_value):
         raise ConstraintError(api, "on_false_value", "a float32 scalar", type(on_false_value).__name__)
     out = _new(api, src.shape, dtype or src.dtype)
-    R.tile(api, "dst", out)
+    _R.tile(api, "dst", out)
     values = np.where(p, src.read(api).astype(np.float32), np.float32(on_false_value))
     _isa.store_result(out, values)
     run.issue(api, "gpsimd", _cost2.gpsimd(out.free_size), reads=[src], writes=[out], elements=out.size,
               args={"pred": "expression"})
-    return _result(api, out, mask)
+    return out if mask is None else _result(api, out, mask)
 
 
 def dma_copy(dst, src, mask=None, **kwargs):
     """The legacy form is already dst-first; ``mask=`` (a box) moves just that box, and either side may be
     an index stepping outside its tensor when the mask leaves the outside out (as nl.load / nl.store)."""
-    from . import index as _index
-    from .movement import _box, _masked_box
     api = "nisa.dma_copy"
-    _tiles(api, dst=dst, src=src)
+    _tile(api, "dst", dst)
+    _tile(api, "src", src)
     outside = [t for t in (dst, src) if isinstance(t, _index.OutOfBoundsIndex)]
     options = {k: kwargs[k] for k in ("dge_mode", "oob_mode") if k in kwargs}
     if not outside:

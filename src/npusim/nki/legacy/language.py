@@ -20,14 +20,16 @@ from dataclasses import dataclass, fields
 import ml_dtypes
 import numpy as np
 
+from ...core.dtypes import cast as _cast
 from ...core.errors import ConstraintError
 from .. import isa as _isa
 from .. import language as _nl
 from .. import language_two as _nl2
 from ..actfuncs import ACT
 from ..alu import NUMPY_ALIASES, OPS, AluOp
+from ..args import is_int as _is_int
 from ..runtime import current
-from ..tensor import NkiTensor
+from ..tensor import NkiTensor, dtype_of as _dtype_of
 from . import index as _index
 from .index import Grid, arange, mgrid  # noqa: F401  (nl.arange, nl.mgrid)
 from .tensor import BlockTile, LegacyTensor, legacy  # noqa: F401  (LegacyTensor: the tile type)
@@ -112,9 +114,8 @@ class par_dim:
 
 def _layout(shape, api):
     """(tile shape with the partition dim first, number of block dims before it)."""
-    from ..args import is_int
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
-    if not all(is_int(d) or isinstance(d, par_dim) for d in shape):          # nl.ndarray's own shape rule then checks the sizes
+    if not all(_is_int(d) or isinstance(d, par_dim) for d in shape):          # nl.ndarray's own shape rule then checks the sizes
         raise ConstraintError(api, "shape", "a tuple of ints (one may be an nl.par_dim)", shape)
     marks = [i for i, d in enumerate(shape) if isinstance(d, par_dim)]
     if len(marks) > 1:
@@ -175,11 +176,9 @@ def shared_constant(constant, dtype=None, **kwargs):
     device), cast to ``dtype`` through fp32 as a DMA cast would."""
     api = "nl.shared_constant"
     value = np.asarray(constant)
-    from ..tensor import dtype_of
-    dt = dtype_of(dtype if dtype is not None else value.dtype, api)
+    dt = _dtype_of(dtype if dtype is not None else value.dtype, api)
     t = current(api).hbm_tensor(value.shape if value.ndim else (1,), dt, private_hbm, "shared_constant")
-    from ...core.dtypes import cast
-    t.write(cast(value.astype(np.float32).reshape(t.shape), dt) if value.dtype != dt.np else value.reshape(t.shape))
+    t.write(_cast(value.astype(np.float32).reshape(t.shape), dt) if value.dtype != dt.np else value.reshape(t.shape))
     return legacy(t)
 
 

@@ -26,6 +26,8 @@ def _masked_into(dst, tmp, mask) -> None:
 
 def _apply_mask(api, out, mask):
     """``out`` was computed whole; a new tile holding only its masked elements (None: ``out`` itself)."""
+    if mask is None:
+        return out
     m = _index.mask_array(api, mask, out.shape)
     if m is None:
         return out
@@ -38,14 +40,15 @@ def _apply_mask(api, out, mask):
 
 def _as_tile_source(src):
     # a 1-D HBM view (A[c0:c1, j], strided) loads as a column: one element per partition
+    ndim = len(src.shape)
+    if ndim > 1:
+        return src
     v = src.tv
-    if len(src.shape) == 0:         # one element (sinks[b, h]): a (1, 1) tile
+    if ndim == 0:                   # one element (sinks[b, h]): a (1, 1) tile
         return src._derive(TensorView(v.memory, v.offset, (1, 1), (v.dtype.itemsize, v.dtype.itemsize), v.dtype,
                                       api="nl.load"))
-    if len(src.shape) != 1:
-        return src
-    return src._derive(TensorView(v.memory, v.offset, (v.shape[0], 1), (v.strides[0], v.dtype.itemsize),
-                                  v.dtype, api="nl.load"))
+    return src._derive(TensorView.derived(v, v.offset, (v.shape[0], 1), (v.strides[0], v.dtype.itemsize),
+                                          "nl.load"))
 
 
 def _box(m):
@@ -93,6 +96,8 @@ def load(src, mask=None, dtype=None, **kwargs):
     if not isinstance(src, NkiTensor):
         raise ConstraintError(api, "src", "an HBM tensor (or a view of one)", type(src).__name__)
     src = _as_tile_source(src)
+    if mask is None:
+        return legacy(_nl.load(src, dtype=dtype))
     m = _index.mask_array(api, mask, src.shape)
     if m is None:
         return legacy(_nl.load(src, dtype=dtype))

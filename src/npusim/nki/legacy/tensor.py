@@ -14,8 +14,11 @@ import numpy as np
 
 from ...core.errors import ConstraintError
 from ...core.view import TensorView
+from .. import language as _current_nl
 from ..tensor import NkiTensor
 from . import index as _index
+
+_tensor_getitem = NkiTensor.__getitem__
 
 
 class LegacyTensor(NkiTensor):
@@ -25,10 +28,14 @@ class LegacyTensor(NkiTensor):
         return LegacyTensor(view, self.buffer, self.name, self.root or self, self.run)
 
     def __getitem__(self, key):
-        if _index.has_index_arrays(key):
+        if type(key) is tuple:      # (index.has_index_arrays, inlined: this runs for every legacy index)
+            for k in key:
+                if type(k) is not slice and type(k) is not int and isinstance(k, np.ndarray):
+                    return _index.affine_view(self, key)
+        elif isinstance(key, np.ndarray):
             return _index.affine_view(self, key)
         try:
-            return super().__getitem__(key)
+            return _tensor_getitem(self, key)
         except ConstraintError:
             # an HBM slice past the end (``in[256:384]`` of 288 rows) is legal under a mask that leaves the
             # outside out: as index arrays it becomes an OutOfBoundsIndex for nl.load / nl.store / dma_copy
@@ -38,8 +45,7 @@ class LegacyTensor(NkiTensor):
             return _index.affine_view(self, grid)
 
     def __setitem__(self, key, value) -> None:
-        from . import language as nl
-        nl.assign(self[key], value)
+        _assign.assign(self[key], value)
 
     def reshape(self, *shape, **kwargs):
         """``t.reshape(shape)`` or ``t.reshape(shape=...)`` (the vision samples pass it by keyword)."""
@@ -50,37 +56,36 @@ class LegacyTensor(NkiTensor):
         return super().reshape(*shape)
 
     def broadcast_to(self, shape):
-        from . import language as nl
-        return nl.broadcast_to(self, shape)
+        # (nl.broadcast_to's body: one frame fewer between the kernel and the engines, which every event's
+        # source lookup walks)
+        return legacy(_current_nl.broadcast_to(self, shape))
 
-    # ---- operators: the nl functions ----
-    def _bin(self, name, other, reverse=False):
-        from . import language as nl
-        f = getattr(nl, name)
-        return f(other, self) if reverse else f(self, other)
-
-    def __add__(self, o): return self._bin("add", o)
-    def __radd__(self, o): return self._bin("add", o, True)
-    def __sub__(self, o): return self._bin("subtract", o)
-    def __rsub__(self, o): return self._bin("subtract", o, True)
-    def __mul__(self, o): return self._bin("multiply", o)
-    def __rmul__(self, o): return self._bin("multiply", o, True)
-    def __truediv__(self, o): return self._bin("divide", o)
-    def __rtruediv__(self, o): return self._bin("divide", o, True)
-    def __pow__(self, o): return self._bin("power", o)
+    # ---- operators: the nl functions, called directly (one frame each) ----
+    def __add__(self, o): return _nl.add(self, o)
+    def __radd__(self, o): return _nl.add(o, self)
+    def __sub__(self, o): return _nl.subtract(self, o)
+    def __rsub__(self, o): return _nl.subtract(o, self)
+    def __mul__(self, o): return _nl.multiply(self, o)
+    def __rmul__(self, o): return _nl.multiply(o, self)
+    def __truediv__(self, o): return _nl.divide(self, o)
+    def __rtruediv__(self, o): return _nl.divide(o, self)
+    def __pow__(self, o): return _nl.power(self, o)
 
     def __neg__(self):
-        from . import language as nl
-        return nl.negative(self)
+        return _nl.negative(self)
 
-    def _inplace(self, name, other):
-        from . import language as nl
-        nl.update(self, name, other)
+    # ``t op= x`` updates t in place (assign.update) and gives t back
+    def __iadd__(self, o):
+        _assign.update(self, "add", o)
         return self
 
-    def __iadd__(self, o): return self._inplace("add", o)
-    def __isub__(self, o): return self._inplace("subtract", o)
-    def __imul__(self, o): return self._inplace("multiply", o)
+    def __isub__(self, o):
+        _assign.update(self, "subtract", o)
+        return self
+
+    def __imul__(self, o):
+        _assign.update(self, "multiply", o)
+        return self
 
 
 def legacy(t):
@@ -93,6 +98,18 @@ def legacy(t):
     return t
 
 
+def _block_ints(key):
+    """The block indices as Python ints, or None when one is not an int."""
+    out = []
+    for b in key:
+        if type(b) is not int:
+            if not isinstance(b, (int, np.integer)):
+                return None
+            b = int(b)
+        out.append(b)
+    return tuple(out)
+
+
 class BlockTile:
     """A tile whose partition dim is not first: ``shape = (*blocks, P, *free)``, stored as one
     ``(P, *blocks, *free)`` tile (each block is a (P, *free) tile of its own)."""
@@ -100,6 +117,9 @@ class BlockTile:
     def __init__(self, base: LegacyTensor, nblocks: int):
         self.base = base
         self.nblocks = nblocks
+        # (key, view) of the last ``self[key]`` with a key of ints and slices: ``t[key] += x`` calls
+        # ``t[key] = view`` next with that same key and view, an assignment of the view to itself (a no-op)
+        self._last = None
 
     @property
     def shape(self) -> tuple:
@@ -116,22 +136,34 @@ class BlockTile:
 
     def _block(self, key) -> tuple[LegacyTensor, tuple]:
         key = key if isinstance(key, tuple) else (key,)
-        blocks, rest = key[:self.nblocks], key[self.nblocks:]
-        if len(blocks) < self.nblocks or not all(isinstance(b, (int, np.integer)) for b in blocks):
+        nb = self.nblocks
+        blocks = _block_ints(key[:nb]) if len(key) >= nb else None
+        if blocks is None:
             raise ConstraintError("NkiTensor.__getitem__", "key", "a block tile is indexed by an int per block "
                                   "dim before its partition dim", key)
-        tile = self.base[(slice(None),) + tuple(int(b) for b in blocks)]
-        return tile, rest
+        return self.base[(slice(None),) + blocks], key[nb:]
 
     def __getitem__(self, key):
-        key = key if isinstance(key, tuple) else (key,)
-        if len(key) < self.nblocks and all(isinstance(b, (int, np.integer)) for b in key):
-            # fewer block indices than block dims: the remaining block dims stay (a smaller block tile)
-            return BlockTile(self.base[(slice(None),) + tuple(int(b) for b in key)], self.nblocks - len(key))
-        tile, rest = self._block(key)
-        return tile[rest] if rest else tile
+        k = key if isinstance(key, tuple) else (key,)
+        if len(k) < self.nblocks:
+            blocks = _block_ints(k)
+            if blocks is not None:
+                # fewer block indices than block dims: the remaining block dims stay (a smaller block tile)
+                return BlockTile(self.base[(slice(None),) + blocks], self.nblocks - len(k))
+        tile, rest = self._block(k)
+        out = tile[rest] if rest else tile
+        # only keys that cannot change in between (an index array could be modified in place)
+        self._last = None if _index.has_index_arrays(rest) else (key, out)
+        return out
 
     def __setitem__(self, key, value) -> None:
+        last = self._last
+        if last is not None and last[0] is key and last[1] is value:
+            # ``t[key] += x``: value is the view ``t[key]`` gave (same base, same key, so the same view)
+            # updated in place; assigning it to itself is a no-op (assign.assign), skipped before the views
+            # are made again
+            self._last = None
+            return
         tile, rest = self._block(key)
         if rest:
             tile[rest] = value
@@ -140,3 +172,9 @@ class BlockTile:
 
     def __repr__(self) -> str:
         return f"BlockTile(shape={self.shape}, dtype={self.base.tv.dtype})"
+
+
+# The operators call the legacy nl functions, and language.py imports this module: bound here, after the
+# classes it needs, instead of an import statement inside each operator (a per-call importlib lookup).
+from . import assign as _assign  # noqa: E402
+from . import language as _nl  # noqa: E402
