@@ -12,7 +12,6 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
-import platform
 import subprocess
 import warnings
 
@@ -34,15 +33,6 @@ def enabled() -> bool:
     return os.environ.get("NPUSIM_NATIVE", "1") != "0" and lib() is not None
 
 
-def _cpu_signature() -> bytes:
-    try:
-        with open("/proc/cpuinfo", "rb") as f:
-            flags = [ln for ln in f.read().splitlines() if ln.startswith(b"flags")][:1]
-    except OSError:
-        flags = []
-    return platform.machine().encode() + b"".join(flags)
-
-
 def _build() -> str | None:
     from .c.compile import find_compiler
     try:
@@ -53,7 +43,7 @@ def _build() -> str | None:
         src = f.read()
     errors = ""
     for flags in (FLAGS + ARCH, FLAGS):
-        h = hashlib.sha256(src + b"\0" + " ".join(cc + flags).encode() + b"\0" + _cpu_signature())
+        h = hashlib.sha256(src + b"\0" + " ".join(cc + flags).encode() + b"\0" + native_build.cpu_signature())
         path = os.path.join(native_build.cache_dir("okk_native"), f"fast_mac-{h.hexdigest()[:20]}.so")
         if os.path.exists(path):
             return path
