@@ -39,9 +39,7 @@ def nc_n_gather(dst, data, indices, name=None) -> NkiInstruction:
     api = "nisa.nc_n_gather"
     run = current(api)
     for p, t in (("dst", dst), ("data", data), ("indices", indices)):
-        R.tile(api, p, t)
-        if t.buffer.value != "sbuf":
-            raise NkiValidationError(api, p, "a tile in SBUF (GpSimd cannot access PSUM)", t.buffer)
+        R.gpsimd_tile(api, p, t)
     if dst.tv.dtype != data.tv.dtype:
         raise NkiValidationError(api, "dst", "the dtype of data (nc_n_gather does not cast)",
                                  f"{dst.tv.dtype} vs {data.tv.dtype}")
@@ -327,9 +325,7 @@ def sequence_bounds(dst, segment_ids, name=None) -> NkiInstruction:
     api = "nisa.sequence_bounds"
     run = current(api)
     for p, t in (("dst", dst), ("segment_ids", segment_ids)):
-        R.tile(api, p, t)
-        if t.buffer.value != "sbuf":
-            raise NkiValidationError(api, p, "a tile in SBUF (GpSimd cannot access PSUM)", t.buffer)
+        R.gpsimd_tile(api, p, t)
         if t.tv.dtype.name not in SEQUENCE_BOUNDS_DTYPES:
             raise NkiValidationError(api, p, "dtype float32 or int32", t.tv.dtype)
         if t.partitions != 1:

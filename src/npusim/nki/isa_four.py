@@ -131,9 +131,7 @@ def local_gather(dst, src_buffer, index, num_elem_per_idx=1, num_valid_indices=N
     api = "nisa.local_gather"
     run = current(api)
     for p, t in (("dst", dst), ("src_buffer", src_buffer), ("index", index)):
-        R.tile(api, p, t)
-        if t.buffer.value != "sbuf":
-            raise NkiValidationError(api, p, "a tile in SBUF (GpSimd cannot access PSUM)", t.buffer)
+        R.gpsimd_tile(api, p, t)
     if index.tv.dtype.name != "uint16":
         raise NkiValidationError(api, "index", "uint16 indices", index.tv.dtype)
     if src_buffer.partitions != index.partitions or src_buffer.partitions % GPSIMD_CORE_PARTITIONS:

@@ -16,7 +16,7 @@ from . import rules as R
 from .alu import OPS
 from .isa import _op, store_result as _store
 from .runtime import NkiInstruction, current
-from .tensor import MemoryRegion, NkiTensor
+from .tensor import NkiTensor
 
 NkiValidationError = R.NkiValidationError
 
@@ -50,10 +50,7 @@ def affine_values(partitions: int, pat, offset: int, channel_multiplier: int) ->
     return v.astype(np.uint64).astype(np.uint32).view(np.int32)    # wrap to 32 bits
 
 
-def _sbuf(api, param, t) -> None:
-    R.tile(api, param, t)
-    if t.buffer is not MemoryRegion.sbuf:
-        raise NkiValidationError(api, param, "GpSimd cannot access PSUM: the tile lives in SBUF", t.buffer)
+_sbuf = R.gpsimd_tile      # (the GpSimd-only operand rule, rules.py)
 
 
 def _int(api, param, v) -> int:

@@ -161,6 +161,14 @@ def same_free_size(api: str, names: list[str], tiles: list[NkiTensor]) -> None:
                                  dict(zip(names, (t.shape for t in tiles))))
 
 
+def gpsimd_tile(api: str, param: str, t) -> NkiTensor:
+    """``tile`` for an operand of a GpSimd-only instruction: it must live in SBUF."""
+    tile(api, param, t)
+    if t.buffer is not SBUF:
+        raise NkiValidationError(api, param, "a tile in SBUF (GpSimd cannot access PSUM)", t.buffer)
+    return t
+
+
 def gpsimd_memory(api: str, names: list[str], tiles: list[NkiTensor]) -> str | None:
     """None when GpSimd may run the op, else why not (it cannot access PSUM)."""
     for n, t in zip(names, tiles):
