@@ -33,8 +33,10 @@ import warnings
 
 
 def _text(value) -> bytes:
-    """repr without object addresses (they differ from run to run)."""
-    return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value)).encode()
+    """repr without object addresses and temporary file names (they differ from run to run: nki-library's
+    rotational top-K caches its shared constants in tempfile names its config repr shows)."""
+    text = re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
+    return re.sub(r"/tmp[a-z0-9_]{8}\.", "/tmp<name>.", text).encode()
 
 
 def _feed(h, value) -> None:
