@@ -26,6 +26,7 @@ from .access_log import (ALIVE, BUCKET_SPAN, END, ENGINE, EVENT, FP, FRESH, INDE
                          append, build_index, end_of, scan, scan_all)
 from .errors import RaceError
 from .options import options
+from . import timeline_native
 from .trace import Event, Trace
 from .trace import _active as _active_traces     # the list itself: one truth test per event when empty
 from .view import Footprint
@@ -124,8 +125,16 @@ def _access_view(acc: list) -> _Access:
     return _Access(acc[FP], acc[WRITE], acc[END], acc[ENGINE], acc[SEQ], acc[EVENT], acc[SYNC])
 
 
-class Timeline:
-    """One core's engines. ``place`` puts an instruction on an engine and records its event."""
+#: The C extension of the data-order hot path (timeline_native.py), or None: the Python methods below.
+_NATIVE = timeline_native.load()
+
+
+class Timeline(_NATIVE.TimelineCore if _NATIVE is not None else object):
+    """One core's engines. ``place`` puts an instruction on an engine and records its event.
+
+    ``_dependencies_end`` and ``_remember`` are the C methods of the base type when the extension is
+    built (timeline_native.py), else the pure-Python ``_dependencies_end_py`` and ``_remember_py``, which
+    are the reference (``PythonTimeline`` always uses them)."""
 
     PRUNE_AT = 16        # accesses per memory before passed ones are forgotten
     MAX_TRACKED = 64     # accesses remembered per memory before the oldest fold into a horizon
@@ -217,7 +226,7 @@ class Timeline:
         return self._dependencies_end([f for f in reads if f is not None],
                                       [f for f in writes if f is not None], engine, not_before_ns)
 
-    def _dependencies_end(self, reads, writes, engine: str, t: float = 0.0) -> float:
+    def _dependencies_end_py(self, reads, writes, engine: str, t: float = 0.0) -> float:
         """The later of ``t`` and the end of every remembered access that conflicts with a read of ``reads``
         or a write of ``writes`` (it or the other writes, boxes overlap) and ran on another engine. One call
         per instruction (the per-footprint scans inlined): ``place``'s hot path."""
@@ -364,7 +373,7 @@ class Timeline:
     def _at(src: str) -> str:
         return f" ({src})" if src else ""
 
-    def _remember(self, reads, writes, end: float, engine: str, seq: int, ev: Event, sync: bool) -> None:
+    def _remember_py(self, reads, writes, end: float, engine: str, seq: int, ev: Event, sync: bool) -> None:
         logs = self._logs
         is_write = False
         for fps in (reads, writes):
@@ -411,6 +420,10 @@ class Timeline:
                 if len(accesses) > log.prune_at:
                     self._prune(log)
             is_write = True
+
+    if _NATIVE is None:
+        _dependencies_end = _dependencies_end_py
+        _remember = _remember_py
 
     def _prune(self, log: MemoryLog) -> None:
         # Keep an access while it can still delay a later start (it ends after some engine in use is
@@ -550,3 +563,10 @@ class Timeline:
         self._logs.clear()
         self._used.clear()
         self.trace.events.clear()
+
+
+class PythonTimeline(Timeline):
+    """A ``Timeline`` on the pure-Python data-order methods whether or not the C extension is built: the
+    reference the C methods are tested against."""
+    _dependencies_end = Timeline._dependencies_end_py
+    _remember = Timeline._remember_py

@@ -1,0 +1,64 @@
+"""The optional C extension (native/timeline.c) behind the timeline's data-order hot path.
+
+``Timeline`` (timeline.py) derives from its ``TimelineCore`` type when it is available, whose C methods
+``_dependencies_end`` and ``_remember`` replace the pure-Python ones; these stay in timeline.py as the
+reference and the fallback (``Timeline._dependencies_end_py``, ``_remember_py``), over the very same
+state. The extension is built once per source, compiler, flags and Python ABI into the npusim cache
+folder; without a C compiler, with ``NPUSIM_NATIVE=0`` or ``NPUSIM_NATIVE_TIMELINE=0`` (read when
+npusim is imported), or when the build or load fails (one warning saying why), the Python methods run.
+"""
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import sysconfig
+import warnings
+
+from . import native_build
+
+SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "native", "timeline.c")
+MODULE = "npusim.core._timeline_c"      # its PyInit__timeline_c names the last part
+#: the Python ABI (SOABI) is in the flags, so it is part of the build's cache key: an extension is
+#: reused only by the Python it was built for
+FLAGS = ["-std=gnu99", "-O2", "-fPIC", "-shared", "-fno-strict-aliasing",
+         "-I" + sysconfig.get_paths()["include"], f"-DNPUSIM_SOABI=\"{sysconfig.get_config_var('SOABI')}\""]
+
+
+def wanted() -> bool:
+    """False when the environment forces the pure-Python timeline."""
+    return (os.environ.get("NPUSIM_NATIVE", "1") != "0"
+            and os.environ.get("NPUSIM_NATIVE_TIMELINE", "1") != "0")
+
+
+def build() -> tuple[object | None, str]:
+    """(the loaded extension module, "") or (None, why not)."""
+    if not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")):
+        return None, "no Python.h (the Python development headers are not installed)"
+    path, why = native_build.build_library("core_native", SOURCE, [FLAGS])
+    if path is None:
+        return None, why
+    try:
+        loader = importlib.machinery.ExtensionFileLoader(MODULE, path)
+        spec = importlib.util.spec_from_file_location(MODULE, path, loader=loader)
+        module = importlib.util.module_from_spec(spec)
+        loader.exec_module(module)
+    except (ImportError, OSError) as e:
+        return None, f"cannot load {path}: {e}"
+    return module, ""
+
+
+def load():
+    """The extension module, configured with access_log.py's structures, or None (the Python timeline)."""
+    if not wanted():
+        return None
+    module, why = build()
+    if module is None:
+        if "no C compiler" not in why and "no Python.h" not in why:
+            warnings.warn(f"npusim.core: native timeline.c does not build, using Python: {why[:500]}",
+                          RuntimeWarning)
+        return None
+    from . import access_log
+    module.configure(access_log.MemoryLog, access_log.build_index, access_log.append, access_log.BUCKET_SPAN,
+                     access_log.INDEX_AFTER, access_log.FRESH)
+    return module
