@@ -157,7 +157,7 @@ class Timeline(_NATIVE.TimelineCore if _NATIVE is not None else object):
         self._logs.clear()
 
 
-    def place(self, engine: str, name: str, cycles: float, *, reads=(), writes=(), order: str = "data",
+    def place_py(self, engine: str, name: str, cycles: float, *, reads=(), writes=(), order: str = "data",
               not_before_ns: float = 0.0, nbytes: int = 0, elements: int = 0, args: dict | None = None,
               source: str | None = None) -> Event:
         eng = self.engines[engine]
@@ -186,7 +186,7 @@ class Timeline(_NATIVE.TimelineCore if _NATIVE is not None else object):
         return self._record(eng, engine, name, cycles, start, reads, writes, order == "sync", nbytes, elements,
                             args, source or "")
 
-    def place_rw(self, engine: str, name: str, cycles: float, read: Footprint, write: Footprint,
+    def place_rw_py(self, engine: str, name: str, cycles: float, read: Footprint, write: Footprint,
                  nbytes: int = 0, elements: int = 0, args: dict | None = None) -> Event:
         """``place(engine, name, cycles, reads=[read], writes=[write], nbytes=, elements=, args=)`` for
         exactly one read and one write footprint (neither None), in data order: the per-instruction path
@@ -422,6 +422,8 @@ class Timeline(_NATIVE.TimelineCore if _NATIVE is not None else object):
             is_write = True
 
     if _NATIVE is None:
+        place = place_py
+        place_rw = place_rw_py
         _dependencies_end = _dependencies_end_py
         _remember = _remember_py
 
@@ -568,5 +570,7 @@ class Timeline(_NATIVE.TimelineCore if _NATIVE is not None else object):
 class PythonTimeline(Timeline):
     """A ``Timeline`` on the pure-Python data-order methods whether or not the C extension is built: the
     reference the C methods are tested against."""
+    place = Timeline.place_py
+    place_rw = Timeline.place_rw_py
     _dependencies_end = Timeline._dependencies_end_py
     _remember = Timeline._remember_py

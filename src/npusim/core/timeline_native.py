@@ -58,7 +58,29 @@ def load():
             warnings.warn(f"npusim.core: native timeline.c does not build, using Python: {why[:500]}",
                           RuntimeWarning)
         return None
-    from . import access_log
-    module.configure(access_log.MemoryLog, access_log.build_index, access_log.append, access_log.BUCKET_SPAN,
-                     access_log.INDEX_AFTER, access_log.FRESH)
+    from . import access_log, timeline, trace
+    slots = event_slots(trace.Event)
+    if slots is None:
+        warnings.warn("npusim.core: trace.Event is no longer a plain slots dataclass, using the Python timeline",
+                      RuntimeWarning)
+        return None
+    module.configure({
+        "MemoryLog": access_log.MemoryLog, "build_index": access_log.build_index, "append": access_log.append,
+        "BUCKET_SPAN": access_log.BUCKET_SPAN, "INDEX_AFTER": access_log.INDEX_AFTER, "FRESH": access_log.FRESH,
+        "Event": trace.Event, "event_slots": slots, "active_traces": trace._active,
+        "timeline_globals": vars(timeline), "basename": os.path.basename})
     return module
+
+
+def event_slots(event_type) -> tuple | None:
+    """The slot descriptors of ``event_type``'s fields in field order, when its generated ``__init__`` only
+    stores its arguments in them (a slots dataclass without ``__post_init__``): the C ``place`` makes an
+    Event by setting them. None otherwise."""
+    import dataclasses
+    import types
+    if not dataclasses.is_dataclass(event_type) or hasattr(event_type, "__post_init__"):
+        return None
+    slots = tuple(event_type.__dict__.get(f.name) for f in dataclasses.fields(event_type))
+    if not all(isinstance(d, types.MemberDescriptorType) for d in slots):
+        return None
+    return slots

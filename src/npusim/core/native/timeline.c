@@ -15,14 +15,61 @@
    ``_remember`` are looked up on the instance like the Python methods they replace. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 
 /* access_log.py's constants and the Python helpers the rare paths call (configure() sets them) */
 static Py_ssize_t BUCKET_SPAN = 8, INDEX_AFTER = 24, FRESH = 34;
 static PyObject *MemoryLogType, *build_index_fn, *append_fn;
+/* what place needs from Python (configure() sets them): trace.Event, its slot descriptors in field order,
+   trace._active, timeline.py's globals (its ``options`` and the caller-source caches, read on each call),
+   os.path.basename */
+static PyObject *EventType, *event_slots, *active_traces, *timeline_globals, *basename_fn;
+static PyObject *float_0, *float_1e9, *long_0, *long_1, *empty_tuple, *str_empty, *str_data, *str_sync, *str_none;
 
 static PyObject *s_logs, *s_memory, *s_id, *s_horizon, *s_archive_for, *s_engine, *s_write_end, *s_lo, *s_hi,
     *s_lane_lo, *s_lane_hi, *s_indexed, *s_shift, *s_accesses, *s_wide, *s_buckets, *s_ends_max,
-    *s_archived_end, *s_PRUNE_AT, *s_has_sync, *s_prune_at, *s_prune, *s_FRESH;
+    *s_archived_end, *s_PRUNE_AT, *s_has_sync, *s_prune_at, *s_prune, *s_FRESH, *s_engines, *s_free_ns,
+    *s_busy_ns, *s_count, *s_seq, *s_clock, *s_freq_hz, *s_core, *s_trace, *s_events, *s_used, *s_add_event,
+    *s_check_races, *s_record_source, *s_check_races_m, *s_SOURCE_OVERRIDE, *s_INSIDE, *s_BASENAMES,
+    *s_PKG_DIR, *s_LINES, *s_LINES_CAP, *s_options;
+
+/* ---- attributes ---- */
+
+/* The address of o's __slots__ field `name` when Python's attribute access would go straight to it (the
+   type's getattr is the generic one and finds a writable object member descriptor): reading it there
+   is what the descriptor does. NULL otherwise. */
+static inline PyObject **slot_addr(PyObject *o, PyObject *name)
+{
+    PyTypeObject *tp = Py_TYPE(o);
+    if (tp->tp_getattro != PyObject_GenericGetAttr)
+        return NULL;
+    PyObject *d = _PyType_Lookup(tp, name);
+    if (d == NULL || !Py_IS_TYPE(d, &PyMemberDescr_Type))
+        return NULL;
+    PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+    if (m->type != T_OBJECT_EX || (m->flags & READONLY))
+        return NULL;
+    return (PyObject **)((char *)o + m->offset);
+}
+
+/* o.name (a new reference), through the slot when there is one */
+static PyObject *attr(PyObject *o, PyObject *name)
+{
+    PyObject **a = slot_addr(o, name);
+    if (a != NULL && *a != NULL)
+        return Py_NewRef(*a);
+    return PyObject_GetAttr(o, name);     /* also raises the AttributeError of an unset slot */
+}
+
+/* o.name = v, through the slot when there is one and setattr is the generic one */
+static int set_attr(PyObject *o, PyObject *name, PyObject *v)
+{
+    PyObject **a = Py_TYPE(o)->tp_setattro == PyObject_GenericSetAttr ? slot_addr(o, name) : NULL;
+    if (a == NULL)
+        return PyObject_SetAttr(o, name, v);
+    Py_XSETREF(*a, Py_NewRef(v));
+    return 0;
+}
 
 /* ---- Python's comparisons ---- */
 
@@ -85,7 +132,7 @@ static inline int truth(PyObject *o)
 /* an attribute that must be a list */
 static PyObject *get_list(PyObject *o, PyObject *name)
 {
-    PyObject *v = PyObject_GetAttr(o, name);
+    PyObject *v = attr(o, name);
     if (v != NULL && !PyList_Check(v)) {
         PyErr_Format(PyExc_TypeError, "timeline: %R must be a list, not %.100s", name, Py_TYPE(v)->tp_name);
         Py_CLEAR(v);
@@ -96,7 +143,7 @@ static PyObject *get_list(PyObject *o, PyObject *name)
 /* an integer attribute (anything with __index__) as a long long */
 static int get_ll(PyObject *o, PyObject *name, long long *out)
 {
-    PyObject *v = PyObject_GetAttr(o, name);
+    PyObject *v = attr(o, name);
     if (v == NULL)
         return -1;
     PyObject *i = PyNumber_Index(v);
@@ -125,8 +172,8 @@ typedef struct {
 static int box_get(Box *q, PyObject *fp)
 {
     q->lo = q->hi = q->lane_lo = q->lane_hi = NULL;
-    if (!(q->lo = PyObject_GetAttr(fp, s_lo)) || !(q->hi = PyObject_GetAttr(fp, s_hi)) ||
-        !(q->lane_lo = PyObject_GetAttr(fp, s_lane_lo)) || !(q->lane_hi = PyObject_GetAttr(fp, s_lane_hi)))
+    if (!(q->lo = attr(fp, s_lo)) || !(q->hi = attr(fp, s_hi)) ||
+        !(q->lane_lo = attr(fp, s_lane_lo)) || !(q->lane_hi = attr(fp, s_lane_hi)))
         return -1;
     return 0;
 }
@@ -145,7 +192,7 @@ static int box_overlaps(Box *q, PyObject *o)
 {
     static PyObject **names[4] = {&s_hi, &s_lo, &s_lane_hi, &s_lane_lo};
     for (int k = 0; k < 4; k++) {
-        PyObject *v = PyObject_GetAttr(o, *names[k]);
+        PyObject *v = attr(o, *names[k]);
         if (v == NULL)
             return -1;
         int r;
@@ -250,7 +297,7 @@ static int indexed_end(PyObject *log, PyObject *fp, Box *q, int is_write, PyObje
         goto done;
     if (PyList_GET_SIZE(wide) > 2 && scan_bucket(wide, q, is_write, engine, t) < 0)
         goto done;
-    if (!(buckets = PyObject_GetAttr(log, s_buckets)))
+    if (!(buckets = attr(log, s_buckets)))
         goto done;
     if (!PyDict_Check(buckets)) {
         PyErr_SetString(PyExc_TypeError, "timeline: log.buckets must be a dict");
@@ -331,10 +378,10 @@ done:
 /* The log of fp's memory in logs (a new reference), or NULL with no exception when there is none */
 static PyObject *log_of(PyObject *logs, PyObject *fp)
 {
-    PyObject *mem = PyObject_GetAttr(fp, s_memory);
+    PyObject *mem = attr(fp, s_memory);
     if (mem == NULL)
         return NULL;
-    PyObject *mid = PyObject_GetAttr(mem, s_id);
+    PyObject *mid = attr(mem, s_id);
     Py_DECREF(mem);
     if (mid == NULL)
         return NULL;
@@ -353,13 +400,13 @@ static int footprint_end(PyObject *self, PyObject *logs, PyObject *fp, int is_wr
     int rc = -1, r;
     if (log == NULL)
         return PyErr_Occurred() ? -1 : 0;
-    if (!(v = PyObject_GetAttr(log, s_horizon)) || (r = compare(v, *t, Py_GT)) < 0)
+    if (!(v = attr(log, s_horizon)) || (r = compare(v, *t, Py_GT)) < 0)
         goto done;
     if (r)
         Py_SETREF(*t, Py_NewRef(v));
     Py_CLEAR(v);
     /* rare: a late first use of an engine */
-    if (!(v = PyObject_GetAttr(log, s_archive_for)) || (r = truth(v)) < 0)
+    if (!(v = attr(log, s_archive_for)) || (r = truth(v)) < 0)
         goto done;
     if (r && (r = PySequence_Contains(v, engine)) < 0)
         goto done;
@@ -372,7 +419,7 @@ static int footprint_end(PyObject *self, PyObject *logs, PyObject *fp, int is_wr
         Py_SETREF(*t, res);
     }
     /* one engine's accesses only: program order covers them; a read meets only writes */
-    if (!(v = PyObject_GetAttr(log, s_engine)) || (r = equal(v, engine)) < 0)
+    if (!(v = attr(log, s_engine)) || (r = equal(v, engine)) < 0)
         goto done;
     Py_CLEAR(v);
     if (r) {
@@ -380,7 +427,7 @@ static int footprint_end(PyObject *self, PyObject *logs, PyObject *fp, int is_wr
         goto done;
     }
     if (!is_write) {
-        if (!(v = PyObject_GetAttr(log, s_write_end)) || (r = compare(v, *t, Py_LE)) < 0)
+        if (!(v = attr(log, s_write_end)) || (r = compare(v, *t, Py_LE)) < 0)
             goto done;
         Py_CLEAR(v);
         if (r) {
@@ -390,7 +437,7 @@ static int footprint_end(PyObject *self, PyObject *logs, PyObject *fp, int is_wr
     }
     if (box_get(&q, fp) < 0)
         goto done;
-    if (!(v = PyObject_GetAttr(log, s_indexed)) || (r = truth(v)) < 0)
+    if (!(v = attr(log, s_indexed)) || (r = truth(v)) < 0)
         goto done;
     Py_CLEAR(v);
     rc = r ? indexed_end(log, fp, &q, is_write, engine, t) : unindexed_end(log, &q, is_write, engine, t);
@@ -408,7 +455,7 @@ static PyObject *dependencies_end(PyObject *self, PyObject *const *args, Py_ssiz
         PyErr_SetString(PyExc_TypeError, "_dependencies_end(reads, writes, engine, t=0.0)");
         return NULL;
     }
-    PyObject *logs = PyObject_GetAttr(self, s_logs);
+    PyObject *logs = attr(self, s_logs);
     if (logs == NULL)
         return NULL;
     if (!PyDict_Check(logs)) {
@@ -448,7 +495,7 @@ static int index_add(PyObject *log, PyObject *fp, PyObject *acc, PyObject *end)
     PyObject *buckets = NULL, *res;
     int rc = -1;
     if (hi <= lo || last - b >= BUCKET_SPAN) {
-        PyObject *wide = PyObject_GetAttr(log, s_wide);
+        PyObject *wide = attr(log, s_wide);
         if (wide == NULL)
             return -1;
         res = PyObject_CallFunctionObjArgs(append_fn, wide, acc, NULL);
@@ -456,7 +503,7 @@ static int index_add(PyObject *log, PyObject *fp, PyObject *acc, PyObject *end)
         Py_XDECREF(res);
         return res == NULL ? -1 : 0;
     }
-    if (!(buckets = PyObject_GetAttr(log, s_buckets)))
+    if (!(buckets = attr(log, s_buckets)))
         return -1;
     if (!PyDict_Check(buckets)) {
         PyErr_SetString(PyExc_TypeError, "timeline: log.buckets must be a dict");
@@ -528,7 +575,7 @@ done:
 
 static int set_attr_if(PyObject *o, PyObject *name, PyObject *v)
 {
-    return PyObject_SetAttr(o, name, v);
+    return set_attr(o, name, v);
 }
 
 /* One footprint of Timeline._remember */
@@ -537,13 +584,13 @@ static int remember_one(PyObject *self, PyObject *logs, PyObject *fp, int is_wri
 {
     PyObject *mem = NULL, *mid = NULL, *log = NULL, *accesses = NULL, *acc = NULL, *v = NULL;
     int rc = -1, r;
-    if (!(mem = PyObject_GetAttr(fp, s_memory)) || !(mid = PyObject_GetAttr(mem, s_id)))
+    if (!(mem = attr(fp, s_memory)) || !(mid = attr(mem, s_id)))
         goto done;
     log = PyDict_GetItemWithError(logs, mid);
     if (log == NULL) {
         if (PyErr_Occurred())
             goto done;
-        PyObject *prune_at = PyObject_GetAttr(self, s_PRUNE_AT);
+        PyObject *prune_at = attr(self, s_PRUNE_AT);
         if (prune_at == NULL)
             goto done;
         log = PyObject_CallOneArg(MemoryLogType, prune_at);
@@ -559,7 +606,7 @@ static int remember_one(PyObject *self, PyObject *logs, PyObject *fp, int is_wri
         if (set_attr_if(log, s_engine, engine) < 0)
             goto done;
     } else {
-        if (!(v = PyObject_GetAttr(log, s_engine)) || (r = not_equal(v, engine)) < 0)
+        if (!(v = attr(log, s_engine)) || (r = not_equal(v, engine)) < 0)
             goto done;
         Py_CLEAR(v);
         if (r && set_attr_if(log, s_engine, Py_None) < 0)
@@ -580,13 +627,13 @@ static int remember_one(PyObject *self, PyObject *logs, PyObject *fp, int is_wri
     if (sync_true && set_attr_if(log, s_has_sync, Py_True) < 0)
         goto done;
     if (is_write) {
-        if (!(v = PyObject_GetAttr(log, s_write_end)) || (r = compare(end, v, Py_GT)) < 0)
+        if (!(v = attr(log, s_write_end)) || (r = compare(end, v, Py_GT)) < 0)
             goto done;
         Py_CLEAR(v);
         if (r && set_attr_if(log, s_write_end, end) < 0)
             goto done;
     }
-    if (!(v = PyObject_GetAttr(log, s_indexed)) || (r = truth(v)) < 0)
+    if (!(v = attr(log, s_indexed)) || (r = truth(v)) < 0)
         goto done;
     Py_CLEAR(v);
     if (r) {
@@ -610,7 +657,7 @@ static int remember_one(PyObject *self, PyObject *logs, PyObject *fp, int is_wri
             goto done;
         Py_CLEAR(v);
     }
-    if (!(v = PyObject_GetAttr(log, s_prune_at)))
+    if (!(v = attr(log, s_prune_at)))
         goto done;
     PyObject *len = PyLong_FromSsize_t(PyList_GET_SIZE(accesses));
     r = len ? compare(len, v, Py_GT) : -1;
@@ -645,7 +692,7 @@ static PyObject *remember(PyObject *self, PyObject *const *args, Py_ssize_t narg
     int sync_true = truth(args[6]);
     if (sync_true < 0)
         return NULL;
-    PyObject *logs = PyObject_GetAttr(self, s_logs);
+    PyObject *logs = attr(self, s_logs);
     if (logs == NULL)
         return NULL;
     if (!PyDict_Check(logs)) {
@@ -671,6 +718,447 @@ static PyObject *remember(PyObject *self, PyObject *const *args, Py_ssize_t narg
     Py_RETURN_NONE;
 }
 
+/* ---- the caller's file:line (timeline.caller_source, from a given frame) ---- */
+
+/* timeline.py's global `name` (borrowed), read on each call: tests and callers may rebind it */
+static PyObject *global(PyObject *name)
+{
+    PyObject *v = PyDict_GetItemWithError(timeline_globals, name);
+    if (v == NULL && !PyErr_Occurred())
+        PyErr_Format(PyExc_NameError, "timeline.py has no %R", name);
+    return v;
+}
+
+/* file:line of the first frame from `f` outward whose file is outside the npusim package, through the
+   same caches (_INSIDE, _BASENAMES, _LINES) as timeline.caller_source; "" when there is none.
+   The SOURCE_OVERRIDE test is the caller's. */
+static PyObject *source_from(PyFrameObject *f)
+{
+    PyObject *inside = global(s_INSIDE), *basenames = global(s_BASENAMES), *pkg_dir = global(s_PKG_DIR);
+    if (!inside || !basenames || !pkg_dir)
+        return NULL;
+    Py_XINCREF(f);
+    while (f != NULL) {
+        PyCodeObject *code = PyFrame_GetCode(f);
+        PyObject *fn = code->co_filename, *base;
+        int r = PySet_Contains(inside, fn);
+        if (r < 0)
+            goto fail_code;
+        if (r)
+            goto next;
+        base = PyDict_GetItemWithError(basenames, fn);
+        if (base == NULL) {
+            if (PyErr_Occurred())
+                goto fail_code;
+            r = PyUnicode_Tailmatch(fn, pkg_dir, 0, PY_SSIZE_T_MAX, -1);     /* fn.startswith(_PKG_DIR) */
+            if (r < 0)
+                goto fail_code;
+            if (r) {
+                if (PySet_Add(inside, fn) < 0)
+                    goto fail_code;
+                goto next;
+            }
+            base = PyObject_CallOneArg(basename_fn, fn);
+            if (base == NULL || PyDict_SetItem(basenames, fn, base) < 0) {
+                Py_XDECREF(base);
+                goto fail_code;
+            }
+            Py_DECREF(base);        /* the dict holds it */
+        }
+        {
+            PyObject *lines = global(s_LINES), *cap = global(s_LINES_CAP), *key = NULL, *hit, *line, *res = NULL;
+            if (!lines || !cap)
+                goto fail_code;
+            Py_INCREF(lines);
+            Py_INCREF(base);
+            if (!(key = Py_BuildValue("(NN)", PyLong_FromVoidPtr(code), PyLong_FromLong(PyFrame_GetLasti(f)))))
+                goto line_done;
+            hit = PyDict_GetItemWithError(lines, key);
+            if (hit == NULL && PyErr_Occurred())
+                goto line_done;
+            if (hit != NULL && PyTuple_Check(hit) && PyTuple_GET_SIZE(hit) == 2 &&
+                PyTuple_GET_ITEM(hit, 0) == (PyObject *)code) {
+                res = Py_NewRef(PyTuple_GET_ITEM(hit, 1));
+                goto line_done;
+            }
+            PyObject *size = PyLong_FromSsize_t(PyDict_Size(lines));
+            r = size ? PyObject_RichCompareBool(size, cap, Py_GE) : -1;
+            Py_XDECREF(size);
+            if (r < 0)
+                goto line_done;
+            if (r)
+                PyDict_Clear(lines);
+            int lineno = PyFrame_GetLineNumber(f);
+            line = lineno < 0 ? PyUnicode_FromFormat("%S:None", base) : PyUnicode_FromFormat("%S:%d", base, lineno);
+            if (line == NULL)
+                goto line_done;
+            hit = PyTuple_Pack(2, (PyObject *)code, line);
+            if (hit != NULL && PyDict_SetItem(lines, key, hit) == 0)
+                res = Py_NewRef(line);
+            Py_XDECREF(hit);
+            Py_DECREF(line);
+        line_done:
+            Py_XDECREF(key);
+            Py_DECREF(base);
+            Py_DECREF(lines);
+            Py_DECREF(code);
+            Py_DECREF(f);
+            return res;
+        }
+    next:
+        Py_DECREF(code);
+        {
+            PyFrameObject *back = PyFrame_GetBack(f);
+            Py_DECREF(f);
+            f = back;
+        }
+        continue;
+    fail_code:
+        Py_DECREF(code);
+        Py_DECREF(f);
+        return NULL;
+    }
+    return Py_NewRef(str_empty);
+}
+
+/* timeline.caller_source() as seen from a C method called by the current Python frame */
+static PyObject *caller_source(void)
+{
+    PyObject *override = global(s_SOURCE_OVERRIDE);
+    if (override == NULL)
+        return NULL;
+    if (PyList_Check(override) && PyList_GET_SIZE(override))
+        return Py_NewRef(PyList_GET_ITEM(override, PyList_GET_SIZE(override) - 1));
+    return source_from(PyEval_GetFrame());
+}
+
+/* ---- placing an instruction ---- */
+
+/* options() through timeline.py's global of that name, as the Python methods call it */
+static PyObject *call_options(void)
+{
+    PyObject *fn = global(s_options);
+    return fn ? PyObject_CallNoArgs(fn) : NULL;
+}
+
+/* the Event of an instruction: trace.Event(...) without running its generated __init__ (which only
+   stores the fields): the same object, its slots set through their descriptors in field order */
+static PyObject *make_event(PyObject *const *fields, Py_ssize_t n)
+{
+    if (!PyTuple_Check(event_slots) || PyTuple_GET_SIZE(event_slots) != n) {
+        PyErr_SetString(PyExc_TypeError, "timeline: trace.Event's fields changed; rebuild the extension");
+        return NULL;
+    }
+    PyTypeObject *type = (PyTypeObject *)EventType;
+    PyObject *ev = type->tp_alloc(type, 0);
+    if (ev == NULL)
+        return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *d = PyTuple_GET_ITEM(event_slots, k);
+        if (Py_TYPE(d)->tp_descr_set(d, ev, fields[k]) < 0) {
+            Py_DECREF(ev);
+            return NULL;
+        }
+    }
+    return ev;
+}
+
+/* an attribute `name` of o, plus one (eng.count + 1, eng.seq + 1), stored back; the new value (new ref) */
+static PyObject *increment(PyObject *o, PyObject *name)
+{
+    PyObject *v = attr(o, name);
+    if (v == NULL)
+        return NULL;
+    PyObject *w = PyNumber_Add(v, long_1);
+    Py_DECREF(v);
+    if (w != NULL && set_attr(o, name, w) < 0)
+        Py_CLEAR(w);
+    return w;
+}
+
+/* self._used = [e for e in self.engines.values() if e.count] */
+static int note_used(PyObject *self)
+{
+    PyObject *engines = attr(self, s_engines), *values = NULL, *used = NULL, *seq = NULL;
+    int rc = -1;
+    if (!engines || !(values = PyMapping_Values(engines)) || !(used = PyList_New(0)))
+        goto done;
+    if (!(seq = PySequence_Fast(values, "engines.values()")))
+        goto done;
+    for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq); k++) {
+        PyObject *e = PySequence_Fast_GET_ITEM(seq, k), *count = attr(e, s_count);
+        int r = count ? truth(count) : -1;
+        Py_XDECREF(count);
+        if (r < 0 || (r && PyList_Append(used, e) < 0))
+            goto done;
+    }
+    rc = set_attr(self, s_used, used);
+done:
+    Py_XDECREF(engines);
+    Py_XDECREF(values);
+    Py_XDECREF(used);
+    Py_XDECREF(seq);
+    return rc;
+}
+
+/* Timeline._record: the event of an instruction starting at `start`; advances its engine, remembers its
+   accesses. args: eng, engine, name, cycles, start, reads, writes, sync, nbytes, elements, args, source */
+static PyObject *record(PyObject *self, PyObject *const *a)
+{
+    PyObject *eng = a[0], *engine = a[1], *name = a[2], *cycles = a[3], *start = a[4], *reads = a[5],
+             *writes = a[6], *sync = a[7];
+    PyObject *freq = NULL, *tmp = NULL, *dur = NULL, *end = NULL, *core = NULL, *ev = NULL, *v = NULL,
+             *seq = NULL, *clock = NULL, *trace = NULL, *events = NULL, *res = NULL;
+    int r;
+    if (!(freq = attr(eng, s_freq_hz)) || !(tmp = PyNumber_Multiply(cycles, float_1e9)) ||
+        !(dur = PyNumber_TrueDivide(tmp, freq)) || !(end = PyNumber_Add(start, dur)) ||
+        !(core = attr(self, s_core)))
+        goto done;
+    {
+        PyObject *fields[11] = {core, engine, name, start, end, cycles, freq, a[8], a[9], a[11], a[10]};
+        if (!(ev = make_event(fields, 11)))
+            goto done;
+    }
+    if (set_attr(eng, s_free_ns, end) < 0 || !(v = attr(eng, s_busy_ns)))
+        goto done;
+    Py_SETREF(v, PyNumber_InPlaceAdd(v, dur));
+    if (v == NULL || set_attr(eng, s_busy_ns, v) < 0)
+        goto done;
+    Py_CLEAR(v);
+    if (!(v = increment(eng, s_count)) || (r = PyObject_RichCompareBool(v, long_1, Py_EQ)) < 0)
+        goto done;
+    if (r && note_used(self) < 0)       /* its first instruction */
+        goto done;
+    if (!(seq = increment(eng, s_seq)) || !(clock = attr(eng, s_clock)) ||
+        PyObject_SetItem(clock, engine, seq) < 0)
+        goto done;
+    if ((r = truth(reads)) < 0 || (!r && (r = truth(writes)) < 0))
+        goto done;
+    if (r) {
+        PyObject *rargs[7] = {reads, writes, end, engine, seq, ev, sync};
+        PyObject *x = remember(self, rargs, 7);
+        if (x == NULL)
+            goto done;
+        Py_DECREF(x);
+    }
+    if (!(trace = attr(self, s_trace)) || !(events = attr(trace, s_events)))
+        goto done;
+    if (PyList_CheckExact(events)) {
+        if (PyList_Append(events, ev) < 0)
+            goto done;
+    } else {
+        PyObject *x = PyObject_CallMethod(events, "append", "O", ev);
+        if (x == NULL)
+            goto done;
+        Py_DECREF(x);
+    }
+    if ((r = truth(active_traces)) < 0)
+        goto done;
+    if (r) {
+        PyObject *list = PySequence_Fast(active_traces, "trace._active");
+        if (list == NULL)
+            goto done;
+        for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(list); k++) {
+            PyObject *t = PySequence_Fast_GET_ITEM(list, k);
+            if (t == trace)
+                continue;
+            PyObject *x = PyObject_CallMethodObjArgs(t, s_add_event, ev, freq, NULL);
+            if (x == NULL) {
+                Py_DECREF(list);
+                goto done;
+            }
+            Py_DECREF(x);
+        }
+        Py_DECREF(list);
+    }
+    res = Py_NewRef(ev);
+done:
+    Py_XDECREF(freq); Py_XDECREF(tmp); Py_XDECREF(dur); Py_XDECREF(end); Py_XDECREF(core); Py_XDECREF(ev);
+    Py_XDECREF(v); Py_XDECREF(seq); Py_XDECREF(clock); Py_XDECREF(trace); Py_XDECREF(events);
+    return res;
+}
+
+/* Bind fast-call arguments to parameters by name, as Python would for `def f(self, <names>)` where the
+   first npos may be positional. out[k] is borrowed (NULL when missing: the caller puts the default). */
+static int bind(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                PyObject **names, Py_ssize_t nnames, Py_ssize_t npos, PyObject **out)
+{
+    if (nargs > npos) {
+        PyErr_Format(PyExc_TypeError, "Timeline.%s() takes %zd positional arguments but %zd were given", func,
+                     npos + 1, nargs + 1);
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < nnames; k++)
+        out[k] = k < nargs ? args[k] : NULL;
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t j = 0; j < nkw; j++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, j);
+        Py_ssize_t k = 0;
+        while (k < nnames && key != names[k])     /* interned: the call site's names are these objects */
+            k++;
+        if (k == nnames)
+            for (k = 0; k < nnames; k++)
+                if (PyUnicode_Compare(key, names[k]) == 0)
+                    break;
+        if (k == nnames) {
+            PyErr_Format(PyExc_TypeError, "Timeline.%s() got an unexpected keyword argument '%U'", func, key);
+            return -1;
+        }
+        if (out[k] != NULL) {
+            PyErr_Format(PyExc_TypeError, "Timeline.%s() got multiple values for argument '%U'", func, key);
+            return -1;
+        }
+        out[k] = args[nargs + j];
+    }
+    return 0;
+}
+
+static PyObject *s_p_engine, *s_p_name, *s_p_cycles, *s_p_reads, *s_p_writes, *s_p_order, *s_p_not_before_ns,
+    *s_p_nbytes, *s_p_elements, *s_p_args, *s_p_source, *s_p_read, *s_p_write;
+
+/* reads / writes as place normalises them: a list or tuple (others listed), without None entries */
+static PyObject *footprints(PyObject *fps)
+{
+    PyObject *seq = (PyList_Check(fps) || PyTuple_Check(fps)) ? Py_NewRef(fps) : PySequence_List(fps);
+    if (seq == NULL)
+        return NULL;
+    int r = PySequence_Contains(seq, Py_None);
+    if (r <= 0) {
+        if (r < 0)
+            Py_CLEAR(seq);
+        return seq;
+    }
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t k = 0; out != NULL && k < PySequence_Fast_GET_SIZE(seq); k++) {
+        PyObject *f = PySequence_Fast_GET_ITEM(seq, k);
+        if (f != Py_None && PyList_Append(out, f) < 0)
+            Py_CLEAR(out);
+    }
+    Py_DECREF(seq);
+    return out;
+}
+
+/* Timeline.place(engine, name, cycles, *, reads=(), writes=(), order="data", not_before_ns=0.0, nbytes=0,
+   elements=0, args=None, source=None) */
+static PyObject *place(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *names[11] = {s_p_engine, s_p_name, s_p_cycles, s_p_reads, s_p_writes, s_p_order,
+                           s_p_not_before_ns, s_p_nbytes, s_p_elements, s_p_args, s_p_source};
+    PyObject *p[11];
+    if (bind("place", args, nargs, kwnames, names, 11, 3, p) < 0)
+        return NULL;
+    for (int k = 0; k < 3; k++)
+        if (p[k] == NULL) {
+            PyErr_Format(PyExc_TypeError, "Timeline.place() missing required argument: '%U'", names[k]);
+            return NULL;
+        }
+    PyObject *engine = p[0], *order = p[5] ? p[5] : str_data, *not_before = p[6] ? p[6] : float_0;
+    PyObject *engines = NULL, *eng = NULL, *opts = NULL, *start = NULL, *reads = NULL, *writes = NULL,
+             *source = NULL, *res = NULL, *v = NULL;
+    int r, is_sync = 0;
+    if (!(engines = attr(self, s_engines)) || !(eng = PyObject_GetItem(engines, engine)) ||
+        !(opts = call_options()) || !(start = attr(eng, s_free_ns)))
+        goto done;
+    if ((r = compare(not_before, start, Py_GT)) < 0)
+        goto done;
+    if (r)
+        Py_SETREF(start, Py_NewRef(not_before));
+    if (!(reads = footprints(p[3] ? p[3] : empty_tuple)) || !(writes = footprints(p[4] ? p[4] : empty_tuple)))
+        goto done;
+    if ((r = equal(order, str_data)) < 0)
+        goto done;
+    if (r) {
+        /* seeded with the start so far: accesses ending before it cannot move it */
+        PyObject *dargs[4] = {reads, writes, engine, start};
+        PyObject *t = dependencies_end(self, dargs, 4);
+        if (t == NULL)
+            goto done;
+        Py_SETREF(start, t);
+    } else if ((is_sync = equal(order, str_sync)) < 0) {
+        goto done;
+    } else if (is_sync) {
+        if (!(v = attr(opts, s_check_races)) || (r = truth(v)) < 0)
+            goto done;
+        Py_CLEAR(v);
+        if (r) {
+            PyObject *x = PyObject_CallMethodObjArgs(self, s_check_races_m, reads, writes, eng, p[1], NULL);
+            if (x == NULL)
+                goto done;
+            Py_DECREF(x);
+        }
+    } else if ((r = equal(order, str_none)) <= 0) {
+        if (r == 0)
+            PyErr_Format(PyExc_ValueError, "order must be 'data', 'sync' or 'none', not %R", order);
+        goto done;
+    }
+    source = Py_NewRef(p[10] ? p[10] : Py_None);
+    if (source == Py_None) {
+        if (!(v = attr(opts, s_record_source)) || (r = truth(v)) < 0)
+            goto done;
+        Py_CLEAR(v);
+        if (r) {
+            Py_SETREF(source, caller_source());
+            if (source == NULL)
+                goto done;
+        }
+    }
+    if ((r = truth(source)) < 0)        /* source or "" */
+        goto done;
+    if (!r)
+        Py_SETREF(source, Py_NewRef(str_empty));
+    {
+        PyObject *rargs[12] = {eng, engine, p[1], p[2], start, reads, writes, is_sync ? Py_True : Py_False,
+                               p[7] ? p[7] : long_0, p[8] ? p[8] : long_0, p[9] ? p[9] : Py_None, source};
+        res = record(self, rargs);
+    }
+done:
+    Py_XDECREF(engines); Py_XDECREF(eng); Py_XDECREF(opts); Py_XDECREF(start); Py_XDECREF(reads);
+    Py_XDECREF(writes); Py_XDECREF(source); Py_XDECREF(v);
+    return res;
+}
+
+/* Timeline.place_rw(engine, name, cycles, read, write, nbytes=0, elements=0, args=None) */
+static PyObject *place_rw(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *names[8] = {s_p_engine, s_p_name, s_p_cycles, s_p_read, s_p_write, s_p_nbytes, s_p_elements,
+                          s_p_args};
+    PyObject *p[8];
+    if (bind("place_rw", args, nargs, kwnames, names, 8, 8, p) < 0)
+        return NULL;
+    for (int k = 0; k < 5; k++)
+        if (p[k] == NULL) {
+            PyErr_Format(PyExc_TypeError, "Timeline.place_rw() missing required argument: '%U'", names[k]);
+            return NULL;
+        }
+    PyObject *engine = p[0], *engines = NULL, *eng = NULL, *reads = NULL, *writes = NULL, *start = NULL,
+             *opts = NULL, *source = NULL, *res = NULL, *v = NULL;
+    int r;
+    if (!(engines = attr(self, s_engines)) || !(eng = PyObject_GetItem(engines, engine)) ||
+        !(reads = PyTuple_Pack(1, p[3])) || !(writes = PyTuple_Pack(1, p[4])) ||
+        !(v = attr(eng, s_free_ns)))
+        goto done;
+    {
+        PyObject *dargs[4] = {reads, writes, engine, v};
+        if (!(start = dependencies_end(self, dargs, 4)))
+            goto done;
+    }
+    Py_CLEAR(v);
+    if (!(opts = call_options()) || !(v = attr(opts, s_record_source)) ||
+        (r = truth(v)) < 0)
+        goto done;
+    if (!(source = r ? caller_source() : Py_NewRef(str_empty)))
+        goto done;
+    {
+        PyObject *rargs[12] = {eng, engine, p[1], p[2], start, reads, writes, Py_False, p[5] ? p[5] : long_0,
+                               p[6] ? p[6] : long_0, p[7] ? p[7] : Py_None, source};
+        res = record(self, rargs);
+    }
+done:
+    Py_XDECREF(engines); Py_XDECREF(eng); Py_XDECREF(reads); Py_XDECREF(writes); Py_XDECREF(start);
+    Py_XDECREF(opts); Py_XDECREF(source); Py_XDECREF(v);
+    return res;
+}
+
 /* ---- the module ---- */
 
 static PyMethodDef core_methods[] = {
@@ -678,6 +1166,11 @@ static PyMethodDef core_methods[] = {
      "The later of t and the end of every remembered access that data order waits for (C)."},
     {"_remember", (PyCFunction)(void (*)(void))remember, METH_FASTCALL,
      "Remember an instruction's accesses (C)."},
+    {"place", (PyCFunction)(void (*)(void))place, METH_FASTCALL | METH_KEYWORDS,
+     "place(engine, name, cycles, *, reads=(), writes=(), order='data', not_before_ns=0.0, nbytes=0, "
+     "elements=0, args=None, source=None) -> Event (C; timeline.Timeline.place_py is the reference)"},
+    {"place_rw", (PyCFunction)(void (*)(void))place_rw, METH_FASTCALL | METH_KEYWORDS,
+     "place_rw(engine, name, cycles, read, write, nbytes=0, elements=0, args=None) -> Event (C)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -691,28 +1184,51 @@ static PyTypeObject TimelineCore = {
     .tp_new = PyType_GenericNew,
 };
 
-/* configure(MemoryLog, build_index, append, BUCKET_SPAN, INDEX_AFTER, FRESH) */
-static PyObject *configure(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+/* configure(dict): what the C paths use from Python, by name */
+static int take(PyObject *d, const char *key, PyObject **slot)
 {
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "configure(MemoryLog, build_index, append, BUCKET_SPAN, INDEX_AFTER, FRESH)");
+    PyObject *v = PyDict_GetItemString(d, key);
+    if (v == NULL) {
+        PyErr_Format(PyExc_KeyError, "configure: missing %s", key);
+        return -1;
+    }
+    Py_XSETREF(*slot, Py_NewRef(v));
+    return 0;
+}
+
+static PyObject *configure(PyObject *mod, PyObject *d)
+{
+    PyObject *span = NULL, *after = NULL, *fresh = NULL;
+    if (!PyDict_Check(d)) {
+        PyErr_SetString(PyExc_TypeError, "configure(dict)");
         return NULL;
     }
-    Py_ssize_t span = PyLong_AsSsize_t(args[3]), after = PyLong_AsSsize_t(args[4]), fresh = PyLong_AsSsize_t(args[5]);
+    if (take(d, "MemoryLog", &MemoryLogType) < 0 || take(d, "build_index", &build_index_fn) < 0 ||
+        take(d, "append", &append_fn) < 0 || take(d, "Event", &EventType) < 0 ||
+        take(d, "event_slots", &event_slots) < 0 ||
+        take(d, "active_traces", &active_traces) < 0 || take(d, "timeline_globals", &timeline_globals) < 0 ||
+        take(d, "basename", &basename_fn) < 0 || take(d, "BUCKET_SPAN", &span) < 0 ||
+        take(d, "INDEX_AFTER", &after) < 0 || take(d, "FRESH", &fresh) < 0)
+        goto fail;
+    if (!PyType_Check(EventType) || !PyDict_Check(timeline_globals)) {
+        PyErr_SetString(PyExc_TypeError, "configure: Event must be a type and timeline_globals a dict");
+        goto fail;
+    }
+    BUCKET_SPAN = PyLong_AsSsize_t(span);
+    INDEX_AFTER = PyLong_AsSsize_t(after);
+    FRESH = PyLong_AsSsize_t(fresh);
     if (PyErr_Occurred())
-        return NULL;
-    Py_XSETREF(MemoryLogType, Py_NewRef(args[0]));
-    Py_XSETREF(build_index_fn, Py_NewRef(args[1]));
-    Py_XSETREF(append_fn, Py_NewRef(args[2]));
-    BUCKET_SPAN = span;
-    INDEX_AFTER = after;
-    FRESH = fresh;
+        goto fail;
+    Py_DECREF(span); Py_DECREF(after); Py_DECREF(fresh);
     Py_RETURN_NONE;
+fail:
+    Py_XDECREF(span); Py_XDECREF(after); Py_XDECREF(fresh);
+    return NULL;
 }
 
 static PyMethodDef module_methods[] = {
-    {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
-     "Give the module access_log.py's MemoryLog, build_index, append and constants."},
+    {"configure", (PyCFunction)configure, METH_O,
+     "Give the module what it uses from Python (timeline_native.load passes it)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -731,6 +1247,22 @@ PyMODINIT_FUNC PyInit__timeline_c(void)
     INTERN(s_wide, "wide"); INTERN(s_buckets, "buckets"); INTERN(s_ends_max, "ends_max");
     INTERN(s_archived_end, "_archived_end"); INTERN(s_PRUNE_AT, "PRUNE_AT"); INTERN(s_has_sync, "has_sync");
     INTERN(s_prune_at, "prune_at"); INTERN(s_prune, "_prune"); INTERN(s_FRESH, "FRESH");
+    INTERN(s_engines, "engines"); INTERN(s_free_ns, "free_ns"); INTERN(s_busy_ns, "busy_ns");
+    INTERN(s_count, "count"); INTERN(s_seq, "seq"); INTERN(s_clock, "clock"); INTERN(s_freq_hz, "freq_hz");
+    INTERN(s_core, "core"); INTERN(s_trace, "trace"); INTERN(s_events, "events"); INTERN(s_used, "_used");
+    INTERN(s_add_event, "add_event"); INTERN(s_check_races, "check_races");
+    INTERN(s_record_source, "record_source"); INTERN(s_check_races_m, "_check_races");
+    INTERN(s_SOURCE_OVERRIDE, "SOURCE_OVERRIDE"); INTERN(s_INSIDE, "_INSIDE");
+    INTERN(s_BASENAMES, "_BASENAMES"); INTERN(s_PKG_DIR, "_PKG_DIR"); INTERN(s_LINES, "_LINES");
+    INTERN(s_LINES_CAP, "_LINES_CAP"); INTERN(s_options, "options");
+    INTERN(s_p_engine, "engine"); INTERN(s_p_name, "name"); INTERN(s_p_cycles, "cycles");
+    INTERN(s_p_reads, "reads"); INTERN(s_p_writes, "writes"); INTERN(s_p_order, "order");
+    INTERN(s_p_not_before_ns, "not_before_ns"); INTERN(s_p_nbytes, "nbytes"); INTERN(s_p_elements, "elements");
+    INTERN(s_p_args, "args"); INTERN(s_p_source, "source"); INTERN(s_p_read, "read"); INTERN(s_p_write, "write");
+    INTERN(str_empty, ""); INTERN(str_data, "data"); INTERN(str_sync, "sync"); INTERN(str_none, "none");
+    if (!(float_0 = PyFloat_FromDouble(0.0)) || !(float_1e9 = PyFloat_FromDouble(1e9)) ||
+        !(long_0 = PyLong_FromLong(0)) || !(long_1 = PyLong_FromLong(1)) || !(empty_tuple = PyTuple_New(0)))
+        return NULL;
     if (PyType_Ready(&TimelineCore) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
