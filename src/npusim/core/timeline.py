@@ -453,19 +453,22 @@ class Timeline(_NATIVE.TimelineCore if _NATIVE is not None else object):
             log.prune_at = len(keep) + self.PRUNE_AT        # nothing to forget: the log stays as it is
             return
         if len(keep) > self.MAX_TRACKED:
-            # Too many in flight: forget the oldest half. For data ordering their end folds into a
-            # per-memory horizon (a conservative bound); race checks lose only those oldest accesses.
-            keep.sort(key=end_of)
-            cut = len(keep) - self.MAX_TRACKED // 2
-            log.horizon = max(log.horizon, keep[cut - 1][END])
-            for a in keep[:cut]:
-                a[ALIVE] = False
-            keep = keep[cut:]
+            keep = self._fold(log, keep)
         log.keep_only(keep)
         # Prune again only after PRUNE_AT more accesses: those that must be kept (still able to delay an
         # idle engine, or sync-ordered and not yet known everywhere) would otherwise be rescanned on
         # every event.
         log.prune_at = len(keep) + self.PRUNE_AT
+
+    def _fold(self, log: MemoryLog, keep: list) -> list:
+        """Too many in flight: forget the oldest half of ``keep``. For data ordering their end folds into a
+        per-memory horizon (a conservative bound); race checks lose only those oldest accesses."""
+        keep.sort(key=end_of)
+        cut = len(keep) - self.MAX_TRACKED // 2
+        log.horizon = max(log.horizon, keep[cut - 1][END])
+        for a in keep[:cut]:
+            a[ALIVE] = False
+        return keep[cut:]
 
     # ---- what pruning forgot while some engine was unused ----
 

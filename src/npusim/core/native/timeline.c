@@ -52,24 +52,61 @@ static inline PyObject **slot_addr(PyObject *o, PyObject *name)
     return (PyObject **)((char *)o + m->offset);
 }
 
-/* o.name (a new reference), through the slot when there is one */
-static PyObject *attr(PyObject *o, PyObject *name)
+/* What slot_addr found for one type, remembered at one call site: valid while the type's version tag
+   is (any change to the type or its bases gives it a new tag). off < 0: no plain slot. A call site
+   whose name varies (a helper taking the name) keeps one entry per (type, name) it meets. */
+typedef struct {
+    PyTypeObject *type;
+    PyObject *name;         /* one of the module's interned names (held for the module's life) */
+    unsigned int tag;
+    Py_ssize_t off;
+} SlotMemo;
+
+#define MEMO_WAYS 4
+
+static inline PyObject **slot_addr_memo(PyObject *o, PyObject *name, SlotMemo *memo)
 {
-    PyObject **a = slot_addr(o, name);
+    PyTypeObject *tp = Py_TYPE(o);
+    int valid = PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG);
+    if (valid)
+        for (int k = 0; k < MEMO_WAYS; k++)
+            if (memo[k].type == tp && memo[k].name == name && memo[k].tag == tp->tp_version_tag)
+                return memo[k].off < 0 ? NULL : (PyObject **)((char *)o + memo[k].off);
+    PyObject **a = slot_addr(o, name);      /* (assigns the type a valid tag) */
+    if (PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG)) {
+        for (int k = MEMO_WAYS - 1; k > 0; k--)
+            memo[k] = memo[k - 1];
+        memo[0].type = tp;
+        memo[0].name = name;
+        memo[0].tag = tp->tp_version_tag;
+        memo[0].off = a ? (Py_ssize_t)((char *)a - (char *)o) : -1;
+    }
+    return a;
+}
+
+/* o.name (a new reference), through the slot when there is one */
+static inline PyObject *attr_memo(PyObject *o, PyObject *name, SlotMemo *memo)
+{
+    PyObject **a = slot_addr_memo(o, name, memo);
     if (a != NULL && *a != NULL)
         return Py_NewRef(*a);
     return PyObject_GetAttr(o, name);     /* also raises the AttributeError of an unset slot */
 }
 
+/* attr_memo with a memo of its own at each call site */
+#define attr(o, name) ({ static SlotMemo memo_[MEMO_WAYS]; attr_memo((o), (name), memo_); })
+
 /* o.name = v, through the slot when there is one and setattr is the generic one */
-static int set_attr(PyObject *o, PyObject *name, PyObject *v)
+static inline int set_attr_memo(PyObject *o, PyObject *name, PyObject *v, SlotMemo *memo)
 {
-    PyObject **a = Py_TYPE(o)->tp_setattro == PyObject_GenericSetAttr ? slot_addr(o, name) : NULL;
+    PyObject **a = Py_TYPE(o)->tp_setattro == PyObject_GenericSetAttr ? slot_addr_memo(o, name, memo) : NULL;
     if (a == NULL)
         return PyObject_SetAttr(o, name, v);
     Py_XSETREF(*a, Py_NewRef(v));
     return 0;
 }
+
+#define set_attr(o, name, v) ({ static SlotMemo memo_[MEMO_WAYS]; set_attr_memo((o), (name), (v), memo_); })
 
 /* ---- Python's comparisons ---- */
 
@@ -578,6 +615,195 @@ static int set_attr_if(PyObject *o, PyObject *name, PyObject *v)
     return set_attr(o, name, v);
 }
 
+/* ---- pruning (Timeline._prune's common case: no sync-ordered access) ---- */
+
+static PyObject *s_prune_py, *s_MAX_TRACKED, *s_archive, *s_fold;
+
+/* an int attribute of the timeline's class (PRUNE_AT, MAX_TRACKED) */
+static int class_ll(PyObject *self, PyObject *name, Py_ssize_t *out)
+{
+    PyObject *v = attr(self, name);
+    if (v == NULL)
+        return -1;
+    *out = PyLong_AsSsize_t(v);
+    Py_DECREF(v);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* log.prune_at = n + self.PRUNE_AT */
+static int set_prune_at(PyObject *self, PyObject *log, Py_ssize_t n)
+{
+    Py_ssize_t prune_at;
+    if (class_ll(self, s_PRUNE_AT, &prune_at) < 0)
+        return -1;
+    PyObject *v = PyLong_FromSsize_t(n + prune_at);
+    int rc = v ? set_attr(log, s_prune_at, v) : -1;
+    Py_XDECREF(v);
+    return rc;
+}
+
+/* MemoryLog.keep_only(keep) for a log with has_sync False */
+static int keep_only(PyObject *log, PyObject *keep)
+{
+    PyObject *write_end = NULL, *engine = NULL, *ends_max = NULL, *m = NULL, *v = NULL;
+    int rc = -1, r, indexed;
+    if (set_attr(log, s_accesses, keep) < 0 || !(write_end = PyFloat_FromDouble(-Py_HUGE_VAL)))
+        goto done;
+    Py_ssize_t n = PyList_GET_SIZE(keep);
+    if (n) {
+        PyObject *a = PyList_GET_ITEM(keep, 0);
+        if (!PyList_Check(a) || PyList_GET_SIZE(a) < 8) {
+            PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
+            goto done;
+        }
+        engine = Py_NewRef(PyList_GET_ITEM(a, 2));
+    } else {
+        engine = Py_NewRef(Py_None);
+    }
+    if (!(v = attr(log, s_indexed)) || (indexed = truth(v)) < 0)
+        goto done;
+    if (!indexed && !(ends_max = PyList_New(0)))
+        goto done;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(keep); k++) {
+        PyObject *a = PyList_GET_ITEM(keep, k);
+        if (!PyList_Check(a) || PyList_GET_SIZE(a) < 8) {
+            PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
+            goto done;
+        }
+        Py_INCREF(a);
+        PyObject *end = Py_NewRef(PyList_GET_ITEM(a, 0)), *w = Py_NewRef(PyList_GET_ITEM(a, 1)),
+                 *e = Py_NewRef(PyList_GET_ITEM(a, 2));
+        r = truth(w);
+        if (r == 1 && (r = compare(end, write_end, Py_GT)) == 1)
+            Py_SETREF(write_end, Py_NewRef(end));
+        if (r >= 0 && (r = not_equal(e, engine)) == 1)
+            Py_SETREF(engine, Py_NewRef(Py_None));
+        if (r >= 0 && !indexed) {       /* the prefix max of ends (the first of equals) */
+            if (m == NULL || (r = compare(end, m, Py_GT)) == 1)
+                Py_XSETREF(m, Py_NewRef(end));
+            if (r >= 0)
+                r = PyList_Append(ends_max, m);
+        }
+        Py_DECREF(end);
+        Py_DECREF(w);
+        Py_DECREF(e);
+        Py_DECREF(a);
+        if (r < 0)
+            goto done;
+    }
+    if (set_attr(log, s_write_end, write_end) < 0 || set_attr(log, s_engine, engine) < 0 ||
+        (!indexed && set_attr(log, s_ends_max, ends_max) < 0))
+        goto done;
+    rc = 0;
+done:
+    Py_XDECREF(write_end); Py_XDECREF(engine); Py_XDECREF(ends_max); Py_XDECREF(m); Py_XDECREF(v);
+    return rc;
+}
+
+/* Timeline._prune(log); the general case (some sync-ordered access) is the Python method's */
+static int prune(PyObject *self, PyObject *log)
+{
+    PyObject *v = attr(log, s_has_sync), *used = NULL, *horizon = NULL, *accesses = NULL, *keep = NULL,
+             *dropped = NULL, *engines = NULL, *res = NULL;
+    int rc = -1, r;
+    if (v == NULL || (r = truth(v)) < 0)
+        goto done;
+    if (r) {
+        res = PyObject_CallMethodOneArg(self, s_prune_py, log);
+        rc = res ? 0 : -1;
+        goto done;
+    }
+    Py_CLEAR(v);
+    if (!(used = attr(self, s_used)))
+        goto done;
+    if (!PyList_Check(used) || PyList_GET_SIZE(used) == 0) {
+        PyErr_SetString(PyExc_IndexError, "timeline: _used must be a non-empty list when pruning");
+        goto done;
+    }
+    if (!(horizon = attr(PyList_GET_ITEM(used, 0), s_free_ns)))
+        goto done;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(used); k++) {
+        if (!(v = attr(PyList_GET_ITEM(used, k), s_free_ns)) || (r = compare(v, horizon, Py_LT)) < 0)
+            goto done;
+        if (r)
+            Py_SETREF(horizon, Py_NewRef(v));
+        Py_CLEAR(v);
+    }
+    if (!(accesses = get_list(log, s_accesses)) || !(keep = PyList_New(0)) || !(dropped = PyList_New(0)))
+        goto done;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(accesses); k++) {
+        PyObject *a = PyList_GET_ITEM(accesses, k);
+        if (!PyList_Check(a) || PyList_GET_SIZE(a) < 8) {
+            PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
+            goto done;
+        }
+        Py_INCREF(a);
+        PyObject *end = Py_NewRef(PyList_GET_ITEM(a, 0));
+        r = compare(end, horizon, Py_GT);
+        Py_DECREF(end);
+        if (r >= 0)
+            r = PyList_Append(r ? keep : dropped, a);
+        Py_DECREF(a);
+        if (r < 0)
+            goto done;
+    }
+    Py_ssize_t n_keep = PyList_GET_SIZE(keep), max_tracked;
+    if (class_ll(self, s_MAX_TRACKED, &max_tracked) < 0)
+        goto done;
+    if (PyList_GET_SIZE(dropped)) {
+        for (Py_ssize_t k = 0; k < PyList_GET_SIZE(dropped); k++)
+            if (PyList_SetItem(PyList_GET_ITEM(dropped, k), 7, Py_NewRef(Py_False)) < 0)
+                goto done;
+        if (!(engines = attr(self, s_engines)))
+            goto done;
+        Py_ssize_t n_engines = PyObject_Size(engines);
+        if (n_engines < 0)
+            goto done;
+        if (PyList_GET_SIZE(used) < n_engines) {        /* some engine has placed nothing yet */
+            PyObject *unused = PyList_New(0), *values = unused ? PyMapping_Values(engines) : NULL;
+            PyObject *seq = values ? PySequence_Fast(values, "engines.values()") : NULL;
+            r = seq ? 0 : -1;
+            for (Py_ssize_t k = 0; seq && k < PySequence_Fast_GET_SIZE(seq) && r == 0; k++) {
+                PyObject *e = PySequence_Fast_GET_ITEM(seq, k), *count = attr(e, s_count);
+                r = count ? truth(count) : -1;
+                Py_XDECREF(count);
+                if (r == 0)
+                    r = PyList_Append(unused, e);
+                else if (r == 1)
+                    r = 0;
+            }
+            if (r == 0)
+                res = PyObject_CallMethodObjArgs(self, s_archive, log, unused, dropped, NULL);
+            Py_XDECREF(unused);
+            Py_XDECREF(values);
+            Py_XDECREF(seq);
+            if (res == NULL)
+                goto done;
+            Py_CLEAR(res);
+        }
+    } else if (n_keep <= max_tracked) {        /* nothing to forget: the log stays as it is */
+        rc = set_prune_at(self, log, n_keep);
+        goto done;
+    }
+    if (n_keep > max_tracked) {
+        PyObject *folded = PyObject_CallMethodObjArgs(self, s_fold, log, keep, NULL);
+        if (folded == NULL)
+            goto done;
+        Py_SETREF(keep, folded);
+        if (!PyList_Check(keep)) {
+            PyErr_SetString(PyExc_TypeError, "timeline: _fold must return a list");
+            goto done;
+        }
+    }
+    if (keep_only(log, keep) < 0)
+        goto done;
+    rc = set_prune_at(self, log, PyList_GET_SIZE(keep));
+done:
+    Py_XDECREF(v); Py_XDECREF(used); Py_XDECREF(horizon); Py_XDECREF(accesses); Py_XDECREF(keep);
+    Py_XDECREF(dropped); Py_XDECREF(engines); Py_XDECREF(res);
+    return rc;
+}
+
 /* One footprint of Timeline._remember */
 static int remember_one(PyObject *self, PyObject *logs, PyObject *fp, int is_write, PyObject *end,
                         PyObject *engine, PyObject *seq, PyObject *ev, PyObject *sync, int sync_true)
@@ -665,12 +891,8 @@ static int remember_one(PyObject *self, PyObject *logs, PyObject *fp, int is_wri
     Py_CLEAR(v);
     if (r < 0)
         goto done;
-    if (r) {
-        PyObject *res = PyObject_CallMethodOneArg(self, s_prune, log);
-        if (res == NULL)
-            goto done;
-        Py_DECREF(res);
-    }
+    if (r && prune(self, log) < 0)
+        goto done;
     rc = 0;
 done:
     Py_XDECREF(mem);
@@ -1255,6 +1477,8 @@ PyMODINIT_FUNC PyInit__timeline_c(void)
     INTERN(s_SOURCE_OVERRIDE, "SOURCE_OVERRIDE"); INTERN(s_INSIDE, "_INSIDE");
     INTERN(s_BASENAMES, "_BASENAMES"); INTERN(s_PKG_DIR, "_PKG_DIR"); INTERN(s_LINES, "_LINES");
     INTERN(s_LINES_CAP, "_LINES_CAP"); INTERN(s_options, "options");
+    INTERN(s_prune_py, "_prune"); INTERN(s_MAX_TRACKED, "MAX_TRACKED"); INTERN(s_archive, "_archive");
+    INTERN(s_fold, "_fold");
     INTERN(s_p_engine, "engine"); INTERN(s_p_name, "name"); INTERN(s_p_cycles, "cycles");
     INTERN(s_p_reads, "reads"); INTERN(s_p_writes, "writes"); INTERN(s_p_order, "order");
     INTERN(s_p_not_before_ns, "not_before_ns"); INTERN(s_p_nbytes, "nbytes"); INTERN(s_p_elements, "elements");
