@@ -942,6 +942,49 @@ static PyObject *remember(PyObject *self, PyObject *const *args, Py_ssize_t narg
 
 /* ---- the caller's file:line (timeline.caller_source, from a given frame) ---- */
 
+/* Walking the stack: on CPython 3.11 over the interpreter's own frame records, which costs no frame
+   object per level (PyFrame_GetBack makes one for each); elsewhere through the public frame API. Both
+   give what Python's frame.f_code, f_lasti, f_lineno and f_back give. */
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+#define Py_BUILD_CORE 1
+#include <internal/pycore_frame.h>
+#undef Py_BUILD_CORE
+typedef _PyInterpreterFrame Frame;
+
+static Frame *complete(Frame *f)
+{
+    while (f != NULL && _PyFrame_IsIncomplete(f))
+        f = f->previous;
+    return f;
+}
+static Frame *frame_first(void) { return complete(PyThreadState_Get()->cframe->current_frame); }
+static Frame *frame_back(Frame *f) { return complete(f->previous); }
+static PyCodeObject *frame_code(Frame *f) { return f->f_code; }
+static int frame_lasti(Frame *f)
+{
+    int lasti = _PyInterpreterFrame_LASTI(f);
+    return lasti < 0 ? -1 : lasti * (int)sizeof(_Py_CODEUNIT);
+}
+static int frame_lineno(Frame *f)
+{
+    if (f->frame_obj != NULL)
+        return PyFrame_GetLineNumber(f->frame_obj);
+    return PyCode_Addr2Line(f->f_code, _PyInterpreterFrame_LASTI(f) * (int)sizeof(_Py_CODEUNIT));
+}
+#define frame_hold(f) ((void)0)
+#define frame_release(f) ((void)0)
+#else
+typedef PyFrameObject Frame;
+
+static Frame *frame_first(void) { return PyEval_GetFrame(); }         /* borrowed */
+static Frame *frame_back(Frame *f) { Frame *b = PyFrame_GetBack(f); Py_XDECREF(b); return b; }
+static PyCodeObject *frame_code(Frame *f) { PyCodeObject *c = PyFrame_GetCode(f); Py_DECREF(c); return c; }
+static int frame_lasti(Frame *f) { return PyFrame_GetLasti(f); }
+static int frame_lineno(Frame *f) { return PyFrame_GetLineNumber(f); }
+#define frame_hold(f) Py_XINCREF(f)
+#define frame_release(f) Py_XDECREF(f)
+#endif
+
 /* timeline.py's global `name` (borrowed), read on each call: tests and callers may rebind it */
 static PyObject *global(PyObject *name)
 {
@@ -951,96 +994,95 @@ static PyObject *global(PyObject *name)
     return v;
 }
 
+/* "file:line" of code at a frame (the _LINES cache's entry, made if missing) */
+static PyObject *line_of(Frame *f, PyCodeObject *code, PyObject *base)
+{
+    PyObject *lines = global(s_LINES), *cap = global(s_LINES_CAP), *key, *hit, *line, *res = NULL;
+    if (!lines || !cap)
+        return NULL;
+    Py_INCREF(lines);
+    if (!(key = Py_BuildValue("(NN)", PyLong_FromVoidPtr(code), PyLong_FromLong(frame_lasti(f)))))
+        goto done;
+    hit = PyDict_GetItemWithError(lines, key);
+    if (hit == NULL && PyErr_Occurred())
+        goto done;
+    if (hit != NULL && PyTuple_Check(hit) && PyTuple_GET_SIZE(hit) == 2 && PyTuple_GET_ITEM(hit, 0) == (PyObject *)code) {
+        res = Py_NewRef(PyTuple_GET_ITEM(hit, 1));
+        goto done;
+    }
+    PyObject *size = PyLong_FromSsize_t(PyDict_Size(lines));
+    int r = size ? PyObject_RichCompareBool(size, cap, Py_GE) : -1;
+    Py_XDECREF(size);
+    if (r < 0)
+        goto done;
+    if (r)
+        PyDict_Clear(lines);
+    int lineno = frame_lineno(f);
+    line = lineno < 0 ? PyUnicode_FromFormat("%S:None", base) : PyUnicode_FromFormat("%S:%d", base, lineno);
+    if (line == NULL)
+        goto done;
+    hit = PyTuple_Pack(2, (PyObject *)code, line);
+    if (hit != NULL && PyDict_SetItem(lines, key, hit) == 0)
+        res = Py_NewRef(line);
+    Py_XDECREF(hit);
+    Py_DECREF(line);
+done:
+    Py_XDECREF(key);
+    Py_DECREF(lines);
+    return res;
+}
+
 /* file:line of the first frame from `f` outward whose file is outside the npusim package, through the
    same caches (_INSIDE, _BASENAMES, _LINES) as timeline.caller_source; "" when there is none.
    The SOURCE_OVERRIDE test is the caller's. */
-static PyObject *source_from(PyFrameObject *f)
+static PyObject *source_from(Frame *f)
 {
     PyObject *inside = global(s_INSIDE), *basenames = global(s_BASENAMES), *pkg_dir = global(s_PKG_DIR);
     if (!inside || !basenames || !pkg_dir)
         return NULL;
-    Py_XINCREF(f);
+    Py_INCREF(inside);
+    Py_INCREF(basenames);
+    Py_INCREF(pkg_dir);
+    PyObject *res = NULL;
+    frame_hold(f);
     while (f != NULL) {
-        PyCodeObject *code = PyFrame_GetCode(f);
+        PyCodeObject *code = (PyCodeObject *)Py_NewRef(frame_code(f));
         PyObject *fn = code->co_filename, *base;
         int r = PySet_Contains(inside, fn);
-        if (r < 0)
-            goto fail_code;
-        if (r)
-            goto next;
-        base = PyDict_GetItemWithError(basenames, fn);
-        if (base == NULL) {
-            if (PyErr_Occurred())
-                goto fail_code;
-            r = PyUnicode_Tailmatch(fn, pkg_dir, 0, PY_SSIZE_T_MAX, -1);     /* fn.startswith(_PKG_DIR) */
-            if (r < 0)
-                goto fail_code;
-            if (r) {
-                if (PySet_Add(inside, fn) < 0)
-                    goto fail_code;
-                goto next;
+        if (r == 0) {
+            base = PyDict_GetItemWithError(basenames, fn);
+            Py_XINCREF(base);
+            if (base == NULL && !PyErr_Occurred()) {
+                r = PyUnicode_Tailmatch(fn, pkg_dir, 0, PY_SSIZE_T_MAX, -1);     /* fn.startswith(_PKG_DIR) */
+                if (r == 1)
+                    r = PySet_Add(inside, fn) < 0 ? -1 : 1;
+                else if (r == 0 && ((base = PyObject_CallOneArg(basename_fn, fn)) == NULL ||
+                                    PyDict_SetItem(basenames, fn, base) < 0))
+                    r = -1;
             }
-            base = PyObject_CallOneArg(basename_fn, fn);
-            if (base == NULL || PyDict_SetItem(basenames, fn, base) < 0) {
-                Py_XDECREF(base);
-                goto fail_code;
+            if (r == 0 && base != NULL) {
+                res = line_of(f, code, base);
+                r = 2;      /* found (or failed: res NULL with an exception) */
+            } else if (base == NULL && r == 0) {
+                r = -1;
             }
-            Py_DECREF(base);        /* the dict holds it */
+            Py_XDECREF(base);
         }
-        {
-            PyObject *lines = global(s_LINES), *cap = global(s_LINES_CAP), *key = NULL, *hit, *line, *res = NULL;
-            if (!lines || !cap)
-                goto fail_code;
-            Py_INCREF(lines);
-            Py_INCREF(base);
-            if (!(key = Py_BuildValue("(NN)", PyLong_FromVoidPtr(code), PyLong_FromLong(PyFrame_GetLasti(f)))))
-                goto line_done;
-            hit = PyDict_GetItemWithError(lines, key);
-            if (hit == NULL && PyErr_Occurred())
-                goto line_done;
-            if (hit != NULL && PyTuple_Check(hit) && PyTuple_GET_SIZE(hit) == 2 &&
-                PyTuple_GET_ITEM(hit, 0) == (PyObject *)code) {
-                res = Py_NewRef(PyTuple_GET_ITEM(hit, 1));
-                goto line_done;
-            }
-            PyObject *size = PyLong_FromSsize_t(PyDict_Size(lines));
-            r = size ? PyObject_RichCompareBool(size, cap, Py_GE) : -1;
-            Py_XDECREF(size);
-            if (r < 0)
-                goto line_done;
-            if (r)
-                PyDict_Clear(lines);
-            int lineno = PyFrame_GetLineNumber(f);
-            line = lineno < 0 ? PyUnicode_FromFormat("%S:None", base) : PyUnicode_FromFormat("%S:%d", base, lineno);
-            if (line == NULL)
-                goto line_done;
-            hit = PyTuple_Pack(2, (PyObject *)code, line);
-            if (hit != NULL && PyDict_SetItem(lines, key, hit) == 0)
-                res = Py_NewRef(line);
-            Py_XDECREF(hit);
-            Py_DECREF(line);
-        line_done:
-            Py_XDECREF(key);
-            Py_DECREF(base);
-            Py_DECREF(lines);
-            Py_DECREF(code);
-            Py_DECREF(f);
-            return res;
-        }
-    next:
         Py_DECREF(code);
-        {
-            PyFrameObject *back = PyFrame_GetBack(f);
-            Py_DECREF(f);
-            f = back;
-        }
-        continue;
-    fail_code:
-        Py_DECREF(code);
-        Py_DECREF(f);
-        return NULL;
+        if (r < 0 || r == 2)
+            break;
+        Frame *back = frame_back(f);
+        frame_hold(back);
+        frame_release(f);
+        f = back;
     }
-    return Py_NewRef(str_empty);
+    if (f == NULL)
+        res = Py_NewRef(str_empty);
+    frame_release(f);
+    Py_DECREF(inside);
+    Py_DECREF(basenames);
+    Py_DECREF(pkg_dir);
+    return res;
 }
 
 /* timeline.caller_source() as seen from a C method called by the current Python frame */
@@ -1051,7 +1093,7 @@ static PyObject *caller_source(void)
         return NULL;
     if (PyList_Check(override) && PyList_GET_SIZE(override))
         return Py_NewRef(PyList_GET_ITEM(override, PyList_GET_SIZE(override) - 1));
-    return source_from(PyEval_GetFrame());
+    return source_from(frame_first());
 }
 
 /* ---- placing an instruction ---- */
