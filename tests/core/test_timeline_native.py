@@ -148,7 +148,7 @@ def test_a_long_program_indexes_folds_and_archives_identically():
     """A deterministic program that reaches every branch: logs indexed (a scan past INDEX_AFTER), the
     MAX_TRACKED fold into a horizon, bucket cleaning, wide accesses, and the archive of a late engine."""
     steps = []
-    for i in range(600):
+    for i in range(1500):
         fp = _fp(SBUF, (i * 7) % 100, 16, 64 * (i % 40), 64 * (1 + i % 3))
         wide = _fp(SBUF, 0, 128, 0, 256 * 20)
         steps.append(("vector", [], [fp], 20000, 0.0, "data", None))           # vector runs far ahead
@@ -164,6 +164,7 @@ def test_a_long_program_indexes_folds_and_archives_identically():
     assert any(log.horizon for log in logs)
     assert any(len(log.wide) > 2 for log in logs)
     assert any(len(log.accesses) > INDEX_AFTER for log in logs)
+    assert any(log.archive_horizon for log in logs)      # the archive of the late engine overflowed
 
 
 @native

@@ -127,13 +127,23 @@ static int compare(PyObject *a, PyObject *b, int op)
     return PyObject_RichCompareBool(a, b, op);
 }
 
+/* two exact str objects hold the same text (CPython keeps each string in its narrowest kind, so texts
+   of different kinds or lengths differ) */
+static inline int str_same(PyObject *a, PyObject *b)
+{
+    if (a == b)
+        return 1;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(a);
+    if (n != PyUnicode_GET_LENGTH(b) || PyUnicode_KIND(a) != PyUnicode_KIND(b))
+        return 0;
+    return memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * PyUnicode_KIND(a)) == 0;
+}
+
 /* a != b as Python evaluates it (engine names: str, identity first) */
 static int not_equal(PyObject *a, PyObject *b)
 {
-    if (a == b && PyUnicode_CheckExact(a))
-        return 0;
     if (PyUnicode_CheckExact(a) && PyUnicode_CheckExact(b))
-        return PyUnicode_Compare(a, b) != 0;
+        return !str_same(a, b);
     PyObject *r = PyObject_RichCompare(a, b, Py_NE);
     if (r == NULL)
         return -1;
@@ -145,10 +155,8 @@ static int not_equal(PyObject *a, PyObject *b)
 /* a == b as Python evaluates it */
 static int equal(PyObject *a, PyObject *b)
 {
-    if (a == b && PyUnicode_CheckExact(a))
-        return 1;
     if (PyUnicode_CheckExact(a) && PyUnicode_CheckExact(b))
-        return PyUnicode_Compare(a, b) == 0;
+        return str_same(a, b);
     PyObject *r = PyObject_RichCompare(a, b, Py_EQ);
     if (r == NULL)
         return -1;
@@ -183,6 +191,11 @@ static int get_ll(PyObject *o, PyObject *name, long long *out)
     PyObject *v = attr(o, name);
     if (v == NULL)
         return -1;
+    if (PyLong_CheckExact(v)) {
+        *out = PyLong_AsLongLong(v);
+        Py_DECREF(v);
+        return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+    }
     PyObject *i = PyNumber_Index(v);
     Py_DECREF(v);
     if (i == NULL)
@@ -617,7 +630,7 @@ static int set_attr_if(PyObject *o, PyObject *name, PyObject *v)
 
 /* ---- pruning (Timeline._prune's common case: no sync-ordered access) ---- */
 
-static PyObject *s_prune_py, *s_MAX_TRACKED, *s_archive, *s_fold;
+static PyObject *s_prune_py, *s_MAX_TRACKED, *s_archive, *s_fold, *s_name, *s_ARCHIVE_CAP, *s_archive_horizon;
 
 /* an int attribute of the timeline's class (PRUNE_AT, MAX_TRACKED) */
 static int class_ll(PyObject *self, PyObject *name, Py_ssize_t *out)
@@ -700,6 +713,121 @@ done:
     return rc;
 }
 
+/* some engine of `engines` has not synchronised past access a: e.clock.get(a[ENGINE], 0) < a[SEQ] */
+static int unsynced(PyObject *engines, PyObject *a)
+{
+    PyObject *eng = Py_NewRef(PyList_GET_ITEM(a, 2)), *seq = Py_NewRef(PyList_GET_ITEM(a, 3));
+    int r = 0;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(engines) && r == 0; k++) {
+        PyObject *clock = attr(PyList_GET_ITEM(engines, k), s_clock), *v;
+        if (clock == NULL || !PyDict_Check(clock)) {
+            if (clock != NULL)
+                PyErr_SetString(PyExc_TypeError, "timeline: Engine.clock must be a dict");
+            Py_XDECREF(clock);
+            r = -1;
+            break;
+        }
+        v = PyDict_GetItemWithError(clock, eng);
+        if (v == NULL && PyErr_Occurred())
+            r = -1;
+        else
+            r = compare(v ? v : long_0, seq, Py_LT);
+        Py_DECREF(clock);
+    }
+    Py_DECREF(eng);
+    Py_DECREF(seq);
+    return r;
+}
+
+/* Timeline._archive(log, unused, dropped): move the dropped accesses that could still delay or race with
+   an unused engine's instructions into the memory's archive */
+static int archive(PyObject *self, PyObject *log, PyObject *unused, PyObject *dropped)
+{
+    PyObject *first_free = NULL, *moved = NULL, *arch = NULL, *archive_for = NULL, *v = NULL, *m = NULL;
+    int rc = -1, r;
+    Py_ssize_t cap;
+    if (PyList_GET_SIZE(unused) == 0) {
+        PyErr_SetString(PyExc_ValueError, "min() arg is an empty sequence");
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(unused); k++) {      /* min(e.free_ns for e in unused) */
+        if (!(v = attr(PyList_GET_ITEM(unused, k), s_free_ns)))
+            goto done;
+        if (first_free == NULL || (r = compare(v, first_free, Py_LT)) == 1)
+            Py_XSETREF(first_free, Py_NewRef(v));
+        else if (r < 0)
+            goto done;
+        Py_CLEAR(v);
+    }
+    if (!(moved = PyList_New(0)))
+        goto done;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(dropped); k++) {
+        PyObject *a = PyList_GET_ITEM(dropped, k);
+        Py_INCREF(a);
+        PyObject *end = Py_NewRef(PyList_GET_ITEM(a, 0)), *sync = Py_NewRef(PyList_GET_ITEM(a, 6));
+        r = compare(end, first_free, Py_GT);
+        if (r == 0 && (r = truth(sync)) == 1)
+            r = unsynced(unused, a);
+        if (r == 1)
+            r = PyList_Append(moved, a);
+        Py_DECREF(end);
+        Py_DECREF(sync);
+        Py_DECREF(a);
+        if (r < 0)
+            goto done;
+    }
+    if (PyList_GET_SIZE(moved) == 0) {
+        rc = 0;
+        goto done;
+    }
+    if (!(arch = get_list(log, s_archive)) || PyList_SetSlice(arch, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, moved) < 0)
+        goto done;
+    if (!(archive_for = attr(log, s_archive_for)))
+        goto done;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(unused); k++) {     /* archive_for.update(e.name ...) */
+        PyObject *name = attr(PyList_GET_ITEM(unused, k), s_name);
+        r = name == NULL ? -1 : PySet_Check(archive_for) ? PySet_Add(archive_for, name) : -2;
+        if (r == -2) {
+            PyObject *x = PyObject_CallMethod(archive_for, "add", "O", name);
+            r = x ? 0 : -1;
+            Py_XDECREF(x);
+        }
+        Py_XDECREF(name);
+        if (r < 0)
+            goto done;
+    }
+    if (class_ll(self, s_ARCHIVE_CAP, &cap) < 0)
+        goto done;
+    Py_ssize_t n = PyList_GET_SIZE(arch);
+    if (n > cap) {
+        /* the oldest half folds into a horizon: max(log.archive_horizon, max(ends of archive[:cut])) */
+        Py_ssize_t cut = n - cap / 2;       /* (cap >= 0: Python's // and C's / agree) */
+        for (Py_ssize_t k = 0; k < cut && k < PyList_GET_SIZE(arch); k++) {
+            PyObject *a = PyList_GET_ITEM(arch, k);
+            if (!PyList_Check(a) || PyList_GET_SIZE(a) < 8) {
+                PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
+                goto done;
+            }
+            PyObject *end = Py_NewRef(PyList_GET_ITEM(a, 0));
+            r = m == NULL ? 1 : compare(end, m, Py_GT);
+            if (r == 1)
+                Py_XSETREF(m, Py_NewRef(end));
+            Py_DECREF(end);
+            if (r < 0)
+                goto done;
+        }
+        if (!(v = attr(log, s_archive_horizon)) || (r = compare(m, v, Py_GT)) < 0)
+            goto done;
+        if (set_attr(log, s_archive_horizon, r ? m : v) < 0 || PyList_SetSlice(arch, 0, cut, NULL) < 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    Py_XDECREF(first_free); Py_XDECREF(moved); Py_XDECREF(arch); Py_XDECREF(archive_for); Py_XDECREF(v);
+    Py_XDECREF(m);
+    return rc;
+}
+
 /* Timeline._prune(log); the general case (some sync-ordered access) is the Python method's */
 static int prune(PyObject *self, PyObject *log)
 {
@@ -773,13 +901,12 @@ static int prune(PyObject *self, PyObject *log)
                     r = 0;
             }
             if (r == 0)
-                res = PyObject_CallMethodObjArgs(self, s_archive, log, unused, dropped, NULL);
+                r = archive(self, log, unused, dropped);
             Py_XDECREF(unused);
             Py_XDECREF(values);
             Py_XDECREF(seq);
-            if (res == NULL)
+            if (r < 0)
                 goto done;
-            Py_CLEAR(res);
         }
     } else if (n_keep <= max_tracked) {        /* nothing to forget: the log stays as it is */
         rc = set_prune_at(self, log, n_keep);
@@ -1519,8 +1646,9 @@ PyMODINIT_FUNC PyInit__timeline_c(void)
     INTERN(s_SOURCE_OVERRIDE, "SOURCE_OVERRIDE"); INTERN(s_INSIDE, "_INSIDE");
     INTERN(s_BASENAMES, "_BASENAMES"); INTERN(s_PKG_DIR, "_PKG_DIR"); INTERN(s_LINES, "_LINES");
     INTERN(s_LINES_CAP, "_LINES_CAP"); INTERN(s_options, "options");
-    INTERN(s_prune_py, "_prune"); INTERN(s_MAX_TRACKED, "MAX_TRACKED"); INTERN(s_archive, "_archive");
-    INTERN(s_fold, "_fold");
+    INTERN(s_prune_py, "_prune"); INTERN(s_MAX_TRACKED, "MAX_TRACKED"); INTERN(s_archive, "archive");
+    INTERN(s_fold, "_fold"); INTERN(s_name, "name"); INTERN(s_ARCHIVE_CAP, "ARCHIVE_CAP");
+    INTERN(s_archive_horizon, "archive_horizon");
     INTERN(s_p_engine, "engine"); INTERN(s_p_name, "name"); INTERN(s_p_cycles, "cycles");
     INTERN(s_p_reads, "reads"); INTERN(s_p_writes, "writes"); INTERN(s_p_order, "order");
     INTERN(s_p_not_before_ns, "not_before_ns"); INTERN(s_p_nbytes, "nbytes"); INTERN(s_p_elements, "elements");
