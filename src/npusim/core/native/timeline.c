@@ -111,7 +111,7 @@ static inline int set_attr_memo(PyObject *o, PyObject *name, PyObject *v, SlotMe
 /* ---- Python's comparisons ---- */
 
 /* a op b (Py_LT, Py_LE, Py_GT) as Python evaluates it: 1, 0, or -1 with an exception */
-static int compare(PyObject *a, PyObject *b, int op)
+static inline int compare(PyObject *a, PyObject *b, int op)
 {
     if (PyFloat_CheckExact(a) && PyFloat_CheckExact(b)) {
         double x = PyFloat_AS_DOUBLE(a), y = PyFloat_AS_DOUBLE(b);
@@ -144,6 +144,9 @@ static int not_equal(PyObject *a, PyObject *b)
 {
     if (PyUnicode_CheckExact(a) && PyUnicode_CheckExact(b))
         return !str_same(a, b);
+    /* None against a str or None: neither defines the comparison, so Python falls back to identity */
+    if ((a == Py_None && (b == Py_None || PyUnicode_CheckExact(b))) || (b == Py_None && PyUnicode_CheckExact(a)))
+        return a != b;
     PyObject *r = PyObject_RichCompare(a, b, Py_NE);
     if (r == NULL)
         return -1;
@@ -157,6 +160,8 @@ static int equal(PyObject *a, PyObject *b)
 {
     if (PyUnicode_CheckExact(a) && PyUnicode_CheckExact(b))
         return str_same(a, b);
+    if ((a == Py_None && (b == Py_None || PyUnicode_CheckExact(b))) || (b == Py_None && PyUnicode_CheckExact(a)))
+        return a == b;
     PyObject *r = PyObject_RichCompare(a, b, Py_EQ);
     if (r == NULL)
         return -1;
@@ -1112,7 +1117,7 @@ static int frame_lineno(Frame *f) { return PyFrame_GetLineNumber(f); }
 #define frame_release(f) Py_XDECREF(f)
 #endif
 
-/* timeline.py's global `name` (borrowed), read on each call: tests and callers may rebind it */
+/* timeline.py's global `name` (borrowed), looked up each time: tests and callers may rebind it */
 static PyObject *global(PyObject *name)
 {
     PyObject *v = PyDict_GetItemWithError(timeline_globals, name);
@@ -1121,15 +1126,51 @@ static PyObject *global(PyObject *name)
     return v;
 }
 
+/* The globals every placement reads (borrowed), looked up again whenever timeline.py's namespace has
+   changed since (CPython 3.11's dict version tag; always elsewhere). */
+static struct {
+    int valid;
+    uint64_t tag;
+    PyObject *options, *override, *inside, *basenames, *pkg_dir, *lines, *lines_cap;
+} G;
+
+static int globals_fresh(void)
+{
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+    uint64_t tag = ((PyDictObject *)timeline_globals)->ma_version_tag;
+    if (G.valid && G.tag == tag)
+        return 0;
+#else
+    uint64_t tag = 0;
+#endif
+    G.valid = 0;
+    if (!(G.options = global(s_options)) || !(G.override = global(s_SOURCE_OVERRIDE)) ||
+        !(G.inside = global(s_INSIDE)) || !(G.basenames = global(s_BASENAMES)) || !(G.pkg_dir = global(s_PKG_DIR)) ||
+        !(G.lines = global(s_LINES)) || !(G.lines_cap = global(s_LINES_CAP)))
+        return -1;
+    G.tag = tag;
+    G.valid = 1;
+    return 0;
+}
+
 /* "file:line" of code at a frame (the _LINES cache's entry, made if missing) */
 static PyObject *line_of(Frame *f, PyCodeObject *code, PyObject *base)
 {
-    PyObject *lines = global(s_LINES), *cap = global(s_LINES_CAP), *key, *hit, *line, *res = NULL;
-    if (!lines || !cap)
+    PyObject *lines, *cap, *key = NULL, *hit, *line, *res = NULL, *id, *lasti;
+    if (globals_fresh() < 0)
         return NULL;
-    Py_INCREF(lines);
-    if (!(key = Py_BuildValue("(NN)", PyLong_FromVoidPtr(code), PyLong_FromLong(frame_lasti(f)))))
+    lines = Py_NewRef(G.lines);
+    cap = Py_NewRef(G.lines_cap);
+    id = PyLong_FromVoidPtr(code);
+    lasti = id ? PyLong_FromLong(frame_lasti(f)) : NULL;
+    key = lasti ? PyTuple_New(2) : NULL;
+    if (key == NULL) {
+        Py_XDECREF(id);
+        Py_XDECREF(lasti);
         goto done;
+    }
+    PyTuple_SET_ITEM(key, 0, id);
+    PyTuple_SET_ITEM(key, 1, lasti);
     hit = PyDict_GetItemWithError(lines, key);
     if (hit == NULL && PyErr_Occurred())
         goto done;
@@ -1156,6 +1197,7 @@ static PyObject *line_of(Frame *f, PyCodeObject *code, PyObject *base)
 done:
     Py_XDECREF(key);
     Py_DECREF(lines);
+    Py_DECREF(cap);
     return res;
 }
 
@@ -1164,9 +1206,9 @@ done:
    The SOURCE_OVERRIDE test is the caller's. */
 static PyObject *source_from(Frame *f)
 {
-    PyObject *inside = global(s_INSIDE), *basenames = global(s_BASENAMES), *pkg_dir = global(s_PKG_DIR);
-    if (!inside || !basenames || !pkg_dir)
+    if (globals_fresh() < 0)
         return NULL;
+    PyObject *inside = G.inside, *basenames = G.basenames, *pkg_dir = G.pkg_dir;
     Py_INCREF(inside);
     Py_INCREF(basenames);
     Py_INCREF(pkg_dir);
@@ -1215,9 +1257,9 @@ static PyObject *source_from(Frame *f)
 /* timeline.caller_source() as seen from a C method called by the current Python frame */
 static PyObject *caller_source(void)
 {
-    PyObject *override = global(s_SOURCE_OVERRIDE);
-    if (override == NULL)
+    if (globals_fresh() < 0)
         return NULL;
+    PyObject *override = G.override;
     if (PyList_Check(override) && PyList_GET_SIZE(override))
         return Py_NewRef(PyList_GET_ITEM(override, PyList_GET_SIZE(override) - 1));
     return source_from(frame_first());
@@ -1228,8 +1270,7 @@ static PyObject *caller_source(void)
 /* options() through timeline.py's global of that name, as the Python methods call it */
 static PyObject *call_options(void)
 {
-    PyObject *fn = global(s_options);
-    return fn ? PyObject_CallNoArgs(fn) : NULL;
+    return globals_fresh() < 0 ? NULL : PyObject_CallNoArgs(G.options);
 }
 
 /* the Event of an instruction: trace.Event(...) without running its generated __init__ (which only
@@ -1565,13 +1606,62 @@ static PyMethodDef core_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* The timeline's own attributes the C paths read on every instruction live in the instance (member
+   descriptors of the base type, which Timeline.__init__'s assignments store to): a read is a load, not
+   an instance-dict lookup. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *core, *engines, *trace, *logs, *used;
+} TimelineCoreObject;
+
+static PyMemberDef core_members[] = {
+    {"core", T_OBJECT_EX, offsetof(TimelineCoreObject, core), 0, NULL},
+    {"engines", T_OBJECT_EX, offsetof(TimelineCoreObject, engines), 0, NULL},
+    {"trace", T_OBJECT_EX, offsetof(TimelineCoreObject, trace), 0, NULL},
+    {"_logs", T_OBJECT_EX, offsetof(TimelineCoreObject, logs), 0, NULL},
+    {"_used", T_OBJECT_EX, offsetof(TimelineCoreObject, used), 0, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static int core_traverse(TimelineCoreObject *self, visitproc visit, void *arg)
+{
+    /* (a Python subclass's traverse visits its heap type itself) */
+    Py_VISIT(self->core);
+    Py_VISIT(self->engines);
+    Py_VISIT(self->trace);
+    Py_VISIT(self->logs);
+    Py_VISIT(self->used);
+    return 0;
+}
+
+static int core_clear(TimelineCoreObject *self)
+{
+    Py_CLEAR(self->core);
+    Py_CLEAR(self->engines);
+    Py_CLEAR(self->trace);
+    Py_CLEAR(self->logs);
+    Py_CLEAR(self->used);
+    return 0;
+}
+
+static void core_dealloc(TimelineCoreObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    core_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
 static PyTypeObject TimelineCore = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "npusim.core._timeline_c.TimelineCore",
-    .tp_basicsize = sizeof(PyObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_basicsize = sizeof(TimelineCoreObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
     .tp_doc = "The C methods of timeline.Timeline (its base type when the extension is built).",
     .tp_methods = core_methods,
+    .tp_members = core_members,
+    .tp_traverse = (traverseproc)core_traverse,
+    .tp_clear = (inquiry)core_clear,
+    .tp_dealloc = (destructor)core_dealloc,
     .tp_new = PyType_GenericNew,
 };
 
