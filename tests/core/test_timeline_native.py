@@ -246,3 +246,54 @@ def test_without_a_compiler_the_python_timeline_runs(tmp_path):
 def test_npusim_native_timeline_0_forces_python():
     env = {**os.environ, "NPUSIM_NATIVE_TIMELINE": "0"}
     assert _python_path_in_subprocess(env) == ["True", "object", "100.0"]
+
+
+@native
+def test_place_takes_its_arguments_as_the_python_method_does():
+    """Generators and None entries in reads/writes, keywords for every parameter, a bad order, a missing
+    engine: the same events and errors from the C and the Python ``place``/``place_rw``."""
+    fps = [_fp(SBUF, 0, 8, 64 * i, 128) for i in range(4)]
+
+    def program(tl):
+        out = [tl.place("vector", "a", 100, writes=(f for f in fps[:2]), nbytes=4, elements=2, args={"k": 1}),
+               tl.place(engine="scalar", name="b", cycles=7, reads=[None, fps[1]], writes=(None,), source="x.py:3"),
+               tl.place("gpsimd", "c", 3.5, reads=fps[2:], order="none", not_before_ns=7),
+               tl.place_rw("scalar", "d", 9, fps[0], fps[3], 1, 2, None),
+               tl.place_rw(engine="vector", name="e", cycles=1, read=fps[3], write=fps[0], args={"z": 0})]
+        errors = []
+        for bad in (lambda: tl.place("vector", "f", 1, order="other"), lambda: tl.place("nope", "g", 1)):
+            try:
+                bad()
+            except (ValueError, KeyError) as e:
+                errors.append(f"{type(e).__name__}: {e}")
+        return [_event(e) + (e.args, e.elements, e.freq_hz, e.core) for e in out], errors
+
+    c, py = program(Timeline(ENGINES)), program(PythonTimeline(ENGINES))
+    assert c == py
+    assert c[1] == ["ValueError: order must be 'data', 'sync' or 'none', not 'other'", "KeyError: 'nope'"]
+    assert c[0][1][-4] is None and c[0][0][-4] == {"k": 1}
+    with pytest.raises(TypeError):
+        Timeline(ENGINES).place("vector", "x", 1, bogus=1)
+    with pytest.raises(TypeError):
+        Timeline(ENGINES).place("vector", "x")
+
+
+@native
+def test_a_footprint_with_properties_reads_them():
+    """Boxes whose fields are properties (no slots): the C path reads them through Python's attribute
+    access, as the Python path does."""
+    class Box:
+        def __init__(self, lo):
+            self.memory, self._lo = SBUF, lo
+        lane_lo = property(lambda self: 0)
+        lane_hi = property(lambda self: 4)
+        lo = property(lambda self: self._lo)
+        hi = property(lambda self: self._lo + 64)
+
+    def program(tl):
+        tl.place("vector", "w", 1000, writes=[Box(0)])
+        return [_event(tl.place("scalar", "r", 1, reads=[Box(lo)])) for lo in (0, 32, 64)]
+
+    c = program(Timeline(ENGINES))
+    assert c == program(PythonTimeline(ENGINES))
+    assert c[0][2] != c[2][2]       # the first read waits for the write, the third does not overlap it
