@@ -132,9 +132,10 @@ _NATIVE = timeline_native.load()
 class Timeline(_NATIVE.TimelineCore if _NATIVE is not None else object):
     """One core's engines. ``place`` puts an instruction on an engine and records its event.
 
-    ``_dependencies_end`` and ``_remember`` are the C methods of the base type when the extension is
-    built (timeline_native.py), else the pure-Python ``_dependencies_end_py`` and ``_remember_py``, which
-    are the reference (``PythonTimeline`` always uses them)."""
+    ``place``, ``place_rw``, ``_dependencies_end`` and ``_remember`` are the C methods of the base type
+    when the extension is built (timeline_native.py), else the pure-Python ``place_py``, ``place_rw_py``,
+    ``_dependencies_end_py`` and ``_remember_py``, which are the reference (``PythonTimeline`` always
+    uses them). The C methods work on the same state, so everything else here runs on either."""
 
     PRUNE_AT = 16        # accesses per memory before passed ones are forgotten
     MAX_TRACKED = 64     # accesses remembered per memory before the oldest fold into a horizon
