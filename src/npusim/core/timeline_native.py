@@ -35,7 +35,10 @@ def build() -> tuple[object | None, str]:
     """(the loaded extension module, "") or (None, why not)."""
     if not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")):
         return None, "no Python.h (the Python development headers are not installed)"
-    path, why = native_build.build_library("core_native", SOURCE, [FLAGS])
+    try:
+        path, why = native_build.build_library("core_native", SOURCE, [FLAGS])
+    except OSError as e:            # the source is missing (an install without package data) or unreadable
+        return None, f"cannot build {SOURCE}: {e}"
     if path is None:
         return None, why
     try:
