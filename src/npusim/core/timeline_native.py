@@ -69,6 +69,7 @@ def load():
         return None
     module.configure({
         "MemoryLog": access_log.MemoryLog, "build_index": access_log.build_index, "append": access_log.append,
+        "end_of": access_log.end_of,
         "BUCKET_SPAN": access_log.BUCKET_SPAN, "INDEX_AFTER": access_log.INDEX_AFTER, "FRESH": access_log.FRESH,
         "Event": trace.Event, "event_slots": slots, "active_traces": trace._active,
         "timeline_globals": vars(timeline), "basename": os.path.basename})

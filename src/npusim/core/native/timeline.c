@@ -635,6 +635,7 @@ static int set_attr_if(PyObject *o, PyObject *name, PyObject *v)
 
 /* ---- pruning (Timeline._prune's common case: no sync-ordered access) ---- */
 
+static PyObject *end_of_fn, *s_sort, *kw_key;
 static PyObject *s_prune_py, *s_MAX_TRACKED, *s_archive, *s_fold, *s_name, *s_ARCHIVE_CAP, *s_archive_horizon;
 
 /* an int attribute of the timeline's class (PRUNE_AT, MAX_TRACKED) */
@@ -833,6 +834,46 @@ done:
     return rc;
 }
 
+/* Timeline._fold(log, keep): sort keep by end, fold the oldest (all but MAX_TRACKED // 2) into
+   log.horizon, mark them dead; the rest (a new list). */
+static PyObject *fold(PyObject *self, PyObject *log, PyObject *keep, Py_ssize_t max_tracked)
+{
+    Py_ssize_t cut = PyList_GET_SIZE(keep) - max_tracked / 2;
+    if (max_tracked < 0 || cut < 1)         /* (never, as _prune calls it; Python's indexing rules then) */
+        return PyObject_CallMethodObjArgs(self, s_fold, log, keep, NULL);
+    PyObject *args[2] = {keep, end_of_fn}, *res = PyObject_VectorcallMethod(s_sort, args, 1, kw_key);
+    if (res == NULL)
+        return NULL;
+    Py_DECREF(res);
+    if (PyList_GET_SIZE(keep) < cut) {
+        PyErr_SetString(PyExc_RuntimeError, "timeline: the kept accesses changed while sorting");
+        return NULL;
+    }
+    PyObject *last = PyList_GET_ITEM(keep, cut - 1), *horizon = NULL, *end = NULL;
+    int r = -1;
+    if (PyList_Check(last) && PyList_GET_SIZE(last) >= 8) {
+        end = Py_NewRef(PyList_GET_ITEM(last, 0));
+        if ((horizon = attr(log, s_horizon)) && (r = compare(end, horizon, Py_GT)) >= 0)
+            r = set_attr(log, s_horizon, r ? end : horizon);        /* max(log.horizon, end) */
+    } else {
+        PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
+    }
+    Py_XDECREF(end);
+    Py_XDECREF(horizon);
+    if (r < 0)
+        return NULL;
+    for (Py_ssize_t k = 0; k < cut && k < PyList_GET_SIZE(keep); k++) {
+        PyObject *a = PyList_GET_ITEM(keep, k);
+        if (!PyList_Check(a) || PyList_GET_SIZE(a) < 8) {
+            PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
+            return NULL;
+        }
+        if (PyList_SetItem(a, 7, Py_NewRef(Py_False)) < 0)
+            return NULL;
+    }
+    return PyList_GetSlice(keep, cut, PY_SSIZE_T_MAX);
+}
+
 /* Timeline._prune(log); the general case (some sync-ordered access) is the Python method's */
 static int prune(PyObject *self, PyObject *log)
 {
@@ -918,7 +959,7 @@ static int prune(PyObject *self, PyObject *log)
         goto done;
     }
     if (n_keep > max_tracked) {
-        PyObject *folded = PyObject_CallMethodObjArgs(self, s_fold, log, keep, NULL);
+        PyObject *folded = fold(self, log, keep, max_tracked);
         if (folded == NULL)
             goto done;
         Py_SETREF(keep, folded);
@@ -1688,7 +1729,7 @@ static PyObject *configure(PyObject *mod, PyObject *d)
         take(d, "append", &append_fn) < 0 || take(d, "Event", &EventType) < 0 ||
         take(d, "event_slots", &event_slots) < 0 ||
         take(d, "active_traces", &active_traces) < 0 || take(d, "timeline_globals", &timeline_globals) < 0 ||
-        take(d, "basename", &basename_fn) < 0 || take(d, "BUCKET_SPAN", &span) < 0 ||
+        take(d, "basename", &basename_fn) < 0 || take(d, "end_of", &end_of_fn) < 0 || take(d, "BUCKET_SPAN", &span) < 0 ||
         take(d, "INDEX_AFTER", &after) < 0 || take(d, "FRESH", &fresh) < 0)
         goto fail;
     if (!PyType_Check(EventType) || !PyDict_Check(timeline_globals)) {
@@ -1738,7 +1779,9 @@ PyMODINIT_FUNC PyInit__timeline_c(void)
     INTERN(s_LINES_CAP, "_LINES_CAP"); INTERN(s_options, "options");
     INTERN(s_prune_py, "_prune"); INTERN(s_MAX_TRACKED, "MAX_TRACKED"); INTERN(s_archive, "archive");
     INTERN(s_fold, "_fold"); INTERN(s_name, "name"); INTERN(s_ARCHIVE_CAP, "ARCHIVE_CAP");
-    INTERN(s_archive_horizon, "archive_horizon");
+    INTERN(s_archive_horizon, "archive_horizon"); INTERN(s_sort, "sort");
+    if (!(kw_key = Py_BuildValue("(s)", "key")))
+        return NULL;
     INTERN(s_p_engine, "engine"); INTERN(s_p_name, "name"); INTERN(s_p_cycles, "cycles");
     INTERN(s_p_reads, "reads"); INTERN(s_p_writes, "writes"); INTERN(s_p_order, "order");
     INTERN(s_p_not_before_ns, "not_before_ns"); INTERN(s_p_nbytes, "nbytes"); INTERN(s_p_elements, "elements");
