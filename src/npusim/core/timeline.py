@@ -26,6 +26,7 @@ from .access_log import (ALIVE, BUCKET_SPAN, END, ENGINE, EVENT, FP, FRESH, INDE
                          append, build_index, end_of, scan, scan_all)
 from .errors import RaceError
 from .options import options
+from . import timeline_native
 from .trace import Event, Trace
 from .trace import _active as _active_traces     # the list itself: one truth test per event when empty
 from .view import Footprint
@@ -124,8 +125,17 @@ def _access_view(acc: list) -> _Access:
     return _Access(acc[FP], acc[WRITE], acc[END], acc[ENGINE], acc[SEQ], acc[EVENT], acc[SYNC])
 
 
-class Timeline:
-    """One core's engines. ``place`` puts an instruction on an engine and records its event."""
+#: The C extension of the data-order hot path (timeline_native.py), or None: the Python methods below.
+_NATIVE = timeline_native.load()
+
+
+class Timeline(_NATIVE.TimelineCore if _NATIVE is not None else object):
+    """One core's engines. ``place`` puts an instruction on an engine and records its event.
+
+    ``place``, ``place_rw``, ``_dependencies_end`` and ``_remember`` are the C methods of the base type
+    when the extension is built (timeline_native.py), else the pure-Python ``place_py``, ``place_rw_py``,
+    ``_dependencies_end_py`` and ``_remember_py``, which are the reference (``PythonTimeline`` always
+    uses them). The C methods work on the same state, so everything else here runs on either."""
 
     PRUNE_AT = 16        # accesses per memory before passed ones are forgotten
     MAX_TRACKED = 64     # accesses remembered per memory before the oldest fold into a horizon
@@ -148,7 +158,7 @@ class Timeline:
         self._logs.clear()
 
 
-    def place(self, engine: str, name: str, cycles: float, *, reads=(), writes=(), order: str = "data",
+    def place_py(self, engine: str, name: str, cycles: float, *, reads=(), writes=(), order: str = "data",
               not_before_ns: float = 0.0, nbytes: int = 0, elements: int = 0, args: dict | None = None,
               source: str | None = None) -> Event:
         eng = self.engines[engine]
@@ -177,7 +187,7 @@ class Timeline:
         return self._record(eng, engine, name, cycles, start, reads, writes, order == "sync", nbytes, elements,
                             args, source or "")
 
-    def place_rw(self, engine: str, name: str, cycles: float, read: Footprint, write: Footprint,
+    def place_rw_py(self, engine: str, name: str, cycles: float, read: Footprint, write: Footprint,
                  nbytes: int = 0, elements: int = 0, args: dict | None = None) -> Event:
         """``place(engine, name, cycles, reads=[read], writes=[write], nbytes=, elements=, args=)`` for
         exactly one read and one write footprint (neither None), in data order: the per-instruction path
@@ -217,7 +227,7 @@ class Timeline:
         return self._dependencies_end([f for f in reads if f is not None],
                                       [f for f in writes if f is not None], engine, not_before_ns)
 
-    def _dependencies_end(self, reads, writes, engine: str, t: float = 0.0) -> float:
+    def _dependencies_end_py(self, reads, writes, engine: str, t: float = 0.0) -> float:
         """The later of ``t`` and the end of every remembered access that conflicts with a read of ``reads``
         or a write of ``writes`` (it or the other writes, boxes overlap) and ran on another engine. One call
         per instruction (the per-footprint scans inlined): ``place``'s hot path."""
@@ -364,7 +374,7 @@ class Timeline:
     def _at(src: str) -> str:
         return f" ({src})" if src else ""
 
-    def _remember(self, reads, writes, end: float, engine: str, seq: int, ev: Event, sync: bool) -> None:
+    def _remember_py(self, reads, writes, end: float, engine: str, seq: int, ev: Event, sync: bool) -> None:
         logs = self._logs
         is_write = False
         for fps in (reads, writes):
@@ -412,6 +422,12 @@ class Timeline:
                     self._prune(log)
             is_write = True
 
+    if _NATIVE is None:
+        place = place_py
+        place_rw = place_rw_py
+        _dependencies_end = _dependencies_end_py
+        _remember = _remember_py
+
     def _prune(self, log: MemoryLog) -> None:
         # Keep an access while it can still delay a later start (it ends after some engine in use is
         # free) or, for sync-ordered accesses, while some engine in use has not synchronised past it.
@@ -438,19 +454,22 @@ class Timeline:
             log.prune_at = len(keep) + self.PRUNE_AT        # nothing to forget: the log stays as it is
             return
         if len(keep) > self.MAX_TRACKED:
-            # Too many in flight: forget the oldest half. For data ordering their end folds into a
-            # per-memory horizon (a conservative bound); race checks lose only those oldest accesses.
-            keep.sort(key=end_of)
-            cut = len(keep) - self.MAX_TRACKED // 2
-            log.horizon = max(log.horizon, keep[cut - 1][END])
-            for a in keep[:cut]:
-                a[ALIVE] = False
-            keep = keep[cut:]
+            keep = self._fold(log, keep)
         log.keep_only(keep)
         # Prune again only after PRUNE_AT more accesses: those that must be kept (still able to delay an
         # idle engine, or sync-ordered and not yet known everywhere) would otherwise be rescanned on
         # every event.
         log.prune_at = len(keep) + self.PRUNE_AT
+
+    def _fold(self, log: MemoryLog, keep: list) -> list:
+        """Too many in flight: forget the oldest half of ``keep``. For data ordering their end folds into a
+        per-memory horizon (a conservative bound); race checks lose only those oldest accesses."""
+        keep.sort(key=end_of)
+        cut = len(keep) - self.MAX_TRACKED // 2
+        log.horizon = max(log.horizon, keep[cut - 1][END])
+        for a in keep[:cut]:
+            a[ALIVE] = False
+        return keep[cut:]
 
     # ---- what pruning forgot while some engine was unused ----
 
@@ -550,3 +569,12 @@ class Timeline:
         self._logs.clear()
         self._used.clear()
         self.trace.events.clear()
+
+
+class PythonTimeline(Timeline):
+    """A ``Timeline`` on the pure-Python data-order methods whether or not the C extension is built: the
+    reference the C methods are tested against."""
+    place = Timeline.place_py
+    place_rw = Timeline.place_rw_py
+    _dependencies_end = Timeline._dependencies_end_py
+    _remember = Timeline._remember_py

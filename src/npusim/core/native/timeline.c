@@ -1,0 +1,1805 @@
+/* The timeline's data-order hot path in C (npusim.core.timeline_native loads it; the pure-Python
+   methods of timeline.py are the reference and the fallback).
+
+   It works on the very objects the Python code uses (MemoryLog, its access lists, bucket lists and
+   ``wide``, the 8-field access lists of access_log.py, footprints' lo/hi/lane_lo/lane_hi), so race
+   checks, ``unordered``, pruning and the archive keep running in Python over the same state.
+
+   Every comparison is the one Python makes: two exact floats compare as C doubles with the same test
+   (< <= >), two exact ints that fit in a long long as C integers, anything else through
+   PyObject_RichCompareBool. A time found is returned as the object Python would return (the same
+   float object), so nanosecond results are identical to the bit. Engine names compare as Python's !=
+   (identity first, then the string's contents).
+
+   TimelineCore is the base type of timeline.Timeline: its methods ``_dependencies_end`` and
+   ``_remember`` are looked up on the instance like the Python methods they replace. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+/* access_log.py's constants and the Python helpers the rare paths call (configure() sets them) */
+static Py_ssize_t BUCKET_SPAN = 8, INDEX_AFTER = 24, FRESH = 34;
+static PyObject *MemoryLogType, *build_index_fn, *append_fn;
+/* what place needs from Python (configure() sets them): trace.Event, its slot descriptors in field order,
+   trace._active, timeline.py's globals (its ``options`` and the caller-source caches, read on each call),
+   os.path.basename */
+static PyObject *EventType, *event_slots, *active_traces, *timeline_globals, *basename_fn;
+static PyObject *float_0, *float_1e9, *long_0, *long_1, *empty_tuple, *str_empty, *str_data, *str_sync, *str_none;
+
+static PyObject *s_logs, *s_memory, *s_id, *s_horizon, *s_archive_for, *s_engine, *s_write_end, *s_lo, *s_hi,
+    *s_lane_lo, *s_lane_hi, *s_indexed, *s_shift, *s_accesses, *s_wide, *s_buckets, *s_ends_max,
+    *s_archived_end, *s_PRUNE_AT, *s_has_sync, *s_prune_at, *s_prune, *s_FRESH, *s_engines, *s_free_ns,
+    *s_busy_ns, *s_count, *s_seq, *s_clock, *s_freq_hz, *s_core, *s_trace, *s_events, *s_used, *s_add_event,
+    *s_check_races, *s_record_source, *s_check_races_m, *s_SOURCE_OVERRIDE, *s_INSIDE, *s_BASENAMES,
+    *s_PKG_DIR, *s_LINES, *s_LINES_CAP, *s_options;
+
+/* ---- attributes ---- */
+
+/* The address of o's __slots__ field `name` when Python's attribute access would go straight to it (the
+   type's getattr is the generic one and finds a writable object member descriptor): reading it there
+   is what the descriptor does. NULL otherwise. */
+static inline PyObject **slot_addr(PyObject *o, PyObject *name)
+{
+    PyTypeObject *tp = Py_TYPE(o);
+    if (tp->tp_getattro != PyObject_GenericGetAttr)
+        return NULL;
+    PyObject *d = _PyType_Lookup(tp, name);
+    if (d == NULL || !Py_IS_TYPE(d, &PyMemberDescr_Type))
+        return NULL;
+    PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+    if (m->type != T_OBJECT_EX || (m->flags & READONLY))
+        return NULL;
+    return (PyObject **)((char *)o + m->offset);
+}
+
+/* What slot_addr found for one type, remembered at one call site: valid while the type's version tag
+   is (any change to the type or its bases gives it a new tag). off < 0: no plain slot. A call site
+   whose name varies (a helper taking the name) keeps one entry per (type, name) it meets. */
+typedef struct {
+    PyTypeObject *type;
+    PyObject *name;         /* one of the module's interned names (held for the module's life) */
+    unsigned int tag;
+    Py_ssize_t off;
+} SlotMemo;
+
+#define MEMO_WAYS 4
+
+static inline PyObject **slot_addr_memo(PyObject *o, PyObject *name, SlotMemo *memo)
+{
+    PyTypeObject *tp = Py_TYPE(o);
+    int valid = PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG);
+    if (valid)
+        for (int k = 0; k < MEMO_WAYS; k++)
+            if (memo[k].type == tp && memo[k].name == name && memo[k].tag == tp->tp_version_tag)
+                return memo[k].off < 0 ? NULL : (PyObject **)((char *)o + memo[k].off);
+    PyObject **a = slot_addr(o, name);      /* (assigns the type a valid tag) */
+    if (PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG)) {
+        for (int k = MEMO_WAYS - 1; k > 0; k--)
+            memo[k] = memo[k - 1];
+        memo[0].type = tp;
+        memo[0].name = name;
+        memo[0].tag = tp->tp_version_tag;
+        memo[0].off = a ? (Py_ssize_t)((char *)a - (char *)o) : -1;
+    }
+    return a;
+}
+
+/* o.name (a new reference), through the slot when there is one */
+static inline PyObject *attr_memo(PyObject *o, PyObject *name, SlotMemo *memo)
+{
+    PyObject **a = slot_addr_memo(o, name, memo);
+    if (a != NULL && *a != NULL)
+        return Py_NewRef(*a);
+    return PyObject_GetAttr(o, name);     /* also raises the AttributeError of an unset slot */
+}
+
+/* attr_memo with a memo of its own at each call site */
+#define attr(o, name) ({ static SlotMemo memo_[MEMO_WAYS]; attr_memo((o), (name), memo_); })
+
+/* o.name = v, through the slot when there is one and setattr is the generic one */
+static inline int set_attr_memo(PyObject *o, PyObject *name, PyObject *v, SlotMemo *memo)
+{
+    PyObject **a = Py_TYPE(o)->tp_setattro == PyObject_GenericSetAttr ? slot_addr_memo(o, name, memo) : NULL;
+    if (a == NULL)
+        return PyObject_SetAttr(o, name, v);
+    Py_XSETREF(*a, Py_NewRef(v));
+    return 0;
+}
+
+#define set_attr(o, name, v) ({ static SlotMemo memo_[MEMO_WAYS]; set_attr_memo((o), (name), (v), memo_); })
+
+/* ---- Python's comparisons ---- */
+
+/* a op b (Py_LT, Py_LE, Py_GT) as Python evaluates it: 1, 0, or -1 with an exception */
+static inline int compare(PyObject *a, PyObject *b, int op)
+{
+    if (PyFloat_CheckExact(a) && PyFloat_CheckExact(b)) {
+        double x = PyFloat_AS_DOUBLE(a), y = PyFloat_AS_DOUBLE(b);
+        return op == Py_LT ? x < y : op == Py_LE ? x <= y : x > y;
+    }
+    if (PyLong_CheckExact(a) && PyLong_CheckExact(b)) {
+        int oa, ob;
+        long long x = PyLong_AsLongLongAndOverflow(a, &oa), y = PyLong_AsLongLongAndOverflow(b, &ob);
+        if (!oa && !ob && !PyErr_Occurred())
+            return op == Py_LT ? x < y : op == Py_LE ? x <= y : x > y;
+        PyErr_Clear();
+    }
+    return PyObject_RichCompareBool(a, b, op);
+}
+
+/* two exact str objects hold the same text (CPython keeps each string in its narrowest kind, so texts
+   of different kinds or lengths differ) */
+static inline int str_same(PyObject *a, PyObject *b)
+{
+    if (a == b)
+        return 1;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(a);
+    if (n != PyUnicode_GET_LENGTH(b) || PyUnicode_KIND(a) != PyUnicode_KIND(b))
+        return 0;
+    return memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * PyUnicode_KIND(a)) == 0;
+}
+
+/* a != b as Python evaluates it (engine names: str, identity first) */
+static int not_equal(PyObject *a, PyObject *b)
+{
+    if (PyUnicode_CheckExact(a) && PyUnicode_CheckExact(b))
+        return !str_same(a, b);
+    /* None against a str or None: neither defines the comparison, so Python falls back to identity */
+    if ((a == Py_None && (b == Py_None || PyUnicode_CheckExact(b))) || (b == Py_None && PyUnicode_CheckExact(a)))
+        return a != b;
+    PyObject *r = PyObject_RichCompare(a, b, Py_NE);
+    if (r == NULL)
+        return -1;
+    int v = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    return v;
+}
+
+/* a == b as Python evaluates it */
+static int equal(PyObject *a, PyObject *b)
+{
+    if (PyUnicode_CheckExact(a) && PyUnicode_CheckExact(b))
+        return str_same(a, b);
+    if ((a == Py_None && (b == Py_None || PyUnicode_CheckExact(b))) || (b == Py_None && PyUnicode_CheckExact(a)))
+        return a == b;
+    PyObject *r = PyObject_RichCompare(a, b, Py_EQ);
+    if (r == NULL)
+        return -1;
+    int v = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    return v;
+}
+
+static inline int truth(PyObject *o)
+{
+    if (o == Py_True)
+        return 1;
+    if (o == Py_False || o == Py_None)
+        return 0;
+    return PyObject_IsTrue(o);
+}
+
+/* an attribute that must be a list */
+static PyObject *get_list(PyObject *o, PyObject *name)
+{
+    PyObject *v = attr(o, name);
+    if (v != NULL && !PyList_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "timeline: %R must be a list, not %.100s", name, Py_TYPE(v)->tp_name);
+        Py_CLEAR(v);
+    }
+    return v;
+}
+
+/* an integer attribute (anything with __index__) as a long long */
+static int get_ll(PyObject *o, PyObject *name, long long *out)
+{
+    PyObject *v = attr(o, name);
+    if (v == NULL)
+        return -1;
+    if (PyLong_CheckExact(v)) {
+        *out = PyLong_AsLongLong(v);
+        Py_DECREF(v);
+        return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+    }
+    PyObject *i = PyNumber_Index(v);
+    Py_DECREF(v);
+    if (i == NULL)
+        return -1;
+    *out = PyLong_AsLongLong(i);
+    Py_DECREF(i);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* x >> shift with Python's floor semantics */
+static inline long long shr(long long x, long long shift)
+{
+    if (shift >= 63)
+        return x < 0 ? -1 : 0;
+    return x >= 0 ? x >> shift : -((-x - 1) >> shift) - 1;
+}
+
+/* ---- the query: one footprint's box ---- */
+
+typedef struct {
+    PyObject *lo, *hi, *lane_lo, *lane_hi;      /* owned */
+} Box;
+
+static int box_get(Box *q, PyObject *fp)
+{
+    q->lo = q->hi = q->lane_lo = q->lane_hi = NULL;
+    if (!(q->lo = attr(fp, s_lo)) || !(q->hi = attr(fp, s_hi)) ||
+        !(q->lane_lo = attr(fp, s_lane_lo)) || !(q->lane_hi = attr(fp, s_lane_hi)))
+        return -1;
+    return 0;
+}
+
+static void box_clear(Box *q)
+{
+    Py_CLEAR(q->lo);
+    Py_CLEAR(q->hi);
+    Py_CLEAR(q->lane_lo);
+    Py_CLEAR(q->lane_hi);
+}
+
+/* lo < o.hi and o.lo < hi and lane_lo < o.lane_hi and o.lane_lo < lane_hi (Footprint.overlaps' box test,
+   evaluated in the same order, stopping at the first false) */
+static int box_overlaps(Box *q, PyObject *o)
+{
+    static PyObject **names[4] = {&s_hi, &s_lo, &s_lane_hi, &s_lane_lo};
+    for (int k = 0; k < 4; k++) {
+        PyObject *v = attr(o, *names[k]);
+        if (v == NULL)
+            return -1;
+        int r;
+        switch (k) {
+        case 0: r = compare(q->lo, v, Py_LT); break;
+        case 1: r = compare(v, q->hi, Py_LT); break;
+        case 2: r = compare(q->lane_lo, v, Py_LT); break;
+        default: r = compare(v, q->lane_hi, Py_LT); break;
+        }
+        Py_DECREF(v);
+        if (r != 1)
+            return r;
+    }
+    return 1;
+}
+
+/* An access conflicts and raises t: acc[0] > t and (is_write or acc[1]) and acc[2] != engine
+   [and acc[7] when alive is set] and the boxes overlap. *t (owned) becomes acc[0] then. */
+static int consider(PyObject *acc, Box *q, int is_write, PyObject *engine, PyObject **t, int alive)
+{
+    if (!PyList_Check(acc) || PyList_GET_SIZE(acc) < 8) {
+        PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
+        return -1;
+    }
+    /* the fields used, held: a comparison of objects other than floats and ints may run Python code */
+    PyObject *end = Py_NewRef(PyList_GET_ITEM(acc, 0)), *write = Py_NewRef(PyList_GET_ITEM(acc, 1)),
+             *eng = Py_NewRef(PyList_GET_ITEM(acc, 2)), *o = Py_NewRef(PyList_GET_ITEM(acc, 4)),
+             *live = Py_NewRef(PyList_GET_ITEM(acc, 7));
+    int r;
+    if ((r = compare(end, *t, Py_GT)) != 1)
+        goto done;
+    if (!is_write && (r = truth(write)) != 1)
+        goto done;
+    if ((r = not_equal(eng, engine)) != 1)
+        goto done;
+    if (alive && (r = truth(live)) != 1)
+        goto done;
+    if ((r = box_overlaps(q, o)) != 1)
+        goto done;
+    Py_SETREF(*t, Py_NewRef(end));
+done:
+    Py_DECREF(end);
+    Py_DECREF(write);
+    Py_DECREF(eng);
+    Py_DECREF(o);
+    Py_DECREF(live);
+    return r < 0 ? -1 : 0;
+}
+
+/* access_log.scan: a bucket (or wide) newest first, stopping at the first prefix max <= t */
+static int scan_bucket(PyObject *bucket, Box *q, int is_write, PyObject *engine, PyObject **t)
+{
+    Py_ssize_t i = PyList_GET_SIZE(bucket) - 2;
+    while (i > 1) {
+        if (i + 1 >= PyList_GET_SIZE(bucket)) {
+            PyErr_SetString(PyExc_RuntimeError, "timeline: a bucket changed during a scan");
+            return -1;
+        }
+        PyObject *m = PyList_GET_ITEM(bucket, i);
+        Py_INCREF(m);
+        int r = compare(m, *t, Py_LE);
+        Py_DECREF(m);
+        if (r < 0)
+            return -1;
+        if (r)
+            break;
+        PyObject *acc = PyList_GET_ITEM(bucket, i + 1);
+        if (consider(acc, q, is_write, engine, t, 1) < 0)
+            return -1;
+        i -= 2;
+    }
+    return 0;
+}
+
+/* access_log.scan_all: the whole log, oldest first */
+static int scan_all(PyObject *accesses, Box *q, int is_write, PyObject *engine, PyObject **t)
+{
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(accesses); i++)
+        if (consider(PyList_GET_ITEM(accesses, i), q, is_write, engine, t, 0) < 0)
+            return -1;
+    return 0;
+}
+
+/* The indexed branch of Timeline._dependencies_end for one footprint (log.indexed) */
+static int indexed_end(PyObject *log, PyObject *fp, Box *q, int is_write, PyObject *engine, PyObject **t)
+{
+    long long shift, lo, hi;
+    if (get_ll(log, s_shift, &shift) < 0 || get_ll(fp, s_lo, &lo) < 0 || get_ll(fp, s_hi, &hi) < 0)
+        return -1;
+    long long b = shr(lo, shift), last = shr(hi - 1, shift);
+    int rc = -1;
+    PyObject *wide = NULL, *buckets = NULL;
+    if (hi <= lo || last - b >= BUCKET_SPAN) {
+        PyObject *accesses = get_list(log, s_accesses);
+        if (accesses == NULL)
+            return -1;
+        rc = scan_all(accesses, q, is_write, engine, t);
+        Py_DECREF(accesses);
+        return rc;
+    }
+    if (!(wide = get_list(log, s_wide)))
+        goto done;
+    if (PyList_GET_SIZE(wide) > 2 && scan_bucket(wide, q, is_write, engine, t) < 0)
+        goto done;
+    if (!(buckets = attr(log, s_buckets)))
+        goto done;
+    if (!PyDict_Check(buckets)) {
+        PyErr_SetString(PyExc_TypeError, "timeline: log.buckets must be a dict");
+        goto done;
+    }
+    for (; b <= last; b++) {
+        PyObject *key = PyLong_FromLongLong(b);
+        if (key == NULL)
+            goto done;
+        PyObject *bucket = PyDict_GetItemWithError(buckets, key);
+        Py_DECREF(key);
+        if (bucket == NULL) {
+            if (PyErr_Occurred())
+                goto done;
+            continue;
+        }
+        if (!PyList_Check(bucket) || PyList_GET_SIZE(bucket) < 2) {
+            PyErr_SetString(PyExc_TypeError, "timeline: a bucket must be a list [trigger, max, ...]");
+            goto done;
+        }
+        Py_INCREF(bucket);
+        PyObject *m = PyList_GET_ITEM(bucket, 1);
+        Py_INCREF(m);
+        int r = compare(m, *t, Py_LE);
+        Py_DECREF(m);
+        if (r == 0)
+            r = scan_bucket(bucket, q, is_write, engine, t);
+        Py_DECREF(bucket);
+        if (r < 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    Py_XDECREF(wide);
+    Py_XDECREF(buckets);
+    return rc;
+}
+
+/* The unindexed branch: the whole log newest first until its prefix max of ends says nothing older can
+   raise t; a scan longer than INDEX_AFTER builds the log's index. */
+static int unindexed_end(PyObject *log, Box *q, int is_write, PyObject *engine, PyObject **t)
+{
+    PyObject *accesses = get_list(log, s_accesses), *ends_max = NULL;
+    int rc = -1;
+    if (accesses == NULL || !(ends_max = get_list(log, s_ends_max)))
+        goto done;
+    Py_ssize_t n = PyList_GET_SIZE(accesses), i = n;
+    while (i) {
+        i -= 1;
+        if (i >= PyList_GET_SIZE(ends_max) || i >= PyList_GET_SIZE(accesses)) {
+            PyErr_SetString(PyExc_IndexError, "timeline: log.ends_max and log.accesses differ in length");
+            goto done;
+        }
+        PyObject *m = PyList_GET_ITEM(ends_max, i);
+        Py_INCREF(m);
+        int r = compare(m, *t, Py_LE);
+        Py_DECREF(m);
+        if (r < 0)
+            goto done;
+        if (r)
+            break;
+        if (consider(PyList_GET_ITEM(accesses, i), q, is_write, engine, t, 0) < 0)
+            goto done;
+    }
+    if (n - i > INDEX_AFTER) {
+        PyObject *res = PyObject_CallOneArg(build_index_fn, log);
+        if (res == NULL)
+            goto done;
+        Py_DECREF(res);
+    }
+    rc = 0;
+done:
+    Py_XDECREF(accesses);
+    Py_XDECREF(ends_max);
+    return rc;
+}
+
+/* The log of fp's memory in logs (a new reference), or NULL with no exception when there is none */
+static PyObject *log_of(PyObject *logs, PyObject *fp)
+{
+    PyObject *mem = attr(fp, s_memory);
+    if (mem == NULL)
+        return NULL;
+    PyObject *mid = attr(mem, s_id);
+    Py_DECREF(mem);
+    if (mid == NULL)
+        return NULL;
+    PyObject *log = PyDict_GetItemWithError(logs, mid);
+    Py_XINCREF(log);
+    Py_DECREF(mid);
+    return log;
+}
+
+/* One footprint of Timeline._dependencies_end */
+static int footprint_end(PyObject *self, PyObject *logs, PyObject *fp, int is_write, PyObject *engine,
+                         PyObject **t)
+{
+    PyObject *log = log_of(logs, fp), *v = NULL;
+    Box q = {NULL, NULL, NULL, NULL};
+    int rc = -1, r;
+    if (log == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    if (!(v = attr(log, s_horizon)) || (r = compare(v, *t, Py_GT)) < 0)
+        goto done;
+    if (r)
+        Py_SETREF(*t, Py_NewRef(v));
+    Py_CLEAR(v);
+    /* rare: a late first use of an engine */
+    if (!(v = attr(log, s_archive_for)) || (r = truth(v)) < 0)
+        goto done;
+    if (r && (r = PySequence_Contains(v, engine)) < 0)
+        goto done;
+    Py_CLEAR(v);
+    if (r) {
+        PyObject *res = PyObject_CallMethodObjArgs(self, s_archived_end, log, fp, is_write ? Py_True : Py_False,
+                                                   engine, *t, NULL);
+        if (res == NULL)
+            goto done;
+        Py_SETREF(*t, res);
+    }
+    /* one engine's accesses only: program order covers them; a read meets only writes */
+    if (!(v = attr(log, s_engine)) || (r = equal(v, engine)) < 0)
+        goto done;
+    Py_CLEAR(v);
+    if (r) {
+        rc = 0;
+        goto done;
+    }
+    if (!is_write) {
+        if (!(v = attr(log, s_write_end)) || (r = compare(v, *t, Py_LE)) < 0)
+            goto done;
+        Py_CLEAR(v);
+        if (r) {
+            rc = 0;
+            goto done;
+        }
+    }
+    if (box_get(&q, fp) < 0)
+        goto done;
+    if (!(v = attr(log, s_indexed)) || (r = truth(v)) < 0)
+        goto done;
+    Py_CLEAR(v);
+    rc = r ? indexed_end(log, fp, &q, is_write, engine, t) : unindexed_end(log, &q, is_write, engine, t);
+done:
+    Py_XDECREF(v);
+    Py_DECREF(log);
+    box_clear(&q);
+    return rc;
+}
+
+/* Timeline._dependencies_end(reads, writes, engine, t=0.0) */
+static PyObject *dependencies_end(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 3 || nargs > 4) {
+        PyErr_SetString(PyExc_TypeError, "_dependencies_end(reads, writes, engine, t=0.0)");
+        return NULL;
+    }
+    PyObject *logs = attr(self, s_logs);
+    if (logs == NULL)
+        return NULL;
+    if (!PyDict_Check(logs)) {
+        Py_DECREF(logs);
+        PyErr_SetString(PyExc_TypeError, "timeline: _logs must be a dict");
+        return NULL;
+    }
+    PyObject *engine = args[2];
+    PyObject *t = nargs == 4 ? Py_NewRef(args[3]) : PyFloat_FromDouble(0.0);
+    for (int is_write = 0; is_write < 2 && t != NULL; is_write++) {
+        PyObject *fps = PySequence_Fast(args[is_write], "reads and writes must be iterables of footprints");
+        if (fps == NULL) {
+            Py_CLEAR(t);
+            break;
+        }
+        for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(fps); k++) {
+            if (footprint_end(self, logs, PySequence_Fast_GET_ITEM(fps, k), is_write, engine, &t) < 0) {
+                Py_CLEAR(t);
+                break;
+            }
+        }
+        Py_DECREF(fps);
+    }
+    Py_DECREF(logs);
+    return t;
+}
+
+/* ---- remembering ---- */
+
+/* access_log.index_add, inlined as Timeline._remember has it */
+static int index_add(PyObject *log, PyObject *fp, PyObject *acc, PyObject *end)
+{
+    long long shift, lo, hi;
+    if (get_ll(log, s_shift, &shift) < 0 || get_ll(fp, s_lo, &lo) < 0 || get_ll(fp, s_hi, &hi) < 0)
+        return -1;
+    long long b = shr(lo, shift), last = shr(hi - 1, shift);
+    PyObject *buckets = NULL, *res;
+    int rc = -1;
+    if (hi <= lo || last - b >= BUCKET_SPAN) {
+        PyObject *wide = attr(log, s_wide);
+        if (wide == NULL)
+            return -1;
+        res = PyObject_CallFunctionObjArgs(append_fn, wide, acc, NULL);
+        Py_DECREF(wide);
+        Py_XDECREF(res);
+        return res == NULL ? -1 : 0;
+    }
+    if (!(buckets = attr(log, s_buckets)))
+        return -1;
+    if (!PyDict_Check(buckets)) {
+        PyErr_SetString(PyExc_TypeError, "timeline: log.buckets must be a dict");
+        goto done;
+    }
+    for (; b <= last; b++) {
+        PyObject *key = PyLong_FromLongLong(b);
+        if (key == NULL)
+            goto done;
+        PyObject *bucket = PyDict_GetItemWithError(buckets, key);
+        if (bucket == NULL) {
+            if (PyErr_Occurred()) {
+                Py_DECREF(key);
+                goto done;
+            }
+            PyObject *fresh = PyLong_FromSsize_t(FRESH);
+            PyObject *nb = fresh ? PyList_New(4) : NULL;
+            if (nb == NULL) {
+                Py_XDECREF(fresh);
+                Py_DECREF(key);
+                goto done;
+            }
+            PyList_SET_ITEM(nb, 0, fresh);
+            PyList_SET_ITEM(nb, 1, Py_NewRef(end));
+            PyList_SET_ITEM(nb, 2, Py_NewRef(end));
+            PyList_SET_ITEM(nb, 3, Py_NewRef(acc));
+            int r = PyDict_SetItem(buckets, key, nb);
+            Py_DECREF(nb);
+            Py_DECREF(key);
+            if (r < 0)
+                goto done;
+            continue;
+        }
+        Py_DECREF(key);
+        if (!PyList_Check(bucket) || PyList_GET_SIZE(bucket) < 2) {
+            PyErr_SetString(PyExc_TypeError, "timeline: a bucket must be a list [trigger, max, ...]");
+            goto done;
+        }
+        Py_INCREF(bucket);
+        PyObject *size = PyLong_FromSsize_t(PyList_GET_SIZE(bucket));
+        int r = size ? compare(size, PyList_GET_ITEM(bucket, 0), Py_LT) : -1;
+        Py_XDECREF(size);
+        if (r == 1) {       /* append's common case (a bucket at rest is never empty) */
+            PyObject *m = Py_NewRef(PyList_GET_ITEM(bucket, 1));
+            r = compare(end, m, Py_GT);
+            if (r == 1) {
+                Py_SETREF(m, Py_NewRef(end));
+                r = PyList_SetItem(bucket, 1, Py_NewRef(end));
+            }
+            if (r >= 0)
+                r = PyList_Append(bucket, m);
+            if (r >= 0)
+                r = PyList_Append(bucket, acc);
+            Py_DECREF(m);
+        } else if (r == 0) {    /* drops the bucket's dead first */
+            res = PyObject_CallFunctionObjArgs(append_fn, bucket, acc, NULL);
+            r = res == NULL ? -1 : 0;
+            Py_XDECREF(res);
+        }
+        Py_DECREF(bucket);
+        if (r < 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    Py_XDECREF(buckets);
+    return rc;
+}
+
+static int set_attr_if(PyObject *o, PyObject *name, PyObject *v)
+{
+    return set_attr(o, name, v);
+}
+
+/* ---- pruning (Timeline._prune's common case: no sync-ordered access) ---- */
+
+static PyObject *end_of_fn, *s_sort, *kw_key;
+static PyObject *s_prune_py, *s_MAX_TRACKED, *s_archive, *s_fold, *s_name, *s_ARCHIVE_CAP, *s_archive_horizon;
+
+/* an int attribute of the timeline's class (PRUNE_AT, MAX_TRACKED) */
+static int class_ll(PyObject *self, PyObject *name, Py_ssize_t *out)
+{
+    PyObject *v = attr(self, name);
+    if (v == NULL)
+        return -1;
+    *out = PyLong_AsSsize_t(v);
+    Py_DECREF(v);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* log.prune_at = n + self.PRUNE_AT */
+static int set_prune_at(PyObject *self, PyObject *log, Py_ssize_t n)
+{
+    Py_ssize_t prune_at;
+    if (class_ll(self, s_PRUNE_AT, &prune_at) < 0)
+        return -1;
+    PyObject *v = PyLong_FromSsize_t(n + prune_at);
+    int rc = v ? set_attr(log, s_prune_at, v) : -1;
+    Py_XDECREF(v);
+    return rc;
+}
+
+/* MemoryLog.keep_only(keep) for a log with has_sync False */
+static int keep_only(PyObject *log, PyObject *keep)
+{
+    PyObject *write_end = NULL, *engine = NULL, *ends_max = NULL, *m = NULL, *v = NULL;
+    int rc = -1, r, indexed;
+    if (set_attr(log, s_accesses, keep) < 0 || !(write_end = PyFloat_FromDouble(-Py_HUGE_VAL)))
+        goto done;
+    Py_ssize_t n = PyList_GET_SIZE(keep);
+    if (n) {
+        PyObject *a = PyList_GET_ITEM(keep, 0);
+        if (!PyList_Check(a) || PyList_GET_SIZE(a) < 8) {
+            PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
+            goto done;
+        }
+        engine = Py_NewRef(PyList_GET_ITEM(a, 2));
+    } else {
+        engine = Py_NewRef(Py_None);
+    }
+    if (!(v = attr(log, s_indexed)) || (indexed = truth(v)) < 0)
+        goto done;
+    if (!indexed && !(ends_max = PyList_New(0)))
+        goto done;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(keep); k++) {
+        PyObject *a = PyList_GET_ITEM(keep, k);
+        if (!PyList_Check(a) || PyList_GET_SIZE(a) < 8) {
+            PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
+            goto done;
+        }
+        Py_INCREF(a);
+        PyObject *end = Py_NewRef(PyList_GET_ITEM(a, 0)), *w = Py_NewRef(PyList_GET_ITEM(a, 1)),
+                 *e = Py_NewRef(PyList_GET_ITEM(a, 2));
+        r = truth(w);
+        if (r == 1 && (r = compare(end, write_end, Py_GT)) == 1)
+            Py_SETREF(write_end, Py_NewRef(end));
+        if (r >= 0 && (r = not_equal(e, engine)) == 1)
+            Py_SETREF(engine, Py_NewRef(Py_None));
+        if (r >= 0 && !indexed) {       /* the prefix max of ends (the first of equals) */
+            if (m == NULL || (r = compare(end, m, Py_GT)) == 1)
+                Py_XSETREF(m, Py_NewRef(end));
+            if (r >= 0)
+                r = PyList_Append(ends_max, m);
+        }
+        Py_DECREF(end);
+        Py_DECREF(w);
+        Py_DECREF(e);
+        Py_DECREF(a);
+        if (r < 0)
+            goto done;
+    }
+    if (set_attr(log, s_write_end, write_end) < 0 || set_attr(log, s_engine, engine) < 0 ||
+        (!indexed && set_attr(log, s_ends_max, ends_max) < 0))
+        goto done;
+    rc = 0;
+done:
+    Py_XDECREF(write_end); Py_XDECREF(engine); Py_XDECREF(ends_max); Py_XDECREF(m); Py_XDECREF(v);
+    return rc;
+}
+
+/* some engine of `engines` has not synchronised past access a: e.clock.get(a[ENGINE], 0) < a[SEQ] */
+static int unsynced(PyObject *engines, PyObject *a)
+{
+    PyObject *eng = Py_NewRef(PyList_GET_ITEM(a, 2)), *seq = Py_NewRef(PyList_GET_ITEM(a, 3));
+    int r = 0;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(engines) && r == 0; k++) {
+        PyObject *clock = attr(PyList_GET_ITEM(engines, k), s_clock), *v;
+        if (clock == NULL || !PyDict_Check(clock)) {
+            if (clock != NULL)
+                PyErr_SetString(PyExc_TypeError, "timeline: Engine.clock must be a dict");
+            Py_XDECREF(clock);
+            r = -1;
+            break;
+        }
+        v = PyDict_GetItemWithError(clock, eng);
+        if (v == NULL && PyErr_Occurred())
+            r = -1;
+        else
+            r = compare(v ? v : long_0, seq, Py_LT);
+        Py_DECREF(clock);
+    }
+    Py_DECREF(eng);
+    Py_DECREF(seq);
+    return r;
+}
+
+/* Timeline._archive(log, unused, dropped): move the dropped accesses that could still delay or race with
+   an unused engine's instructions into the memory's archive */
+static int archive(PyObject *self, PyObject *log, PyObject *unused, PyObject *dropped)
+{
+    PyObject *first_free = NULL, *moved = NULL, *arch = NULL, *archive_for = NULL, *v = NULL, *m = NULL;
+    int rc = -1, r;
+    Py_ssize_t cap;
+    if (PyList_GET_SIZE(unused) == 0) {
+        PyErr_SetString(PyExc_ValueError, "min() arg is an empty sequence");
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(unused); k++) {      /* min(e.free_ns for e in unused) */
+        if (!(v = attr(PyList_GET_ITEM(unused, k), s_free_ns)))
+            goto done;
+        if (first_free == NULL || (r = compare(v, first_free, Py_LT)) == 1)
+            Py_XSETREF(first_free, Py_NewRef(v));
+        else if (r < 0)
+            goto done;
+        Py_CLEAR(v);
+    }
+    if (!(moved = PyList_New(0)))
+        goto done;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(dropped); k++) {
+        PyObject *a = PyList_GET_ITEM(dropped, k);
+        Py_INCREF(a);
+        PyObject *end = Py_NewRef(PyList_GET_ITEM(a, 0)), *sync = Py_NewRef(PyList_GET_ITEM(a, 6));
+        r = compare(end, first_free, Py_GT);
+        if (r == 0 && (r = truth(sync)) == 1)
+            r = unsynced(unused, a);
+        if (r == 1)
+            r = PyList_Append(moved, a);
+        Py_DECREF(end);
+        Py_DECREF(sync);
+        Py_DECREF(a);
+        if (r < 0)
+            goto done;
+    }
+    if (PyList_GET_SIZE(moved) == 0) {
+        rc = 0;
+        goto done;
+    }
+    if (!(arch = get_list(log, s_archive)) || PyList_SetSlice(arch, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, moved) < 0)
+        goto done;
+    if (!(archive_for = attr(log, s_archive_for)))
+        goto done;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(unused); k++) {     /* archive_for.update(e.name ...) */
+        PyObject *name = attr(PyList_GET_ITEM(unused, k), s_name);
+        r = name == NULL ? -1 : PySet_Check(archive_for) ? PySet_Add(archive_for, name) : -2;
+        if (r == -2) {
+            PyObject *x = PyObject_CallMethod(archive_for, "add", "O", name);
+            r = x ? 0 : -1;
+            Py_XDECREF(x);
+        }
+        Py_XDECREF(name);
+        if (r < 0)
+            goto done;
+    }
+    if (class_ll(self, s_ARCHIVE_CAP, &cap) < 0)
+        goto done;
+    Py_ssize_t n = PyList_GET_SIZE(arch);
+    if (n > cap) {
+        /* the oldest half folds into a horizon: max(log.archive_horizon, max(ends of archive[:cut])) */
+        Py_ssize_t cut = n - cap / 2;       /* (cap >= 0: Python's // and C's / agree) */
+        for (Py_ssize_t k = 0; k < cut && k < PyList_GET_SIZE(arch); k++) {
+            PyObject *a = PyList_GET_ITEM(arch, k);
+            if (!PyList_Check(a) || PyList_GET_SIZE(a) < 8) {
+                PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
+                goto done;
+            }
+            PyObject *end = Py_NewRef(PyList_GET_ITEM(a, 0));
+            r = m == NULL ? 1 : compare(end, m, Py_GT);
+            if (r == 1)
+                Py_XSETREF(m, Py_NewRef(end));
+            Py_DECREF(end);
+            if (r < 0)
+                goto done;
+        }
+        if (!(v = attr(log, s_archive_horizon)) || (r = compare(m, v, Py_GT)) < 0)
+            goto done;
+        if (set_attr(log, s_archive_horizon, r ? m : v) < 0 || PyList_SetSlice(arch, 0, cut, NULL) < 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    Py_XDECREF(first_free); Py_XDECREF(moved); Py_XDECREF(arch); Py_XDECREF(archive_for); Py_XDECREF(v);
+    Py_XDECREF(m);
+    return rc;
+}
+
+/* Timeline._fold(log, keep): sort keep by end, fold the oldest (all but MAX_TRACKED // 2) into
+   log.horizon, mark them dead; the rest (a new list). */
+static PyObject *fold(PyObject *self, PyObject *log, PyObject *keep, Py_ssize_t max_tracked)
+{
+    Py_ssize_t cut = PyList_GET_SIZE(keep) - max_tracked / 2;
+    if (max_tracked < 0 || cut < 1)         /* (never, as _prune calls it; Python's indexing rules then) */
+        return PyObject_CallMethodObjArgs(self, s_fold, log, keep, NULL);
+    PyObject *args[2] = {keep, end_of_fn}, *res = PyObject_VectorcallMethod(s_sort, args, 1, kw_key);
+    if (res == NULL)
+        return NULL;
+    Py_DECREF(res);
+    if (PyList_GET_SIZE(keep) < cut) {
+        PyErr_SetString(PyExc_RuntimeError, "timeline: the kept accesses changed while sorting");
+        return NULL;
+    }
+    PyObject *last = PyList_GET_ITEM(keep, cut - 1), *horizon = NULL, *end = NULL;
+    int r = -1;
+    if (PyList_Check(last) && PyList_GET_SIZE(last) >= 8) {
+        end = Py_NewRef(PyList_GET_ITEM(last, 0));
+        if ((horizon = attr(log, s_horizon)) && (r = compare(end, horizon, Py_GT)) >= 0)
+            r = set_attr(log, s_horizon, r ? end : horizon);        /* max(log.horizon, end) */
+    } else {
+        PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
+    }
+    Py_XDECREF(end);
+    Py_XDECREF(horizon);
+    if (r < 0)
+        return NULL;
+    for (Py_ssize_t k = 0; k < cut && k < PyList_GET_SIZE(keep); k++) {
+        PyObject *a = PyList_GET_ITEM(keep, k);
+        if (!PyList_Check(a) || PyList_GET_SIZE(a) < 8) {
+            PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
+            return NULL;
+        }
+        if (PyList_SetItem(a, 7, Py_NewRef(Py_False)) < 0)
+            return NULL;
+    }
+    return PyList_GetSlice(keep, cut, PY_SSIZE_T_MAX);
+}
+
+/* Timeline._prune(log); the general case (some sync-ordered access) is the Python method's */
+static int prune(PyObject *self, PyObject *log)
+{
+    PyObject *v = attr(log, s_has_sync), *used = NULL, *horizon = NULL, *accesses = NULL, *keep = NULL,
+             *dropped = NULL, *engines = NULL, *res = NULL;
+    int rc = -1, r;
+    if (v == NULL || (r = truth(v)) < 0)
+        goto done;
+    if (r) {
+        res = PyObject_CallMethodOneArg(self, s_prune_py, log);
+        rc = res ? 0 : -1;
+        goto done;
+    }
+    Py_CLEAR(v);
+    if (!(used = attr(self, s_used)))
+        goto done;
+    if (!PyList_Check(used) || PyList_GET_SIZE(used) == 0) {
+        PyErr_SetString(PyExc_IndexError, "timeline: _used must be a non-empty list when pruning");
+        goto done;
+    }
+    if (!(horizon = attr(PyList_GET_ITEM(used, 0), s_free_ns)))
+        goto done;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(used); k++) {
+        if (!(v = attr(PyList_GET_ITEM(used, k), s_free_ns)) || (r = compare(v, horizon, Py_LT)) < 0)
+            goto done;
+        if (r)
+            Py_SETREF(horizon, Py_NewRef(v));
+        Py_CLEAR(v);
+    }
+    if (!(accesses = get_list(log, s_accesses)) || !(keep = PyList_New(0)) || !(dropped = PyList_New(0)))
+        goto done;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(accesses); k++) {
+        PyObject *a = PyList_GET_ITEM(accesses, k);
+        if (!PyList_Check(a) || PyList_GET_SIZE(a) < 8) {
+            PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
+            goto done;
+        }
+        Py_INCREF(a);
+        PyObject *end = Py_NewRef(PyList_GET_ITEM(a, 0));
+        r = compare(end, horizon, Py_GT);
+        Py_DECREF(end);
+        if (r >= 0)
+            r = PyList_Append(r ? keep : dropped, a);
+        Py_DECREF(a);
+        if (r < 0)
+            goto done;
+    }
+    Py_ssize_t n_keep = PyList_GET_SIZE(keep), max_tracked;
+    if (class_ll(self, s_MAX_TRACKED, &max_tracked) < 0)
+        goto done;
+    if (PyList_GET_SIZE(dropped)) {
+        for (Py_ssize_t k = 0; k < PyList_GET_SIZE(dropped); k++)
+            if (PyList_SetItem(PyList_GET_ITEM(dropped, k), 7, Py_NewRef(Py_False)) < 0)
+                goto done;
+        if (!(engines = attr(self, s_engines)))
+            goto done;
+        Py_ssize_t n_engines = PyObject_Size(engines);
+        if (n_engines < 0)
+            goto done;
+        if (PyList_GET_SIZE(used) < n_engines) {        /* some engine has placed nothing yet */
+            PyObject *unused = PyList_New(0), *values = unused ? PyMapping_Values(engines) : NULL;
+            PyObject *seq = values ? PySequence_Fast(values, "engines.values()") : NULL;
+            r = seq ? 0 : -1;
+            for (Py_ssize_t k = 0; seq && k < PySequence_Fast_GET_SIZE(seq) && r == 0; k++) {
+                PyObject *e = PySequence_Fast_GET_ITEM(seq, k), *count = attr(e, s_count);
+                r = count ? truth(count) : -1;
+                Py_XDECREF(count);
+                if (r == 0)
+                    r = PyList_Append(unused, e);
+                else if (r == 1)
+                    r = 0;
+            }
+            if (r == 0)
+                r = archive(self, log, unused, dropped);
+            Py_XDECREF(unused);
+            Py_XDECREF(values);
+            Py_XDECREF(seq);
+            if (r < 0)
+                goto done;
+        }
+    } else if (n_keep <= max_tracked) {        /* nothing to forget: the log stays as it is */
+        rc = set_prune_at(self, log, n_keep);
+        goto done;
+    }
+    if (n_keep > max_tracked) {
+        PyObject *folded = fold(self, log, keep, max_tracked);
+        if (folded == NULL)
+            goto done;
+        Py_SETREF(keep, folded);
+        if (!PyList_Check(keep)) {
+            PyErr_SetString(PyExc_TypeError, "timeline: _fold must return a list");
+            goto done;
+        }
+    }
+    if (keep_only(log, keep) < 0)
+        goto done;
+    rc = set_prune_at(self, log, PyList_GET_SIZE(keep));
+done:
+    Py_XDECREF(v); Py_XDECREF(used); Py_XDECREF(horizon); Py_XDECREF(accesses); Py_XDECREF(keep);
+    Py_XDECREF(dropped); Py_XDECREF(engines); Py_XDECREF(res);
+    return rc;
+}
+
+/* One footprint of Timeline._remember */
+static int remember_one(PyObject *self, PyObject *logs, PyObject *fp, int is_write, PyObject *end,
+                        PyObject *engine, PyObject *seq, PyObject *ev, PyObject *sync, int sync_true)
+{
+    PyObject *mem = NULL, *mid = NULL, *log = NULL, *accesses = NULL, *acc = NULL, *v = NULL;
+    int rc = -1, r;
+    if (!(mem = attr(fp, s_memory)) || !(mid = attr(mem, s_id)))
+        goto done;
+    log = PyDict_GetItemWithError(logs, mid);
+    if (log == NULL) {
+        if (PyErr_Occurred())
+            goto done;
+        PyObject *prune_at = attr(self, s_PRUNE_AT);
+        if (prune_at == NULL)
+            goto done;
+        log = PyObject_CallOneArg(MemoryLogType, prune_at);
+        Py_DECREF(prune_at);
+        if (log == NULL || PyDict_SetItem(logs, mid, log) < 0)
+            goto done;
+    } else {
+        Py_INCREF(log);
+    }
+    if (!(accesses = get_list(log, s_accesses)))
+        goto done;
+    if (PyList_GET_SIZE(accesses) == 0) {
+        if (set_attr_if(log, s_engine, engine) < 0)
+            goto done;
+    } else {
+        if (!(v = attr(log, s_engine)) || (r = not_equal(v, engine)) < 0)
+            goto done;
+        Py_CLEAR(v);
+        if (r && set_attr_if(log, s_engine, Py_None) < 0)
+            goto done;
+    }
+    if (!(acc = PyList_New(8)))
+        goto done;
+    PyList_SET_ITEM(acc, 0, Py_NewRef(end));
+    PyList_SET_ITEM(acc, 1, Py_NewRef(is_write ? Py_True : Py_False));
+    PyList_SET_ITEM(acc, 2, Py_NewRef(engine));
+    PyList_SET_ITEM(acc, 3, Py_NewRef(seq));
+    PyList_SET_ITEM(acc, 4, Py_NewRef(fp));
+    PyList_SET_ITEM(acc, 5, Py_NewRef(ev));
+    PyList_SET_ITEM(acc, 6, Py_NewRef(sync));
+    PyList_SET_ITEM(acc, 7, Py_NewRef(Py_True));
+    if (PyList_Append(accesses, acc) < 0)
+        goto done;
+    if (sync_true && set_attr_if(log, s_has_sync, Py_True) < 0)
+        goto done;
+    if (is_write) {
+        if (!(v = attr(log, s_write_end)) || (r = compare(end, v, Py_GT)) < 0)
+            goto done;
+        Py_CLEAR(v);
+        if (r && set_attr_if(log, s_write_end, end) < 0)
+            goto done;
+    }
+    if (!(v = attr(log, s_indexed)) || (r = truth(v)) < 0)
+        goto done;
+    Py_CLEAR(v);
+    if (r) {
+        if (index_add(log, fp, acc, end) < 0)
+            goto done;
+    } else {
+        if (!(v = get_list(log, s_ends_max)))
+            goto done;
+        Py_ssize_t n = PyList_GET_SIZE(v);
+        PyObject *m = end;
+        if (n) {
+            PyObject *last = Py_NewRef(PyList_GET_ITEM(v, n - 1));
+            r = compare(end, last, Py_GT);
+            Py_DECREF(last);
+            if (r < 0)
+                goto done;
+            if (!r)
+                m = PyList_GET_ITEM(v, n - 1);
+        }
+        if (PyList_Append(v, m) < 0)
+            goto done;
+        Py_CLEAR(v);
+    }
+    if (!(v = attr(log, s_prune_at)))
+        goto done;
+    PyObject *len = PyLong_FromSsize_t(PyList_GET_SIZE(accesses));
+    r = len ? compare(len, v, Py_GT) : -1;
+    Py_XDECREF(len);
+    Py_CLEAR(v);
+    if (r < 0)
+        goto done;
+    if (r && prune(self, log) < 0)
+        goto done;
+    rc = 0;
+done:
+    Py_XDECREF(mem);
+    Py_XDECREF(mid);
+    Py_XDECREF(log);
+    Py_XDECREF(accesses);
+    Py_XDECREF(acc);
+    Py_XDECREF(v);
+    return rc;
+}
+
+/* Timeline._remember(reads, writes, end, engine, seq, ev, sync) */
+static PyObject *remember(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "_remember(reads, writes, end, engine, seq, ev, sync)");
+        return NULL;
+    }
+    int sync_true = truth(args[6]);
+    if (sync_true < 0)
+        return NULL;
+    PyObject *logs = attr(self, s_logs);
+    if (logs == NULL)
+        return NULL;
+    if (!PyDict_Check(logs)) {
+        Py_DECREF(logs);
+        PyErr_SetString(PyExc_TypeError, "timeline: _logs must be a dict");
+        return NULL;
+    }
+    int rc = 0;
+    for (int is_write = 0; is_write < 2 && rc == 0; is_write++) {
+        PyObject *fps = PySequence_Fast(args[is_write], "reads and writes must be iterables of footprints");
+        if (fps == NULL) {
+            rc = -1;
+            break;
+        }
+        for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(fps) && rc == 0; k++)
+            rc = remember_one(self, logs, PySequence_Fast_GET_ITEM(fps, k), is_write, args[2], args[3], args[4],
+                              args[5], args[6], sync_true);
+        Py_DECREF(fps);
+    }
+    Py_DECREF(logs);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* ---- the caller's file:line (timeline.caller_source, from a given frame) ---- */
+
+/* Walking the stack: on CPython 3.11 over the interpreter's own frame records, which costs no frame
+   object per level (PyFrame_GetBack makes one for each); elsewhere through the public frame API. Both
+   give what Python's frame.f_code, f_lasti, f_lineno and f_back give. */
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+#define Py_BUILD_CORE 1
+#include <internal/pycore_frame.h>
+#undef Py_BUILD_CORE
+typedef _PyInterpreterFrame Frame;
+
+static Frame *complete(Frame *f)
+{
+    while (f != NULL && _PyFrame_IsIncomplete(f))
+        f = f->previous;
+    return f;
+}
+static Frame *frame_first(void) { return complete(PyThreadState_Get()->cframe->current_frame); }
+static Frame *frame_back(Frame *f) { return complete(f->previous); }
+static PyCodeObject *frame_code(Frame *f) { return f->f_code; }
+static int frame_lasti(Frame *f)
+{
+    int lasti = _PyInterpreterFrame_LASTI(f);
+    return lasti < 0 ? -1 : lasti * (int)sizeof(_Py_CODEUNIT);
+}
+static int frame_lineno(Frame *f)
+{
+    if (f->frame_obj != NULL)
+        return PyFrame_GetLineNumber(f->frame_obj);
+    return PyCode_Addr2Line(f->f_code, _PyInterpreterFrame_LASTI(f) * (int)sizeof(_Py_CODEUNIT));
+}
+#define frame_hold(f) ((void)0)
+#define frame_release(f) ((void)0)
+#else
+typedef PyFrameObject Frame;
+
+static Frame *frame_first(void) { return PyEval_GetFrame(); }         /* borrowed */
+static Frame *frame_back(Frame *f) { Frame *b = PyFrame_GetBack(f); Py_XDECREF(b); return b; }
+static PyCodeObject *frame_code(Frame *f) { PyCodeObject *c = PyFrame_GetCode(f); Py_DECREF(c); return c; }
+static int frame_lasti(Frame *f) { return PyFrame_GetLasti(f); }
+static int frame_lineno(Frame *f) { return PyFrame_GetLineNumber(f); }
+#define frame_hold(f) Py_XINCREF(f)
+#define frame_release(f) Py_XDECREF(f)
+#endif
+
+/* timeline.py's global `name` (borrowed), looked up each time: tests and callers may rebind it */
+static PyObject *global(PyObject *name)
+{
+    PyObject *v = PyDict_GetItemWithError(timeline_globals, name);
+    if (v == NULL && !PyErr_Occurred())
+        PyErr_Format(PyExc_NameError, "timeline.py has no %R", name);
+    return v;
+}
+
+/* The globals every placement reads (borrowed), looked up again whenever timeline.py's namespace has
+   changed since (CPython 3.11's dict version tag; always elsewhere). */
+static struct {
+    int valid;
+    uint64_t tag;
+    PyObject *options, *override, *inside, *basenames, *pkg_dir, *lines, *lines_cap;
+} G;
+
+static int globals_fresh(void)
+{
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+    uint64_t tag = ((PyDictObject *)timeline_globals)->ma_version_tag;
+    if (G.valid && G.tag == tag)
+        return 0;
+#else
+    uint64_t tag = 0;
+#endif
+    G.valid = 0;
+    if (!(G.options = global(s_options)) || !(G.override = global(s_SOURCE_OVERRIDE)) ||
+        !(G.inside = global(s_INSIDE)) || !(G.basenames = global(s_BASENAMES)) || !(G.pkg_dir = global(s_PKG_DIR)) ||
+        !(G.lines = global(s_LINES)) || !(G.lines_cap = global(s_LINES_CAP)))
+        return -1;
+    G.tag = tag;
+    G.valid = 1;
+    return 0;
+}
+
+/* "file:line" of code at a frame (the _LINES cache's entry, made if missing) */
+static PyObject *line_of(Frame *f, PyCodeObject *code, PyObject *base)
+{
+    PyObject *lines, *cap, *key = NULL, *hit, *line, *res = NULL, *id, *lasti;
+    if (globals_fresh() < 0)
+        return NULL;
+    lines = Py_NewRef(G.lines);
+    cap = Py_NewRef(G.lines_cap);
+    id = PyLong_FromVoidPtr(code);
+    lasti = id ? PyLong_FromLong(frame_lasti(f)) : NULL;
+    key = lasti ? PyTuple_New(2) : NULL;
+    if (key == NULL) {
+        Py_XDECREF(id);
+        Py_XDECREF(lasti);
+        goto done;
+    }
+    PyTuple_SET_ITEM(key, 0, id);
+    PyTuple_SET_ITEM(key, 1, lasti);
+    hit = PyDict_GetItemWithError(lines, key);
+    if (hit == NULL && PyErr_Occurred())
+        goto done;
+    if (hit != NULL && PyTuple_Check(hit) && PyTuple_GET_SIZE(hit) == 2 && PyTuple_GET_ITEM(hit, 0) == (PyObject *)code) {
+        res = Py_NewRef(PyTuple_GET_ITEM(hit, 1));
+        goto done;
+    }
+    PyObject *size = PyLong_FromSsize_t(PyDict_Size(lines));
+    int r = size ? PyObject_RichCompareBool(size, cap, Py_GE) : -1;
+    Py_XDECREF(size);
+    if (r < 0)
+        goto done;
+    if (r)
+        PyDict_Clear(lines);
+    int lineno = frame_lineno(f);
+    line = lineno < 0 ? PyUnicode_FromFormat("%S:None", base) : PyUnicode_FromFormat("%S:%d", base, lineno);
+    if (line == NULL)
+        goto done;
+    hit = PyTuple_Pack(2, (PyObject *)code, line);
+    if (hit != NULL && PyDict_SetItem(lines, key, hit) == 0)
+        res = Py_NewRef(line);
+    Py_XDECREF(hit);
+    Py_DECREF(line);
+done:
+    Py_XDECREF(key);
+    Py_DECREF(lines);
+    Py_DECREF(cap);
+    return res;
+}
+
+/* file:line of the first frame from `f` outward whose file is outside the npusim package, through the
+   same caches (_INSIDE, _BASENAMES, _LINES) as timeline.caller_source; "" when there is none.
+   The SOURCE_OVERRIDE test is the caller's. */
+static PyObject *source_from(Frame *f)
+{
+    if (globals_fresh() < 0)
+        return NULL;
+    PyObject *inside = G.inside, *basenames = G.basenames, *pkg_dir = G.pkg_dir;
+    Py_INCREF(inside);
+    Py_INCREF(basenames);
+    Py_INCREF(pkg_dir);
+    PyObject *res = NULL;
+    frame_hold(f);
+    while (f != NULL) {
+        PyCodeObject *code = (PyCodeObject *)Py_NewRef(frame_code(f));
+        PyObject *fn = code->co_filename, *base;
+        int r = PySet_Contains(inside, fn);
+        if (r == 0) {
+            base = PyDict_GetItemWithError(basenames, fn);
+            Py_XINCREF(base);
+            if (base == NULL && !PyErr_Occurred()) {
+                r = PyUnicode_Tailmatch(fn, pkg_dir, 0, PY_SSIZE_T_MAX, -1);     /* fn.startswith(_PKG_DIR) */
+                if (r == 1)
+                    r = PySet_Add(inside, fn) < 0 ? -1 : 1;
+                else if (r == 0 && ((base = PyObject_CallOneArg(basename_fn, fn)) == NULL ||
+                                    PyDict_SetItem(basenames, fn, base) < 0))
+                    r = -1;
+            }
+            if (r == 0 && base != NULL) {
+                res = line_of(f, code, base);
+                r = 2;      /* found (or failed: res NULL with an exception) */
+            } else if (base == NULL && r == 0) {
+                r = -1;
+            }
+            Py_XDECREF(base);
+        }
+        Py_DECREF(code);
+        if (r < 0 || r == 2)
+            break;
+        Frame *back = frame_back(f);
+        frame_hold(back);
+        frame_release(f);
+        f = back;
+    }
+    if (f == NULL)
+        res = Py_NewRef(str_empty);
+    frame_release(f);
+    Py_DECREF(inside);
+    Py_DECREF(basenames);
+    Py_DECREF(pkg_dir);
+    return res;
+}
+
+/* timeline.caller_source() as seen from a C method called by the current Python frame */
+static PyObject *caller_source(void)
+{
+    if (globals_fresh() < 0)
+        return NULL;
+    PyObject *override = G.override;
+    if (PyList_Check(override) && PyList_GET_SIZE(override))
+        return Py_NewRef(PyList_GET_ITEM(override, PyList_GET_SIZE(override) - 1));
+    return source_from(frame_first());
+}
+
+/* ---- placing an instruction ---- */
+
+/* options() through timeline.py's global of that name, as the Python methods call it */
+static PyObject *call_options(void)
+{
+    return globals_fresh() < 0 ? NULL : PyObject_CallNoArgs(G.options);
+}
+
+/* the Event of an instruction: trace.Event(...) without running its generated __init__ (which only
+   stores the fields): the same object, its slots set through their descriptors in field order */
+static PyObject *make_event(PyObject *const *fields, Py_ssize_t n)
+{
+    if (!PyTuple_Check(event_slots) || PyTuple_GET_SIZE(event_slots) != n) {
+        PyErr_SetString(PyExc_TypeError, "timeline: trace.Event's fields changed; rebuild the extension");
+        return NULL;
+    }
+    PyTypeObject *type = (PyTypeObject *)EventType;
+    PyObject *ev = type->tp_alloc(type, 0);
+    if (ev == NULL)
+        return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *d = PyTuple_GET_ITEM(event_slots, k);
+        if (Py_TYPE(d)->tp_descr_set(d, ev, fields[k]) < 0) {
+            Py_DECREF(ev);
+            return NULL;
+        }
+    }
+    return ev;
+}
+
+/* an attribute `name` of o, plus one (eng.count + 1, eng.seq + 1), stored back; the new value (new ref) */
+static PyObject *increment(PyObject *o, PyObject *name)
+{
+    PyObject *v = attr(o, name);
+    if (v == NULL)
+        return NULL;
+    PyObject *w = PyNumber_Add(v, long_1);
+    Py_DECREF(v);
+    if (w != NULL && set_attr(o, name, w) < 0)
+        Py_CLEAR(w);
+    return w;
+}
+
+/* self._used = [e for e in self.engines.values() if e.count] */
+static int note_used(PyObject *self)
+{
+    PyObject *engines = attr(self, s_engines), *values = NULL, *used = NULL, *seq = NULL;
+    int rc = -1;
+    if (!engines || !(values = PyMapping_Values(engines)) || !(used = PyList_New(0)))
+        goto done;
+    if (!(seq = PySequence_Fast(values, "engines.values()")))
+        goto done;
+    for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq); k++) {
+        PyObject *e = PySequence_Fast_GET_ITEM(seq, k), *count = attr(e, s_count);
+        int r = count ? truth(count) : -1;
+        Py_XDECREF(count);
+        if (r < 0 || (r && PyList_Append(used, e) < 0))
+            goto done;
+    }
+    rc = set_attr(self, s_used, used);
+done:
+    Py_XDECREF(engines);
+    Py_XDECREF(values);
+    Py_XDECREF(used);
+    Py_XDECREF(seq);
+    return rc;
+}
+
+/* Timeline._record: the event of an instruction starting at `start`; advances its engine, remembers its
+   accesses. args: eng, engine, name, cycles, start, reads, writes, sync, nbytes, elements, args, source */
+static PyObject *record(PyObject *self, PyObject *const *a)
+{
+    PyObject *eng = a[0], *engine = a[1], *name = a[2], *cycles = a[3], *start = a[4], *reads = a[5],
+             *writes = a[6], *sync = a[7];
+    PyObject *freq = NULL, *tmp = NULL, *dur = NULL, *end = NULL, *core = NULL, *ev = NULL, *v = NULL,
+             *seq = NULL, *clock = NULL, *trace = NULL, *events = NULL, *res = NULL;
+    int r;
+    if (!(freq = attr(eng, s_freq_hz)) || !(tmp = PyNumber_Multiply(cycles, float_1e9)) ||
+        !(dur = PyNumber_TrueDivide(tmp, freq)) || !(end = PyNumber_Add(start, dur)) ||
+        !(core = attr(self, s_core)))
+        goto done;
+    {
+        PyObject *fields[11] = {core, engine, name, start, end, cycles, freq, a[8], a[9], a[11], a[10]};
+        if (!(ev = make_event(fields, 11)))
+            goto done;
+    }
+    if (set_attr(eng, s_free_ns, end) < 0 || !(v = attr(eng, s_busy_ns)))
+        goto done;
+    Py_SETREF(v, PyNumber_InPlaceAdd(v, dur));
+    if (v == NULL || set_attr(eng, s_busy_ns, v) < 0)
+        goto done;
+    Py_CLEAR(v);
+    if (!(v = increment(eng, s_count)) || (r = PyObject_RichCompareBool(v, long_1, Py_EQ)) < 0)
+        goto done;
+    if (r && note_used(self) < 0)       /* its first instruction */
+        goto done;
+    if (!(seq = increment(eng, s_seq)) || !(clock = attr(eng, s_clock)) ||
+        PyObject_SetItem(clock, engine, seq) < 0)
+        goto done;
+    if ((r = truth(reads)) < 0 || (!r && (r = truth(writes)) < 0))
+        goto done;
+    if (r) {
+        PyObject *rargs[7] = {reads, writes, end, engine, seq, ev, sync};
+        PyObject *x = remember(self, rargs, 7);
+        if (x == NULL)
+            goto done;
+        Py_DECREF(x);
+    }
+    if (!(trace = attr(self, s_trace)) || !(events = attr(trace, s_events)))
+        goto done;
+    if (PyList_CheckExact(events)) {
+        if (PyList_Append(events, ev) < 0)
+            goto done;
+    } else {
+        PyObject *x = PyObject_CallMethod(events, "append", "O", ev);
+        if (x == NULL)
+            goto done;
+        Py_DECREF(x);
+    }
+    if ((r = truth(active_traces)) < 0)
+        goto done;
+    if (r) {
+        PyObject *list = PySequence_Fast(active_traces, "trace._active");
+        if (list == NULL)
+            goto done;
+        for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(list); k++) {
+            PyObject *t = PySequence_Fast_GET_ITEM(list, k);
+            if (t == trace)
+                continue;
+            PyObject *x = PyObject_CallMethodObjArgs(t, s_add_event, ev, freq, NULL);
+            if (x == NULL) {
+                Py_DECREF(list);
+                goto done;
+            }
+            Py_DECREF(x);
+        }
+        Py_DECREF(list);
+    }
+    res = Py_NewRef(ev);
+done:
+    Py_XDECREF(freq); Py_XDECREF(tmp); Py_XDECREF(dur); Py_XDECREF(end); Py_XDECREF(core); Py_XDECREF(ev);
+    Py_XDECREF(v); Py_XDECREF(seq); Py_XDECREF(clock); Py_XDECREF(trace); Py_XDECREF(events);
+    return res;
+}
+
+/* Bind fast-call arguments to parameters by name, as Python would for `def f(self, <names>)` where the
+   first npos may be positional. out[k] is borrowed (NULL when missing: the caller puts the default). */
+static int bind(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                PyObject **names, Py_ssize_t nnames, Py_ssize_t npos, PyObject **out)
+{
+    if (nargs > npos) {
+        PyErr_Format(PyExc_TypeError, "Timeline.%s() takes %zd positional arguments but %zd were given", func,
+                     npos + 1, nargs + 1);
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < nnames; k++)
+        out[k] = k < nargs ? args[k] : NULL;
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t j = 0; j < nkw; j++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, j);
+        Py_ssize_t k = 0;
+        while (k < nnames && key != names[k])     /* interned: the call site's names are these objects */
+            k++;
+        if (k == nnames)
+            for (k = 0; k < nnames; k++)
+                if (PyUnicode_Compare(key, names[k]) == 0)
+                    break;
+        if (k == nnames) {
+            PyErr_Format(PyExc_TypeError, "Timeline.%s() got an unexpected keyword argument '%U'", func, key);
+            return -1;
+        }
+        if (out[k] != NULL) {
+            PyErr_Format(PyExc_TypeError, "Timeline.%s() got multiple values for argument '%U'", func, key);
+            return -1;
+        }
+        out[k] = args[nargs + j];
+    }
+    return 0;
+}
+
+static PyObject *s_p_engine, *s_p_name, *s_p_cycles, *s_p_reads, *s_p_writes, *s_p_order, *s_p_not_before_ns,
+    *s_p_nbytes, *s_p_elements, *s_p_args, *s_p_source, *s_p_read, *s_p_write;
+
+/* reads / writes as place normalises them: a list or tuple (others listed), without None entries */
+static PyObject *footprints(PyObject *fps)
+{
+    PyObject *seq = (PyList_Check(fps) || PyTuple_Check(fps)) ? Py_NewRef(fps) : PySequence_List(fps);
+    if (seq == NULL)
+        return NULL;
+    int r = PySequence_Contains(seq, Py_None);
+    if (r <= 0) {
+        if (r < 0)
+            Py_CLEAR(seq);
+        return seq;
+    }
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t k = 0; out != NULL && k < PySequence_Fast_GET_SIZE(seq); k++) {
+        PyObject *f = PySequence_Fast_GET_ITEM(seq, k);
+        if (f != Py_None && PyList_Append(out, f) < 0)
+            Py_CLEAR(out);
+    }
+    Py_DECREF(seq);
+    return out;
+}
+
+/* Timeline.place(engine, name, cycles, *, reads=(), writes=(), order="data", not_before_ns=0.0, nbytes=0,
+   elements=0, args=None, source=None) */
+static PyObject *place(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *names[11] = {s_p_engine, s_p_name, s_p_cycles, s_p_reads, s_p_writes, s_p_order,
+                           s_p_not_before_ns, s_p_nbytes, s_p_elements, s_p_args, s_p_source};
+    PyObject *p[11];
+    if (bind("place", args, nargs, kwnames, names, 11, 3, p) < 0)
+        return NULL;
+    for (int k = 0; k < 3; k++)
+        if (p[k] == NULL) {
+            PyErr_Format(PyExc_TypeError, "Timeline.place() missing required argument: '%U'", names[k]);
+            return NULL;
+        }
+    PyObject *engine = p[0], *order = p[5] ? p[5] : str_data, *not_before = p[6] ? p[6] : float_0;
+    PyObject *engines = NULL, *eng = NULL, *opts = NULL, *start = NULL, *reads = NULL, *writes = NULL,
+             *source = NULL, *res = NULL, *v = NULL;
+    int r, is_sync = 0;
+    if (!(engines = attr(self, s_engines)) || !(eng = PyObject_GetItem(engines, engine)) ||
+        !(opts = call_options()) || !(start = attr(eng, s_free_ns)))
+        goto done;
+    if ((r = compare(not_before, start, Py_GT)) < 0)
+        goto done;
+    if (r)
+        Py_SETREF(start, Py_NewRef(not_before));
+    if (!(reads = footprints(p[3] ? p[3] : empty_tuple)) || !(writes = footprints(p[4] ? p[4] : empty_tuple)))
+        goto done;
+    if ((r = equal(order, str_data)) < 0)
+        goto done;
+    if (r) {
+        /* seeded with the start so far: accesses ending before it cannot move it */
+        PyObject *dargs[4] = {reads, writes, engine, start};
+        PyObject *t = dependencies_end(self, dargs, 4);
+        if (t == NULL)
+            goto done;
+        Py_SETREF(start, t);
+    } else if ((is_sync = equal(order, str_sync)) < 0) {
+        goto done;
+    } else if (is_sync) {
+        if (!(v = attr(opts, s_check_races)) || (r = truth(v)) < 0)
+            goto done;
+        Py_CLEAR(v);
+        if (r) {
+            PyObject *x = PyObject_CallMethodObjArgs(self, s_check_races_m, reads, writes, eng, p[1], NULL);
+            if (x == NULL)
+                goto done;
+            Py_DECREF(x);
+        }
+    } else if ((r = equal(order, str_none)) <= 0) {
+        if (r == 0)
+            PyErr_Format(PyExc_ValueError, "order must be 'data', 'sync' or 'none', not %R", order);
+        goto done;
+    }
+    source = Py_NewRef(p[10] ? p[10] : Py_None);
+    if (source == Py_None) {
+        if (!(v = attr(opts, s_record_source)) || (r = truth(v)) < 0)
+            goto done;
+        Py_CLEAR(v);
+        if (r) {
+            Py_SETREF(source, caller_source());
+            if (source == NULL)
+                goto done;
+        }
+    }
+    if ((r = truth(source)) < 0)        /* source or "" */
+        goto done;
+    if (!r)
+        Py_SETREF(source, Py_NewRef(str_empty));
+    {
+        PyObject *rargs[12] = {eng, engine, p[1], p[2], start, reads, writes, is_sync ? Py_True : Py_False,
+                               p[7] ? p[7] : long_0, p[8] ? p[8] : long_0, p[9] ? p[9] : Py_None, source};
+        res = record(self, rargs);
+    }
+done:
+    Py_XDECREF(engines); Py_XDECREF(eng); Py_XDECREF(opts); Py_XDECREF(start); Py_XDECREF(reads);
+    Py_XDECREF(writes); Py_XDECREF(source); Py_XDECREF(v);
+    return res;
+}
+
+/* Timeline.place_rw(engine, name, cycles, read, write, nbytes=0, elements=0, args=None) */
+static PyObject *place_rw(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *names[8] = {s_p_engine, s_p_name, s_p_cycles, s_p_read, s_p_write, s_p_nbytes, s_p_elements,
+                          s_p_args};
+    PyObject *p[8];
+    if (bind("place_rw", args, nargs, kwnames, names, 8, 8, p) < 0)
+        return NULL;
+    for (int k = 0; k < 5; k++)
+        if (p[k] == NULL) {
+            PyErr_Format(PyExc_TypeError, "Timeline.place_rw() missing required argument: '%U'", names[k]);
+            return NULL;
+        }
+    PyObject *engine = p[0], *engines = NULL, *eng = NULL, *reads = NULL, *writes = NULL, *start = NULL,
+             *opts = NULL, *source = NULL, *res = NULL, *v = NULL;
+    int r;
+    if (!(engines = attr(self, s_engines)) || !(eng = PyObject_GetItem(engines, engine)) ||
+        !(reads = PyTuple_Pack(1, p[3])) || !(writes = PyTuple_Pack(1, p[4])) ||
+        !(v = attr(eng, s_free_ns)))
+        goto done;
+    {
+        PyObject *dargs[4] = {reads, writes, engine, v};
+        if (!(start = dependencies_end(self, dargs, 4)))
+            goto done;
+    }
+    Py_CLEAR(v);
+    if (!(opts = call_options()) || !(v = attr(opts, s_record_source)) ||
+        (r = truth(v)) < 0)
+        goto done;
+    if (!(source = r ? caller_source() : Py_NewRef(str_empty)))
+        goto done;
+    {
+        PyObject *rargs[12] = {eng, engine, p[1], p[2], start, reads, writes, Py_False, p[5] ? p[5] : long_0,
+                               p[6] ? p[6] : long_0, p[7] ? p[7] : Py_None, source};
+        res = record(self, rargs);
+    }
+done:
+    Py_XDECREF(engines); Py_XDECREF(eng); Py_XDECREF(reads); Py_XDECREF(writes); Py_XDECREF(start);
+    Py_XDECREF(opts); Py_XDECREF(source); Py_XDECREF(v);
+    return res;
+}
+
+/* ---- the module ---- */
+
+static PyMethodDef core_methods[] = {
+    {"_dependencies_end", (PyCFunction)(void (*)(void))dependencies_end, METH_FASTCALL,
+     "The later of t and the end of every remembered access that data order waits for (C)."},
+    {"_remember", (PyCFunction)(void (*)(void))remember, METH_FASTCALL,
+     "Remember an instruction's accesses (C)."},
+    {"place", (PyCFunction)(void (*)(void))place, METH_FASTCALL | METH_KEYWORDS,
+     "place(engine, name, cycles, *, reads=(), writes=(), order='data', not_before_ns=0.0, nbytes=0, "
+     "elements=0, args=None, source=None) -> Event (C; timeline.Timeline.place_py is the reference)"},
+    {"place_rw", (PyCFunction)(void (*)(void))place_rw, METH_FASTCALL | METH_KEYWORDS,
+     "place_rw(engine, name, cycles, read, write, nbytes=0, elements=0, args=None) -> Event (C)"},
+    {NULL, NULL, 0, NULL},
+};
+
+/* The timeline's own attributes the C paths read on every instruction live in the instance (member
+   descriptors of the base type, which Timeline.__init__'s assignments store to): a read is a load, not
+   an instance-dict lookup. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *core, *engines, *trace, *logs, *used;
+} TimelineCoreObject;
+
+static PyMemberDef core_members[] = {
+    {"core", T_OBJECT_EX, offsetof(TimelineCoreObject, core), 0, NULL},
+    {"engines", T_OBJECT_EX, offsetof(TimelineCoreObject, engines), 0, NULL},
+    {"trace", T_OBJECT_EX, offsetof(TimelineCoreObject, trace), 0, NULL},
+    {"_logs", T_OBJECT_EX, offsetof(TimelineCoreObject, logs), 0, NULL},
+    {"_used", T_OBJECT_EX, offsetof(TimelineCoreObject, used), 0, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static int core_traverse(TimelineCoreObject *self, visitproc visit, void *arg)
+{
+    /* (a Python subclass's traverse visits its heap type itself) */
+    Py_VISIT(self->core);
+    Py_VISIT(self->engines);
+    Py_VISIT(self->trace);
+    Py_VISIT(self->logs);
+    Py_VISIT(self->used);
+    return 0;
+}
+
+static int core_clear(TimelineCoreObject *self)
+{
+    Py_CLEAR(self->core);
+    Py_CLEAR(self->engines);
+    Py_CLEAR(self->trace);
+    Py_CLEAR(self->logs);
+    Py_CLEAR(self->used);
+    return 0;
+}
+
+static void core_dealloc(TimelineCoreObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    core_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject TimelineCore = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "npusim.core._timeline_c.TimelineCore",
+    .tp_basicsize = sizeof(TimelineCoreObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "The C methods of timeline.Timeline (its base type when the extension is built).",
+    .tp_methods = core_methods,
+    .tp_members = core_members,
+    .tp_traverse = (traverseproc)core_traverse,
+    .tp_clear = (inquiry)core_clear,
+    .tp_dealloc = (destructor)core_dealloc,
+    .tp_new = PyType_GenericNew,
+};
+
+/* configure(dict): what the C paths use from Python, by name */
+static int take(PyObject *d, const char *key, PyObject **slot)
+{
+    PyObject *v = PyDict_GetItemString(d, key);
+    if (v == NULL) {
+        PyErr_Format(PyExc_KeyError, "configure: missing %s", key);
+        return -1;
+    }
+    Py_XSETREF(*slot, Py_NewRef(v));
+    return 0;
+}
+
+static PyObject *configure(PyObject *mod, PyObject *d)
+{
+    PyObject *span = NULL, *after = NULL, *fresh = NULL;
+    if (!PyDict_Check(d)) {
+        PyErr_SetString(PyExc_TypeError, "configure(dict)");
+        return NULL;
+    }
+    if (take(d, "MemoryLog", &MemoryLogType) < 0 || take(d, "build_index", &build_index_fn) < 0 ||
+        take(d, "append", &append_fn) < 0 || take(d, "Event", &EventType) < 0 ||
+        take(d, "event_slots", &event_slots) < 0 ||
+        take(d, "active_traces", &active_traces) < 0 || take(d, "timeline_globals", &timeline_globals) < 0 ||
+        take(d, "basename", &basename_fn) < 0 || take(d, "end_of", &end_of_fn) < 0 || take(d, "BUCKET_SPAN", &span) < 0 ||
+        take(d, "INDEX_AFTER", &after) < 0 || take(d, "FRESH", &fresh) < 0)
+        goto fail;
+    if (!PyType_Check(EventType) || !PyDict_Check(timeline_globals)) {
+        PyErr_SetString(PyExc_TypeError, "configure: Event must be a type and timeline_globals a dict");
+        goto fail;
+    }
+    BUCKET_SPAN = PyLong_AsSsize_t(span);
+    INDEX_AFTER = PyLong_AsSsize_t(after);
+    FRESH = PyLong_AsSsize_t(fresh);
+    if (PyErr_Occurred())
+        goto fail;
+    Py_DECREF(span); Py_DECREF(after); Py_DECREF(fresh);
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(span); Py_XDECREF(after); Py_XDECREF(fresh);
+    return NULL;
+}
+
+static PyMethodDef module_methods[] = {
+    {"configure", (PyCFunction)configure, METH_O,
+     "Give the module what it uses from Python (timeline_native.load passes it)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_timeline_c", "The timeline's data-order hot path in C.", -1, module_methods,
+};
+
+#define INTERN(var, text) if (!(var = PyUnicode_InternFromString(text))) return NULL
+
+PyMODINIT_FUNC PyInit__timeline_c(void)
+{
+    INTERN(s_logs, "_logs"); INTERN(s_memory, "memory"); INTERN(s_id, "id"); INTERN(s_horizon, "horizon");
+    INTERN(s_archive_for, "archive_for"); INTERN(s_engine, "engine"); INTERN(s_write_end, "write_end");
+    INTERN(s_lo, "lo"); INTERN(s_hi, "hi"); INTERN(s_lane_lo, "lane_lo"); INTERN(s_lane_hi, "lane_hi");
+    INTERN(s_indexed, "indexed"); INTERN(s_shift, "shift"); INTERN(s_accesses, "accesses");
+    INTERN(s_wide, "wide"); INTERN(s_buckets, "buckets"); INTERN(s_ends_max, "ends_max");
+    INTERN(s_archived_end, "_archived_end"); INTERN(s_PRUNE_AT, "PRUNE_AT"); INTERN(s_has_sync, "has_sync");
+    INTERN(s_prune_at, "prune_at"); INTERN(s_prune, "_prune"); INTERN(s_FRESH, "FRESH");
+    INTERN(s_engines, "engines"); INTERN(s_free_ns, "free_ns"); INTERN(s_busy_ns, "busy_ns");
+    INTERN(s_count, "count"); INTERN(s_seq, "seq"); INTERN(s_clock, "clock"); INTERN(s_freq_hz, "freq_hz");
+    INTERN(s_core, "core"); INTERN(s_trace, "trace"); INTERN(s_events, "events"); INTERN(s_used, "_used");
+    INTERN(s_add_event, "add_event"); INTERN(s_check_races, "check_races");
+    INTERN(s_record_source, "record_source"); INTERN(s_check_races_m, "_check_races");
+    INTERN(s_SOURCE_OVERRIDE, "SOURCE_OVERRIDE"); INTERN(s_INSIDE, "_INSIDE");
+    INTERN(s_BASENAMES, "_BASENAMES"); INTERN(s_PKG_DIR, "_PKG_DIR"); INTERN(s_LINES, "_LINES");
+    INTERN(s_LINES_CAP, "_LINES_CAP"); INTERN(s_options, "options");
+    INTERN(s_prune_py, "_prune"); INTERN(s_MAX_TRACKED, "MAX_TRACKED"); INTERN(s_archive, "archive");
+    INTERN(s_fold, "_fold"); INTERN(s_name, "name"); INTERN(s_ARCHIVE_CAP, "ARCHIVE_CAP");
+    INTERN(s_archive_horizon, "archive_horizon"); INTERN(s_sort, "sort");
+    if (!(kw_key = Py_BuildValue("(s)", "key")))
+        return NULL;
+    INTERN(s_p_engine, "engine"); INTERN(s_p_name, "name"); INTERN(s_p_cycles, "cycles");
+    INTERN(s_p_reads, "reads"); INTERN(s_p_writes, "writes"); INTERN(s_p_order, "order");
+    INTERN(s_p_not_before_ns, "not_before_ns"); INTERN(s_p_nbytes, "nbytes"); INTERN(s_p_elements, "elements");
+    INTERN(s_p_args, "args"); INTERN(s_p_source, "source"); INTERN(s_p_read, "read"); INTERN(s_p_write, "write");
+    INTERN(str_empty, ""); INTERN(str_data, "data"); INTERN(str_sync, "sync"); INTERN(str_none, "none");
+    if (!(float_0 = PyFloat_FromDouble(0.0)) || !(float_1e9 = PyFloat_FromDouble(1e9)) ||
+        !(long_0 = PyLong_FromLong(0)) || !(long_1 = PyLong_FromLong(1)) || !(empty_tuple = PyTuple_New(0)))
+        return NULL;
+    if (PyType_Ready(&TimelineCore) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&TimelineCore);
+    if (PyModule_AddObject(m, "TimelineCore", (PyObject *)&TimelineCore) < 0) {
+        Py_DECREF(&TimelineCore);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
