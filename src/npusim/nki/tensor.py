@@ -90,10 +90,10 @@ class NkiTensor:
 
     @classmethod
     def placed(cls, view: TensorView, buffer: MemoryRegion, name: str, run, free_size: int,
-               nbytes: int) -> "NkiTensor":
-        """``NkiTensor(view, buffer, name, None, run)`` for a new on-chip tile whose sizes the caller's
-        allocation plan already holds (runtime.Run._place). Its init bytes are stale: a new tensor is
-        never-written, its init map is cleared when first needed."""
+               nbytes: int, sig: "int | None" = None) -> "NkiTensor":
+        """``NkiTensor(view, buffer, name, None, run)`` for a new on-chip tile whose sizes (and plan.sig,
+        when known) the caller's allocation plan already holds (runtime.Run._place). Its init bytes are
+        stale: a new tensor is never-written, its init map is cleared when first needed."""
         self = _new_tensor(cls)
         self.tv = view
         self.buffer = buffer
@@ -101,7 +101,8 @@ class NkiTensor:
         self.run = run
         self.full = self.checked = False
         self.stale = True
-        self.root = self.sig = self.scope = self.ind = None
+        self.sig = sig
+        self.root = self.scope = self.ind = None
         self.in_psum = buffer is PSUM
         self.on_chip = True
         self.free_size = free_size
