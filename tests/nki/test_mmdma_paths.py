@@ -25,6 +25,8 @@ def _issue_tiles_general(self, api, engine, cycles, reads, dst, elements, args, 
 
 
 def _issue_dma_general(self, api, queue, cycles, src, dst, elements, groups, data_ns):
+    if queue is None:       # (issue_dma's "the queue dma_queue() picks")
+        queue = self.dma_queue()
     fixed = self.chip.dma_fixed_ns
     reads, writes = [src], [dst]
     ready = self.ready_ns(queue, reads=reads, writes=writes)

@@ -321,8 +321,12 @@ class Run:
                 order = "none"      # max(free, not_before, dependencies) = max(not_before, the answer)
                 if asked[5] > not_before_ns:
                     not_before_ns = asked[5]
-        ev = self.timeline.place(engine, api, cycles, reads=rfp, writes=wfp, nbytes=nbytes, order=order,
-                                 elements=elements, args=args, not_before_ns=not_before_ns)
+        if order == "data" and not not_before_ns and len(rfp) == 1 and len(wfp) == 1:
+            # (place's own path for one read and one write in data order: nothing to normalise)
+            ev = self.timeline.place_rw(engine, api, cycles, rfp[0], wfp[0], nbytes, elements, args)
+        else:
+            ev = self.timeline.place(engine, api, cycles, reads=rfp, writes=wfp, nbytes=nbytes, order=order,
+                                     elements=elements, args=args, not_before_ns=not_before_ns)
         ins = _new_instruction(NkiInstruction)
         ins.event = ev
         return ins
@@ -353,14 +357,19 @@ class Run:
         ins.event = ev
         return ins
 
-    def issue_dma(self, api: str, queue: str, cycles: float, src: NkiTensor, dst: NkiTensor, elements: int,
-                  groups: list, data_ns: float) -> NkiInstruction:
-        """One ``src -> dst`` transfer on DMA ``queue`` (isa._dma_place for one read and one write): when its
-        data is ready (``ready_ns``), the first fit of its data phase on the DMA engines ``groups`` after the
-        fixed latency, its event, the engines' reservation. ``ready_ns``'s answer is used directly: nothing is
+    def issue_dma(self, api: str, queue: "str | None", cycles: float, src: NkiTensor, dst: NkiTensor,
+                  elements: int, groups: list, data_ns: float) -> NkiInstruction:
+        """One ``src -> dst`` transfer on DMA ``queue`` (None: the one ``dma_queue()`` picks) (isa._dma_place
+        for one read and one write): when its data is ready (``ready_ns``), the first fit of its data phase on
+        the DMA engines ``groups`` after the fixed latency, its event, the engines' reservation. ``ready_ns``'s answer is used directly: nothing is
         placed between the question and the event, so ``issue``'s reuse of it always holds here."""
         tl = self.timeline
-        t = tl.engines[queue].free_ns
+        if queue is None:                   # the DMA queue free first (dma_queue, with its Engine at hand)
+            eng = min(self._dma_queue_engines(), key=_FREE_NS)
+            queue = eng.name
+        else:
+            eng = tl.engines[queue]
+        t = eng.free_ns
         fs, fd = src.tv, dst.tv
         t = tl._dependencies_end((fs,), (fd,), queue, t)
         fixed = self.chip.dma_fixed_ns
@@ -408,11 +417,15 @@ class Run:
 
     def dma_queue(self) -> str:
         """The DMA queue free first (the first of equals, as min() picks)."""
+        return min(self._dma_queue_engines(), key=_FREE_NS).name     # (a C-level key)
+
+    def _dma_queue_engines(self) -> list:
+        """The running core's DMA queues' Engine objects, in queue order."""
         tl = self.timeline
         cached = self._dma_queues
         if cached is None or cached[0] is not tl:       # an LNC2 launch swaps timelines per core (lnc.py)
             cached = self._dma_queues = (tl, [tl.engines[name] for name in self._dma_names])
-        return min(cached[1], key=_FREE_NS).name       # (min keeps the first of equals; a C-level key)
+        return cached[1]
 
     @property
     def trace(self):

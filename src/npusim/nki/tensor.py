@@ -77,16 +77,20 @@ class NkiTensor:
         self.sig = None         # (shape, strides, dtype name, in_psum): a cache-key part, built on first use
         self.scope = None       # (on the allocation) the loop-iteration Scope it belongs to (scope.py)
         self.ind = None         # made by .ap(): access.STATIC, or an access.Indirect resolved by the DMA
-        self.in_psum = buffer is PSUM
-        self.on_chip = self.in_psum or buffer is SBUF
-        n = math.prod(view.shape[1:])
-        self.free_size = n      # elements per partition (the N of the cost formulas)
-        self.partitions = view.shape[0] if view.shape else 1
-        self.nbytes = self.partitions * n * view.dtype.itemsize if view.shape else view.dtype.itemsize
+        self.in_psum = in_psum = buffer is PSUM
+        self.on_chip = on_chip = in_psum or buffer is SBUF
         # Plain attributes, not properties: the ISA rules read them for every operand. A view never
         # changes after it is made (``tv`` is set once).
-        self.shape = view.shape
-        self.start_partition = view.lane_lo if self.on_chip else 0    # (first partition)
+        self.shape = shape = view.shape
+        self.free_size = n = math.prod(shape[1:])      # elements per partition (the N of the cost formulas)
+        item = view.dtype.np.itemsize                   # (np.dtype.itemsize: no property call)
+        if shape:
+            self.partitions = p = shape[0]
+            self.nbytes = p * n * item
+        else:
+            self.partitions = 1
+            self.nbytes = item
+        self.start_partition = view.lane_lo if on_chip else 0    # (first partition)
 
     @classmethod
     def placed(cls, view: TensorView, buffer: MemoryRegion, name: str, run, free_size: int,
