@@ -238,12 +238,17 @@ class NkiTensor:
                 t.full = t.stale = t.checked = False
                 t.sig = t.scope = t.ind = None
                 t.in_psum = self.in_psum
-                t.on_chip = self.on_chip
+                t.on_chip = on_chip = self.on_chip
                 t.shape = shape = view.shape
-                t.start_partition = view.lane_lo if t.on_chip else 0
-                t.partitions = p = shape[0] if shape else 1
+                t.start_partition = view.lane_lo if on_chip else 0
                 t.free_size = n = math.prod(shape[1:])
-                t.nbytes = p * n * view.dtype.np.itemsize if shape else view.dtype.np.itemsize
+                item = view.dtype.np.itemsize
+                if shape:
+                    t.partitions = p = shape[0]
+                    t.nbytes = p * n * item
+                else:
+                    t.partitions = 1
+                    t.nbytes = item
                 return t
         return self._index(key)
 
