@@ -150,7 +150,8 @@ class NkiTensor:
         """The values as a numpy view; never-written elements read as poison (or raise in strict mode)."""
         root = self.root or self
         if root.full:
-            return self.tv.array()
+            a = self.tv._array          # (TensorView.array() without its call, once it was built)
+            return a if a is not None else self.tv.array()
         self._fresh_init(root)
         return self.tv.read(api)
 
