@@ -1,6 +1,6 @@
 """What the per-instruction plumbing caches answers as the uncached path does, and misses when a field
-that the answer depends on changes: a tile's ``sig`` taken from its allocation plan, and the DMA engines'
-last ``_classes`` answer reused for the same groups tuple (runtime.py, dma.py)."""
+that the answer depends on changes: a tile's ``sig`` taken from its allocation plan (runtime.py); the
+DMA engines asked again and again with the tuples a ``dma_copy`` plan keeps (dma.py)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -65,8 +65,8 @@ def test_a_sliced_load_keeps_its_plan_sig_through_ops():
         assert a.sig == b.sig == out.sig == _fresh_sig(out)
 
 
-# The DMA engines: a tuple of groups (an isa.dma_copy plan keeps one) asked about again gets the last
-# answer, unless a split or a nested interval changed the classes in between.
+# The DMA engines: the same groups tuples (an isa.dma_copy plan keeps one) asked about again and again,
+# through splits and nested intervals, answer as the engines kept one by one.
 N = 16
 TUPLES = [tuple(range(N)), tuple(range(8)), (0,), (3, 4, 5), tuple(range(8, 16)), (15,)]
 
@@ -88,7 +88,7 @@ def test_the_same_groups_tuple_answers_as_the_engines_one_by_one(ops, keep):
         assert eng.starts == ref.starts and eng.ends == ref.ends and eng.floor == ref.floor
 
 
-def test_a_split_drops_the_last_answer():
+def test_a_split_changes_the_records_of_a_groups_tuple():
     eng = DmaEngines(N)
     everything = tuple(range(N))
     eng.reserve(everything, 0.0, 10.0)

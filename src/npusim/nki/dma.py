@@ -15,8 +15,6 @@ from __future__ import annotations
 import bisect
 from bisect import bisect_right
 
-_NOTHING = object()     # no groups: DmaEngines._last before its first answer and after the classes change
-
 
 class DmaEngines:
     KEEP = 256          # intervals remembered per engine; older ones fold into a floor (conservative)
@@ -34,7 +32,6 @@ class DmaEngines:
         self._latest = [float("-inf")]
         self._sorted = [True]
         self._classes_of: dict = {}     # tuple(groups) -> the classes covering them (cleared on a split)
-        self._last = (_NOTHING, None)       # (the groups tuple of the last _classes answer, that answer)
 
     # ---- per-engine views (tests, lnc) ----
 
@@ -59,13 +56,9 @@ class DmaEngines:
     def _classes(self, groups) -> tuple:
         """(the classes holding exactly the engines ``groups`` (split where a class has others too), in the
         order their first engine appears in ``groups``; whether the ends of all of them ascend)."""
-        if groups is self._last[0]:     # issue_dma asks twice per transfer (earliest, reserve) with one tuple
-            return self._last[1]
         key = tuple(groups)
         found = self._classes_of.get(key)
         if found is not None:
-            if type(groups) is tuple:   # (a list could change before the next call)
-                self._last = (groups, found)
             return found
         wanted = set(key)
         out = []
@@ -87,19 +80,15 @@ class DmaEngines:
                 for e in inside:
                     self._cls[e] = c2
                 self._classes_of.clear()
-                self._last = (_NOTHING, None)
                 c = c2
             out.append(c)
         found = self._classes_of[key] = (out, all(self._sorted[c] for c in out))
-        if type(groups) is tuple:
-            self._last = (groups, found)
         return found
 
     def _nested(self, c: int) -> None:
         """An interval of class c now lies inside another (its ends no longer ascend)."""
         self._sorted[c] = False
         self._classes_of.clear()
-        self._last = (_NOTHING, None)
 
     # ---- the engines' time ----
 
