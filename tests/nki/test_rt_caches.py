@@ -1,6 +1,9 @@
 """What the per-instruction plumbing caches answers as the uncached path does, and misses when a field
 that the answer depends on changes: a tile's ``sig`` taken from its allocation plan (runtime.py); the
 DMA engines asked again and again with the tuples a ``dma_copy`` plan keeps (dma.py)."""
+import os
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -12,7 +15,8 @@ from npusim.nki import plan as _plan
 from npusim.nki.dma import DmaEngines
 from npusim.nki.runtime import run_context
 
-from .test_dma_engines import _PerEngine
+sys.path.insert(0, os.path.dirname(__file__))
+from test_dma_engines import _PerEngine  # noqa: E402
 
 GEOMETRIES = [((128, 16), nl.float32, nl.sbuf), ((128, 16), nl.bfloat16, nl.sbuf), ((128, 8), nl.float32, nl.sbuf),
               ((64, 16), nl.float32, nl.sbuf), ((128, 16), nl.float32, nl.psum), ((128, 2, 8), nl.float32, nl.sbuf),
