@@ -25,7 +25,7 @@ def _issue_tiles_general(self, api, engine, cycles, reads, dst, elements, args, 
 
 
 def _issue_dma_general(self, api, queue, cycles, src, dst, elements, groups, data_ns):
-    fixed = self.chip.dma_fixed_ns
+    fixed, queue = self.chip.dma_fixed_ns, self.dma_queue() if queue is None else queue    # (None: its pick)
     reads, writes = [src], [dst]
     ready = self.ready_ns(queue, reads=reads, writes=writes)
     data_start = self.dma_engines.earliest(groups, ready + fixed, data_ns)

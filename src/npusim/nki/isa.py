@@ -465,7 +465,7 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
             ns = _cost.dma_ns(chip, max(dst.tv.nbytes, src.tv.nbytes), len(groups))
             timing = plan.timing[where] = (groups, ns, ns - chip.dma_fixed_ns, dst.partitions * dst.free_size)
         groups, ns, data_ns, elements = timing
-        return run.issue_dma(api, run.dma_queue(), ns, src, dst, elements, groups, data_ns)
+        return run.issue_dma(api, None, ns, src, dst, elements, groups, data_ns)     # (None: dma_queue())
     _dma_copy_checks(api, run, dst, src, oob_mode, dge_mode)
     if not (src.is_indirect() or dst.is_indirect()):
         x = src.read(api)

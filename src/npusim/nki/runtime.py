@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import operator
 from typing import NamedTuple
 
 import numpy as np
@@ -28,6 +29,7 @@ from ..core.memory import Memory
 from ..core.timeline import Timeline
 from ..core.view import TensorView
 from . import args as _args
+from . import plan as _plan
 from . import spec as _spec
 from .dma import DmaEngines
 from . import scope as _scope
@@ -57,6 +59,7 @@ class AllocPlan(NamedTuple):
     #                             is a column slice of it (cheaper than np.ndarray(buffer=...) per tile)
     mem: Memory             # the run's SBUF or PSUM
     allocator: Allocator    # ... and its allocator
+    sig: "int | None" = None    # plan.sig of its tiles (their geometry: all alike), set after the first one
 
 
 class NkiInstruction:
@@ -73,6 +76,11 @@ class NkiInstruction:
     def __repr__(self) -> str:
         e = self.event
         return f"<{e.name} on {e.engine}: {e.start_ns:.0f}-{e.end_ns:.0f} ns, {e.cycles:.0f} cycles>"
+
+
+#: ``ins = _new_instruction(NkiInstruction); ins.event = ev`` is ``NkiInstruction(ev)`` without the
+#: __init__ frame (one per instruction: the issue methods below)
+_new_instruction = object.__new__
 
 
 #: init-map bytes release zeroes itself; above, it hands the pages back (Memory.forget_all)
@@ -156,21 +164,19 @@ class Run:
                 plan = plans.get((shape, dtype))
             except TypeError:               # an unhashable dtype: the general path names it
                 plan = None
-            if plan is not None:
-                for d in shape:
-                    if type(d) is not int:
-                        break
-                else:
-                    return self._place(plan, buffer, name, api)
+            if plan is not None and {*map(type, shape)} == _INT_ONLY:
+                return self._place(plan, buffer, name, api)
         dt = dtype_of(dtype, api)
         normal = _args.shape(api, shape, dt.itemsize, buffer.on_chip)
         if buffer.on_chip:
             plan = self._plan(normal, dt, buffer, api)
             if plan is None:
                 return self._allocate_over_wide(normal, dt, buffer, name, api)
-            if type(shape) is tuple and all(type(d) is int for d in shape):
-                plans[(shape, dtype)] = plan
-            return self._place(plan, buffer, name, api)
+            t = self._place(plan, buffer, name, api)
+            if type(shape) is tuple and {*map(type, shape)} == _INT_ONLY:
+                # Every tile of the plan has the first one's sig: later ones get it without the lookup.
+                plans[(shape, dtype)] = plan._replace(sig=_plan.sig(t))
+            return t
         if buffer is MemoryRegion.shared_hbm and self._shared_next < len(self.shared):
             # Every program of an SPMD grid sees the same shared_hbm tensor (allocation order matches).
             t = self.shared[self._shared_next]
@@ -228,7 +234,7 @@ class Run:
 
     def _place(self, plan: "AllocPlan", buffer, name, api) -> NkiTensor:
         """A new tile of ``plan``'s geometry in the bytes the next-fit allocator hands out."""
-        dt, shape, strides, free_size, free_bytes, nbytes, block_name, rows, mem, alloc = plan
+        dt, shape, strides, free_size, free_bytes, nbytes, block_name, rows, mem, alloc, sig = plan
         name_or_default = name or block_name
         try:
             offset, index = alloc.reserve(free_bytes, name_or_default, api)
@@ -244,7 +250,7 @@ class Run:
                                      array)
         else:
             view = TensorView(mem, offset, shape, strides, dt, api=api)     # (its own bounds error)
-        t = NkiTensor.placed(view, buffer, name, self, free_size, nbytes)
+        t = NkiTensor.placed(view, buffer, name, self, free_size, nbytes, sig)
         # The block holds the bytes until the kernel drops its last reference to the tile ...
         block = hold(t, alloc, offset, free_bytes, name_or_default, index)
         scopes = self.scopes
@@ -315,9 +321,15 @@ class Run:
                 order = "none"      # max(free, not_before, dependencies) = max(not_before, the answer)
                 if asked[5] > not_before_ns:
                     not_before_ns = asked[5]
-        ev = self.timeline.place(engine, api, cycles, reads=rfp, writes=wfp, nbytes=nbytes, order=order,
-                                 elements=elements, args=args, not_before_ns=not_before_ns)
-        return NkiInstruction(ev)
+        if order == "data" and not not_before_ns and len(rfp) == 1 and len(wfp) == 1:
+            # (place's own path for one read and one write in data order: nothing to normalise)
+            ev = self.timeline.place_rw(engine, api, cycles, rfp[0], wfp[0], nbytes, elements, args)
+        else:
+            ev = self.timeline.place(engine, api, cycles, reads=rfp, writes=wfp, nbytes=nbytes, order=order,
+                                     elements=elements, args=args, not_before_ns=not_before_ns)
+        ins = _new_instruction(NkiInstruction)
+        ins.event = ev
+        return ins
 
     def issue_tiles(self, api: str, engine: str, cycles: float, reads: tuple, dst: NkiTensor, elements: int,
                     args: dict | None, not_before_ns: float = 0.0) -> NkiInstruction:
@@ -328,9 +340,11 @@ class Run:
                               not_before_ns=not_before_ns)
         if self._ready is not None:
             self._ready = None      # (issue drops ready_ns's answer: these lists were never asked about)
-        return NkiInstruction(self.timeline.place(engine, api, cycles, reads=[t.tv for t in reads],
-                                                  writes=[dst.tv], nbytes=dst.nbytes, elements=elements,
-                                                  args=args, not_before_ns=not_before_ns))
+        ev = self.timeline.place(engine, api, cycles, reads=[t.tv for t in reads], writes=[dst.tv],
+                                 nbytes=dst.nbytes, elements=elements, args=args, not_before_ns=not_before_ns)
+        ins = _new_instruction(NkiInstruction)
+        ins.event = ev
+        return ins
 
     def issue_one(self, api: str, engine: str, cycles: float, src: NkiTensor, dst: NkiTensor, args: dict,
                   elements: int, nbytes: int) -> NkiInstruction:
@@ -338,17 +352,24 @@ class Run:
         ``nbytes`` is dst.nbytes (the caller keeps it with its cached plan)."""
         if self._shared_ports and engine in _SHARED_PORTS:
             return self.issue(api, engine, cycles, reads=[src], writes=[dst], args=args, elements=elements)
-        return NkiInstruction(self.timeline.place_rw(engine, api, cycles, src.tv, dst.tv,
-                                                     nbytes, elements, args))
+        ev = self.timeline.place_rw(engine, api, cycles, src.tv, dst.tv, nbytes, elements, args)
+        ins = _new_instruction(NkiInstruction)
+        ins.event = ev
+        return ins
 
-    def issue_dma(self, api: str, queue: str, cycles: float, src: NkiTensor, dst: NkiTensor, elements: int,
-                  groups: list, data_ns: float) -> NkiInstruction:
-        """One ``src -> dst`` transfer on DMA ``queue`` (isa._dma_place for one read and one write): when its
-        data is ready (``ready_ns``), the first fit of its data phase on the DMA engines ``groups`` after the
-        fixed latency, its event, the engines' reservation. ``ready_ns``'s answer is used directly: nothing is
+    def issue_dma(self, api: str, queue: "str | None", cycles: float, src: NkiTensor, dst: NkiTensor,
+                  elements: int, groups: list, data_ns: float) -> NkiInstruction:
+        """One ``src -> dst`` transfer on DMA ``queue`` (None: the one ``dma_queue()`` picks) (isa._dma_place
+        for one read and one write): when its data is ready (``ready_ns``), the first fit of its data phase on
+        the DMA engines ``groups`` after the fixed latency, its event, the engines' reservation. ``ready_ns``'s answer is used directly: nothing is
         placed between the question and the event, so ``issue``'s reuse of it always holds here."""
         tl = self.timeline
-        t = tl.engines[queue].free_ns
+        if queue is None:                   # the DMA queue free first (dma_queue, with its Engine at hand)
+            eng = min(self._dma_queue_engines(), key=_FREE_NS)
+            queue = eng.name
+        else:
+            eng = tl.engines[queue]
+        t = eng.free_ns
         fs, fd = src.tv, dst.tv
         t = tl._dependencies_end((fs,), (fd,), queue, t)
         fixed = self.chip.dma_fixed_ns
@@ -363,7 +384,9 @@ class Run:
         ev = tl.place(queue, api, cycles, reads=[fs], writes=[fd], nbytes=dst.nbytes, order="none",
                       elements=elements, not_before_ns=not_before)
         engines.reserve(groups, ev.end_ns - data_ns, data_ns)
-        return NkiInstruction(ev)
+        ins = _new_instruction(NkiInstruction)
+        ins.event = ev
+        return ins
 
     def _shared_port_free(self, engine: str, reads, writes) -> float:
         """NC-v2 only: VectorE and GpSimd cannot access SBUF in parallel, VectorE and ScalarE cannot
@@ -394,13 +417,15 @@ class Run:
 
     def dma_queue(self) -> str:
         """The DMA queue free first (the first of equals, as min() picks)."""
+        return min(self._dma_queue_engines(), key=_FREE_NS).name     # (a C-level key)
+
+    def _dma_queue_engines(self) -> list:
+        """The running core's DMA queues' Engine objects, in queue order."""
         tl = self.timeline
         cached = self._dma_queues
         if cached is None or cached[0] is not tl:       # an LNC2 launch swaps timelines per core (lnc.py)
             cached = self._dma_queues = (tl, [tl.engines[name] for name in self._dma_names])
-        queues = cached[1]
-        free = [e.free_ns for e in queues]
-        return queues[free.index(min(free))].name      # (min(queues, key=free_ns) without a key call each)
+        return cached[1]
 
     @property
     def trace(self):
@@ -409,6 +434,9 @@ class Run:
     def allocations(self) -> str:
         return "\n".join(f"{k.value}:\n{a.describe()}" for k, a in self.alloc.items())
 
+
+_FREE_NS = operator.attrgetter("free_ns")
+_INT_ONLY = {int}       # {*map(type, shape)} of a shape of Python ints (bool and numpy ints are not int)
 
 #: (in SBUF?, shape) -> the default name of an unnamed on-chip allocation ("sbuf[(128, 64)]")
 _DEFAULT_NAMES: dict = {}

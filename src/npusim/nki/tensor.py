@@ -77,23 +77,27 @@ class NkiTensor:
         self.sig = None         # (shape, strides, dtype name, in_psum): a cache-key part, built on first use
         self.scope = None       # (on the allocation) the loop-iteration Scope it belongs to (scope.py)
         self.ind = None         # made by .ap(): access.STATIC, or an access.Indirect resolved by the DMA
-        self.in_psum = buffer is PSUM
-        self.on_chip = self.in_psum or buffer is SBUF
-        n = math.prod(view.shape[1:])
-        self.free_size = n      # elements per partition (the N of the cost formulas)
-        self.partitions = view.shape[0] if view.shape else 1
-        self.nbytes = self.partitions * n * view.dtype.itemsize if view.shape else view.dtype.itemsize
+        self.in_psum = in_psum = buffer is PSUM
+        self.on_chip = on_chip = in_psum or buffer is SBUF
         # Plain attributes, not properties: the ISA rules read them for every operand. A view never
         # changes after it is made (``tv`` is set once).
-        self.shape = view.shape
-        self.start_partition = view.lane_lo if self.on_chip else 0    # (first partition)
+        self.shape = shape = view.shape
+        self.free_size = n = math.prod(shape[1:])      # elements per partition (the N of the cost formulas)
+        item = view.dtype.np.itemsize                   # (np.dtype.itemsize: no property call)
+        if shape:
+            self.partitions = p = shape[0]
+            self.nbytes = p * n * item
+        else:
+            self.partitions = 1
+            self.nbytes = item
+        self.start_partition = view.lane_lo if on_chip else 0    # (first partition)
 
     @classmethod
     def placed(cls, view: TensorView, buffer: MemoryRegion, name: str, run, free_size: int,
-               nbytes: int) -> "NkiTensor":
-        """``NkiTensor(view, buffer, name, None, run)`` for a new on-chip tile whose sizes the caller's
-        allocation plan already holds (runtime.Run._place). Its init bytes are stale: a new tensor is
-        never-written, its init map is cleared when first needed."""
+               nbytes: int, sig: "int | None" = None) -> "NkiTensor":
+        """``NkiTensor(view, buffer, name, None, run)`` for a new on-chip tile whose sizes (and plan.sig,
+        when known) the caller's allocation plan already holds (runtime.Run._place). Its init bytes are
+        stale: a new tensor is never-written, its init map is cleared when first needed."""
         self = _new_tensor(cls)
         self.tv = view
         self.buffer = buffer
@@ -101,7 +105,8 @@ class NkiTensor:
         self.run = run
         self.full = self.checked = False
         self.stale = True
-        self.root = self.sig = self.scope = self.ind = None
+        self.sig = sig
+        self.root = self.scope = self.ind = None
         self.in_psum = buffer is PSUM
         self.on_chip = True
         self.free_size = free_size
@@ -145,7 +150,8 @@ class NkiTensor:
         """The values as a numpy view; never-written elements read as poison (or raise in strict mode)."""
         root = self.root or self
         if root.full:
-            return self.tv.array()
+            a = self.tv._array          # (TensorView.array() without its call, once it was built)
+            return a if a is not None else self.tv.array()
         self._fresh_init(root)
         return self.tv.read(api)
 
@@ -233,12 +239,17 @@ class NkiTensor:
                 t.full = t.stale = t.checked = False
                 t.sig = t.scope = t.ind = None
                 t.in_psum = self.in_psum
-                t.on_chip = self.on_chip
+                t.on_chip = on_chip = self.on_chip
                 t.shape = shape = view.shape
-                t.start_partition = view.lane_lo if t.on_chip else 0
-                t.partitions = p = shape[0] if shape else 1
+                t.start_partition = view.lane_lo if on_chip else 0
                 t.free_size = n = math.prod(shape[1:])
-                t.nbytes = p * n * view.dtype.np.itemsize if shape else view.dtype.np.itemsize
+                item = view.dtype.np.itemsize
+                if shape:
+                    t.partitions = p = shape[0]
+                    t.nbytes = p * n * item
+                else:
+                    t.partitions = 1
+                    t.nbytes = item
                 return t
         return self._index(key)
 
