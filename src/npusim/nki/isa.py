@@ -232,12 +232,12 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
     if run is None:
         run = current(api)          # raises: no kernel is running
     # inputs first, as the official simulator reports them; a view that passed its per-view rules
-    # (rules.compute_tile sets .checked) skips the call
-    if not (type(data1) is NkiTensor and data1.checked and data1.on_chip):
+    # (rules.compute_tile sets .checked; a legacy tile is an NkiTensor too) skips the call
+    if not (isinstance(data1, NkiTensor) and data1.checked and data1.on_chip):
         R.tile(api, "data1", data1)
-    if not (type(data2) is NkiTensor and data2.checked and data2.on_chip):
+    if not (isinstance(data2, NkiTensor) and data2.checked and data2.on_chip):
         R.tile(api, "data2", data2)
-    if not (type(dst) is NkiTensor and dst.checked and dst.on_chip):
+    if not (isinstance(dst, NkiTensor) and dst.checked and dst.on_chip):
         R.tile(api, "dst", dst)
     try:
         key = (id(run.chip), op, type(op), engine, type(engine), dst.sig or _sig(dst),
@@ -311,9 +311,9 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None, dtype=None) -> NkiIn
     run = _runtime._current
     if run is None:
         run = current(api)
-    if not (type(dst) is NkiTensor and dst.checked and dst.on_chip):
+    if not (isinstance(dst, NkiTensor) and dst.checked and dst.on_chip):
         R.tile(api, "dst", dst)
-    if not (type(src) is NkiTensor and src.checked and src.on_chip):
+    if not (isinstance(src, NkiTensor) and src.checked and src.on_chip):
         R.tile(api, "src", src)
     try:
         key = (id(run.chip), engine, type(engine), dtype, type(dtype), dst.sig or _sig(dst),
@@ -370,7 +370,7 @@ def memset(dst, value, engine=engine.unknown, name=None) -> NkiInstruction:
     run = _runtime._current
     if run is None:
         run = current(api)
-    if not (type(dst) is NkiTensor and dst.checked and dst.on_chip):
+    if not (isinstance(dst, NkiTensor) and dst.checked and dst.on_chip):
         R.tile(api, "dst", dst)
     key = plan = None
     if type(value) in _PLAIN_SCALARS or isinstance(value, (np.floating, np.integer, np.bool_)):

@@ -159,9 +159,9 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
     run = _runtime._current
     if run is None:
         run = current(api)
-    if not (type(dst) is NkiTensor and dst.checked and dst.on_chip):
+    if not (isinstance(dst, NkiTensor) and dst.checked and dst.on_chip):
         R.tile(api, "dst", dst)
-    if not (type(data) is NkiTensor and data.checked and data.on_chip):
+    if not (isinstance(data, NkiTensor) and data.checked and data.on_chip):
         R.tile(api, "data", data)
     cmd = reduce_cmd
     key = plan = None

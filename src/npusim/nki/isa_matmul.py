@@ -331,9 +331,9 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     if run is None:
         run = current(api)
     chip = run.chip
-    if not (type(stationary) is NkiTensor and stationary.checked and stationary.buffer is SBUF):
+    if not (isinstance(stationary, NkiTensor) and stationary.checked and stationary.buffer is SBUF):
         _sbuf_input(api, "stationary", stationary)
-    if not (type(moving) is NkiTensor and moving.checked and moving.buffer is SBUF):
+    if not (isinstance(moving, NkiTensor) and moving.checked and moving.buffer is SBUF):
         _sbuf_input(api, "moving", moving)
     if is_transpose:
         return _transpose_mode(api, run, dst, stationary, moving)

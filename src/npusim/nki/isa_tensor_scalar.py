@@ -177,9 +177,9 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
     if run is None:
         run = current(api)          # raises: no kernel is running
     # per-view checks, cached on the view (rules.compute_tile); a view that passed them skips the call
-    if not (type(dst) is NkiTensor and dst.checked and dst.on_chip):
+    if not (isinstance(dst, NkiTensor) and dst.checked and dst.on_chip):
         R.tile(api, "dst", dst)
-    if not (type(data) is NkiTensor and data.checked and data.on_chip):
+    if not (isinstance(data, NkiTensor) and data.checked and data.on_chip):
         R.tile(api, "data", data)
     # Every other rule depends only on the argument geometry: a repeat of a geometry that passed skips
     # them (the hot path of tiled loops). Tile operands are read per call, so they never hit.
