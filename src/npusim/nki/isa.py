@@ -268,8 +268,8 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
         dst.write(cast(r, dst.tv.dtype).reshape(dst.shape))
     else:
         store_result(dst, _f32(np.asarray(a.fn(_f32(x1), _f32(x2)))))
-    return run.issue(api, plan.engine, plan.cycles, reads=[data1, data2], writes=[dst], elements=plan.elements,
-                     args={"op": a.name})
+    # (every operand is an on-chip tile (R.tile): issue's operand filtering has nothing to do)
+    return run.issue_tiles(api, plan.engine, plan.cycles, (data1, data2), dst, plan.elements, {"op": a.name})
 
 
 # ------------------------------------------------------------------------------------------ tensor_copy
@@ -328,7 +328,8 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None, dtype=None) -> NkiIn
         dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
     else:
         store_result(dst, _f32(x))
-    return run.issue(api, plan.engine, plan.cycles, reads=[src], writes=[dst], elements=plan.elements)
+    # (one on-chip read and write (R.tile): the short issue path)
+    return run.issue_one(api, plan.engine, plan.cycles, src, dst, None, plan.elements, dst.nbytes)
 
 
 # ----------------------------------------------------------------------------------------------- memset
@@ -384,7 +385,7 @@ def memset(dst, value, engine=engine.unknown, name=None) -> NkiInstruction:
     if plan is None:
         plan = _remember(_MEMSET_PLANS, key, _memset_plan(api, run, dst, value, engine), run.chip)
     dst.write(plan.fill)
-    return run.issue(api, plan.engine, plan.cycles, writes=[dst], elements=plan.elements)
+    return run.issue_tiles(api, plan.engine, plan.cycles, (), dst, plan.elements, None)     # (dst: on-chip)
 
 
 # --------------------------------------------------------------------------------------------- dma_copy

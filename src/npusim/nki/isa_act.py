@@ -223,6 +223,8 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
                                                 bi if R.is_scalar(bias) else None, cycles, args), chip)
     else:
         cycles, args = plan.cycles, plan.args
+    if len(writes) == 1:    # (every operand is an on-chip tile (R.tile, _operand): nothing to filter)
+        return run.issue_tiles(api, eng, cycles, reads, dst, dst.partitions * dst.free_size, dict(args))
     return run.issue(api, eng, cycles, reads=reads, writes=writes, elements=dst.partitions * dst.free_size,
                      args=dict(args))
 

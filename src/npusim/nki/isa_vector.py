@@ -214,8 +214,8 @@ def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, rev
         prev[...] = init
         out = _numpy_scan(plan, x0, x1, prev, reverse0, reverse1)
     _store(dst, out.reshape(dst.shape))
-    return run.issue(api, "vector", plan.cycles, reads=reads, writes=[dst], elements=dst.size,
-                     args={"op0": a0.name, "op1": a1.name})
+    # (every operand is an on-chip tile (R.tile, _operand): issue's operand filtering has nothing to do)
+    return run.issue_tiles(api, "vector", plan.cycles, reads, dst, dst.size, {"op0": a0.name, "op1": a1.name})
 
 
 # ------------------------------------------------------------------------------------------- reciprocal
