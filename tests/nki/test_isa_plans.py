@@ -273,6 +273,32 @@ def test_tensor_reduce_plan_equals_general_path(p, shape, op, negate, out_dt, se
         assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
 
 
+@settings(max_examples=25, deadline=None)
+@given(p=st.sampled_from([1, 32, 64, 128]), f=st.integers(1, 24),
+       ops=st.sampled_from([("multiply", None), ("add", "multiply"), ("subtract", "maximum"), ("maximum", "add")]),
+       op1_tile=st.booleans(), psum=st.booleans(), rev=st.tuples(st.booleans(), st.booleans()),
+       out_dt=st.sampled_from(["float32", "bfloat16"]), seed=st.integers(0, 99))
+def test_tensor_scalar_tile_operand_plan_equals_general_path(p, f, ops, op1_tile, psum, rev, out_dt, seed):
+    """A (P, 1) tile operand (SBUF or PSUM), with a constant or a second tile as operand1."""
+    rng = np.random.default_rng(seed)
+    inputs = [(rng.uniform(-2, 2, (p, f)).astype(np.float32), rng.uniform(0.5, 2, (p, 1)).astype(np.float32),
+               rng.uniform(0.5, 2, (p, 1)).astype(np.float32)) for _ in range(3)]
+    dt = np.float32 if out_dt == "float32" else ml_dtypes.bfloat16
+    op0, op1 = (getattr(nl, o) if o else None for o in ops)
+
+    def body(r):
+        outs = []
+        for x, s0, s1 in inputs:
+            d, a = _tile((p, f), dt), _tile((p, f), np.float32, x)
+            t0 = _tile((p, 1), np.float32, s0, buffer=nl.psum if psum else None)
+            o1 = None if op1 is None else (_tile((p, 1), np.float32, s1) if op1_tile else 0.75)
+            nisa.tensor_scalar(d, a, op0, t0, reverse0=rev[0], op1=op1, operand1=o1, reverse1=rev[1])
+            outs.append(d.numpy())
+        return outs
+
+    _same_with_and_without_plans(body)
+
+
 @settings(max_examples=20, deadline=None)
 @given(k=st.sampled_from([1, 16, 128]), m=st.sampled_from([1, 64, 128]), n=st.integers(1, 64),
        dt=st.sampled_from(["float32", "bfloat16"]), acc=st.sampled_from([None, True, False]),
