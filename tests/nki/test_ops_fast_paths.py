@@ -166,3 +166,24 @@ def test_outer_product_falls_back_to_matmul_only_when_both_hold_a_nan():
         got = blas.matmul(a, b2)
         want = np.matmul(a, b2)
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+# ------------------------------------------------------------------------------------ nc_matmul perf_mode
+
+def test_perf_mode_is_part_of_the_matmul_plan_key():
+    """After a plan for perf_mode none, double_row (fp32: not allowed) and non-members of the same
+    geometry still raise: the key tells them apart (members by identity, anything else by value)."""
+    from npusim.nki import isa_matmul
+    with run_context("trn2"):
+        a, b = _tile(np.ones((4, 8), F32)), _tile(np.ones((4, 16), F32))
+        for _ in range(2):
+            nisa.nc_matmul(nl.ndarray((8, 16), nl.float32, buffer=nl.psum), a, b)
+        n = len(isa_matmul._MM_PLANS)
+        for bad, match in ((isa_matmul.matmul_perf_mode.double_row, "FP8 mode"), (0, "matmul_perf_mode member"),
+                           ("none", "matmul_perf_mode member")):
+            with pytest.raises(ConstraintError, match=match):
+                nisa.nc_matmul(nl.ndarray((8, 16), nl.float32, buffer=nl.psum), a, b, perf_mode=bad)
+        assert len(isa_matmul._MM_PLANS) == n
+        ps = nl.ndarray((8, 16), nl.float32, buffer=nl.psum)
+        nisa.nc_matmul(ps, a, b, perf_mode=isa_matmul.matmul_perf_mode.none)
+        np.testing.assert_array_equal(ps.numpy(), np.full((8, 16), 4, F32))
