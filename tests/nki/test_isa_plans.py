@@ -17,6 +17,7 @@ from hypothesis import given, settings, strategies as st
 import npusim.nki.isa as nisa
 import npusim.nki.isa_act as isa_act
 import npusim.nki.isa_matmul as isa_matmul
+import npusim.nki.isa_reduce as isa_reduce
 import npusim.nki.isa_tensor_scalar as isa_ts
 import npusim.nki.isa_vector as isa_vector
 import npusim.nki.language as nl
@@ -26,7 +27,7 @@ from npusim.nki import run_context
 
 TABLES = [(nisa, "_TT_PLANS"), (nisa, "_COPY_PLANS"), (nisa, "_MEMSET_PLANS"), (nisa, "_DMA_PLANS"),
           (isa_act, "_ACT_PLANS"), (isa_matmul, "_MM_PLANS"), (isa_vector, "_SCAN_PLANS"), (isa_ts, "_PLANS"),
-          (rules, "_PASSED")]
+          (isa_reduce, "_REDUCE_PLANS"), (rules, "_PASSED")]
 
 
 class _NoStore(dict):
@@ -242,6 +243,60 @@ def test_tensor_tensor_scan_plan_equals_general_path(p, f, op0, op1, initial, re
             t = f0(prev, x0[:, i]) if rev[0] else f0(x0[:, i], prev)
             prev = f1(x1[:, i], t) if rev[1] else f1(t, x1[:, i])
             assert np.array_equal(got[:, i], prev)
+
+
+@settings(max_examples=25, deadline=None)
+@given(p=st.sampled_from([1, 32, 128]), shape=st.sampled_from([(6,), (3, 4), (2, 3, 2)]),
+       op=st.sampled_from(["add", "maximum", "minimum", "multiply", "subtract"]), negate=st.booleans(),
+       out_dt=st.sampled_from(["float32", "bfloat16"]), seed=st.integers(0, 99))
+def test_tensor_reduce_plan_equals_general_path(p, shape, op, negate, out_dt, seed):
+    rng = np.random.default_rng(seed)
+    inputs = [rng.uniform(-2, 2, (p,) + shape).astype(np.float32) for _ in range(3)]
+    axes = (len(shape),)                     # the last free axis
+    dt = np.float32 if out_dt == "float32" else ml_dtypes.bfloat16
+
+    def body(r):
+        outs = []
+        for x in inputs:
+            d = _tile((p,) + shape[:-1] if len(shape) > 1 else (p, 1), dt)
+            nisa.tensor_reduce(dst=d, op=getattr(nl, op), data=_tile((p,) + shape, np.float32, x), axis=axes,
+                               negate=negate)
+            outs.append(d.numpy())
+        return outs
+
+    outs = _same_with_and_without_plans(body)
+    for x, got in zip(inputs, outs):
+        flat = x.reshape(p, -1, shape[-1])
+        want = (flat[..., 0] - flat[..., 1:].sum(axis=2, dtype=np.float32) if op == "subtract" else
+                getattr(np, op).reduce(flat, axis=2))
+        want = (-want if negate else want).astype(dt).reshape(got.shape)
+        assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+@settings(max_examples=25, deadline=None)
+@given(p=st.sampled_from([1, 32, 64, 128]), f=st.integers(1, 24),
+       ops=st.sampled_from([("multiply", None), ("add", "multiply"), ("subtract", "maximum"), ("maximum", "add")]),
+       op1_tile=st.booleans(), psum=st.booleans(), rev=st.tuples(st.booleans(), st.booleans()),
+       out_dt=st.sampled_from(["float32", "bfloat16"]), seed=st.integers(0, 99))
+def test_tensor_scalar_tile_operand_plan_equals_general_path(p, f, ops, op1_tile, psum, rev, out_dt, seed):
+    """A (P, 1) tile operand (SBUF or PSUM), with a constant or a second tile as operand1."""
+    rng = np.random.default_rng(seed)
+    inputs = [(rng.uniform(-2, 2, (p, f)).astype(np.float32), rng.uniform(0.5, 2, (p, 1)).astype(np.float32),
+               rng.uniform(0.5, 2, (p, 1)).astype(np.float32)) for _ in range(3)]
+    dt = np.float32 if out_dt == "float32" else ml_dtypes.bfloat16
+    op0, op1 = (getattr(nl, o) if o else None for o in ops)
+
+    def body(r):
+        outs = []
+        for x, s0, s1 in inputs:
+            d, a = _tile((p, f), dt), _tile((p, f), np.float32, x)
+            t0 = _tile((p, 1), np.float32, s0, buffer=nl.psum if psum else None)
+            o1 = None if op1 is None else (_tile((p, 1), np.float32, s1) if op1_tile else 0.75)
+            nisa.tensor_scalar(d, a, op0, t0, reverse0=rev[0], op1=op1, operand1=o1, reverse1=rev[1])
+            outs.append(d.numpy())
+        return outs
+
+    _same_with_and_without_plans(body)
 
 
 @settings(max_examples=20, deadline=None)

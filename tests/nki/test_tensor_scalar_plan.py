@@ -57,15 +57,25 @@ def test_bitvec_plan_repeats():
             np.testing.assert_array_equal(out.numpy(), (x & 0xF0) | 1)
 
 
-def test_tile_operands_never_hit_a_plan():
-    """A (P, 1) operand is read per call: its values are not part of any key."""
+def test_tile_operands_are_read_per_call_and_keyed_by_geometry():
+    """A (P, 1) operand is read per call: its values are not part of any key, its geometry is (another
+    operand tile of the same geometry hits; another dtype or buffer misses)."""
+    ts._PLANS.clear()
     with run_context("trn2"):
         a, f, out = nl.ndarray((4, 8), nl.float32), nl.ndarray((4, 1), nl.float32), nl.ndarray((4, 8), nl.float32)
         a.write(np.ones((4, 8), np.float32))
         for k in range(3):
+            f = nl.ndarray((4, 1), nl.float32)
             f.write(np.full((4, 1), float(k), np.float32))
             nisa.tensor_scalar(out, a, nl.multiply, f)
             assert (out.numpy() == k).all()
+            assert len(ts._PLANS) == 1
+        p = nl.ndarray((4, 1), nl.float32, buffer=nl.psum)
+        p.write(np.full((4, 1), 5.0, np.float32))
+        nisa.tensor_scalar(out, a, nl.multiply, p)
+        assert (out.numpy() == 5).all() and len(ts._PLANS) == 2
+        nisa.tensor_scalar(out, a, nl.multiply, f, op1=nl.add, operand1=f)
+        assert (out.numpy() == 4).all() and len(ts._PLANS) == 3
 
 
 def test_signature_ids_are_never_reused():

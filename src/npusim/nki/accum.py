@@ -61,9 +61,9 @@ def apply(run, engine: str, cmd: reduce_cmd, op_name: str, lanes: slice, values:
 
 
 def reduce_rows(op_name: str, x: np.ndarray) -> np.ndarray:
-    """Per-partition reduction over every free element, in float32."""
+    """Per-partition reduction over every free element, in float32. (Only ISA ops call it, inside a launch,
+    whose np.errstate(all="ignore") silences FP warnings: runtime.activate, lnc's program threads.)"""
     flat = x.reshape(x.shape[0], -1)
-    with np.errstate(all="ignore"):
-        if op_name == "subtract":     # a running "subtract" reduction: x0 - x1 - x2 ...
-            return (flat[:, 0] - flat[:, 1:].sum(axis=1, dtype=np.float32)).astype(np.float32)
-        return REDUCE_FNS[op_name].reduce(flat, axis=1).astype(np.float32, copy=False)
+    if op_name == "subtract":     # a running "subtract" reduction: x0 - x1 - x2 ...
+        return (flat[:, 0] - flat[:, 1:].sum(axis=1, dtype=np.float32)).astype(np.float32)
+    return REDUCE_FNS[op_name].reduce(flat, axis=1).astype(np.float32, copy=False)

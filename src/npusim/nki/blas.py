@@ -61,12 +61,22 @@ def _outer(a: np.ndarray, b: np.ndarray, out: np.ndarray | None) -> np.ndarray:
     return np.add(r, _ZERO, out=r if out is None else out)
 
 
+_max = np.maximum.reduce
+
+
+def _has_nan(x: np.ndarray) -> bool:
+    """``np.isnan(x).any()`` for a non-empty float array: np.maximum propagates a NaN and makes none, so
+    the maximum is a NaN exactly when some element is (one C call, no boolean temporary)."""
+    m = _max(x, axis=None)
+    return m != m
+
+
 def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``a @ b`` on one BLAS thread (2-D operands); ``out``: numpy's matmul ``out=`` (written in place)."""
-    if a.shape[1] == 1 and a.dtype == _F32 and b.dtype == _F32:
+    if a.shape[1] == 1 and a.dtype == _F32 and b.dtype == _F32 and a.size and b.size:
         # (when both hold a NaN, which payload the product keeps depends on the compiled operand order of
         # numpy's loop: matmul itself then)
-        if not (np.isnan(b).any() and np.isnan(a).any()):
+        if not (_has_nan(b) and _has_nan(a)):
             return _outer(a, b, out)
     if _set is None or a.shape[0] * a.shape[1] * b.shape[1] < SINGLE_THREAD_WORK:
         return np.matmul(a, b, out=out)

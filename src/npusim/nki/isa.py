@@ -232,12 +232,12 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
     if run is None:
         run = current(api)          # raises: no kernel is running
     # inputs first, as the official simulator reports them; a view that passed its per-view rules
-    # (rules.compute_tile sets .checked) skips the call
-    if not (type(data1) is NkiTensor and data1.checked and data1.on_chip):
+    # (rules.compute_tile sets .checked; a legacy tile is an NkiTensor too) skips the call
+    if not (isinstance(data1, NkiTensor) and data1.checked and data1.on_chip):
         R.tile(api, "data1", data1)
-    if not (type(data2) is NkiTensor and data2.checked and data2.on_chip):
+    if not (isinstance(data2, NkiTensor) and data2.checked and data2.on_chip):
         R.tile(api, "data2", data2)
-    if not (type(dst) is NkiTensor and dst.checked and dst.on_chip):
+    if not (isinstance(dst, NkiTensor) and dst.checked and dst.on_chip):
         R.tile(api, "dst", dst)
     try:
         key = (id(run.chip), op, type(op), engine, type(engine), dst.sig or _sig(dst),
@@ -268,8 +268,8 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
         dst.write(cast(r, dst.tv.dtype).reshape(dst.shape))
     else:
         store_result(dst, _f32(np.asarray(a.fn(_f32(x1), _f32(x2)))))
-    return run.issue(api, plan.engine, plan.cycles, reads=[data1, data2], writes=[dst], elements=plan.elements,
-                     args={"op": a.name})
+    # (every operand is an on-chip tile (R.tile): issue's operand filtering has nothing to do)
+    return run.issue_tiles(api, plan.engine, plan.cycles, (data1, data2), dst, plan.elements, {"op": a.name})
 
 
 # ------------------------------------------------------------------------------------------ tensor_copy
@@ -311,9 +311,9 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None, dtype=None) -> NkiIn
     run = _runtime._current
     if run is None:
         run = current(api)
-    if not (type(dst) is NkiTensor and dst.checked and dst.on_chip):
+    if not (isinstance(dst, NkiTensor) and dst.checked and dst.on_chip):
         R.tile(api, "dst", dst)
-    if not (type(src) is NkiTensor and src.checked and src.on_chip):
+    if not (isinstance(src, NkiTensor) and src.checked and src.on_chip):
         R.tile(api, "src", src)
     try:
         key = (id(run.chip), engine, type(engine), dtype, type(dtype), dst.sig or _sig(dst),
@@ -328,7 +328,8 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None, dtype=None) -> NkiIn
         dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
     else:
         store_result(dst, _f32(x))
-    return run.issue(api, plan.engine, plan.cycles, reads=[src], writes=[dst], elements=plan.elements)
+    # (one on-chip read and write (R.tile): the short issue path)
+    return run.issue_one(api, plan.engine, plan.cycles, src, dst, None, plan.elements, dst.nbytes)
 
 
 # ----------------------------------------------------------------------------------------------- memset
@@ -370,7 +371,7 @@ def memset(dst, value, engine=engine.unknown, name=None) -> NkiInstruction:
     run = _runtime._current
     if run is None:
         run = current(api)
-    if not (type(dst) is NkiTensor and dst.checked and dst.on_chip):
+    if not (isinstance(dst, NkiTensor) and dst.checked and dst.on_chip):
         R.tile(api, "dst", dst)
     key = plan = None
     if type(value) in _PLAIN_SCALARS or isinstance(value, (np.floating, np.integer, np.bool_)):
@@ -384,7 +385,7 @@ def memset(dst, value, engine=engine.unknown, name=None) -> NkiInstruction:
     if plan is None:
         plan = _remember(_MEMSET_PLANS, key, _memset_plan(api, run, dst, value, engine), run.chip)
     dst.write(plan.fill)
-    return run.issue(api, plan.engine, plan.cycles, writes=[dst], elements=plan.elements)
+    return run.issue_tiles(api, plan.engine, plan.cycles, (), dst, plan.elements, None)     # (dst: on-chip)
 
 
 # --------------------------------------------------------------------------------------------- dma_copy

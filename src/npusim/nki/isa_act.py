@@ -159,9 +159,9 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
     run = _runtime._current
     if run is None:
         run = current(api)
-    if not (type(dst) is NkiTensor and dst.checked and dst.on_chip):
+    if not (isinstance(dst, NkiTensor) and dst.checked and dst.on_chip):
         R.tile(api, "dst", dst)
-    if not (type(data) is NkiTensor and data.checked and data.on_chip):
+    if not (isinstance(data, NkiTensor) and data.checked and data.on_chip):
         R.tile(api, "data", data)
     cmd = reduce_cmd
     key = plan = None
@@ -223,6 +223,8 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
                                                 bi if R.is_scalar(bias) else None, cycles, args), chip)
     else:
         cycles, args = plan.cycles, plan.args
+    if len(writes) == 1:    # (every operand is an on-chip tile (R.tile, _operand): nothing to filter)
+        return run.issue_tiles(api, eng, cycles, reads, dst, dst.partitions * dst.free_size, dict(args))
     return run.issue(api, eng, cycles, reads=reads, writes=writes, elements=dst.partitions * dst.free_size,
                      args=dict(args))
 

@@ -252,6 +252,11 @@ class _MatmulPlan:
 #: (chip, dst sig, stationary sig, moving sig, the flags and their types) -> the plan of an accepted call
 _MM_PLANS: dict = {}
 
+#: perf_mode's part of a plan key for each member: a private object, which hashes in C (an Enum member
+#: hashes through a Python __hash__) and which no argument can equal
+_PM_NONE, _PM_DOUBLE = matmul_perf_mode.none, matmul_perf_mode.double_row
+_PM_NONE_PART, _PM_DOUBLE_PART = object(), object()
+
 
 def _matmul_checks(api, chip, dst, stationary, moving, accumulate, tile_position, tile_size, perf_mode):
     """Every rule of nc_matmul after the inputs' per-view ones, in the general order; returns the plan."""
@@ -331,9 +336,9 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     if run is None:
         run = current(api)
     chip = run.chip
-    if not (type(stationary) is NkiTensor and stationary.checked and stationary.buffer is SBUF):
+    if not (isinstance(stationary, NkiTensor) and stationary.checked and stationary.buffer is SBUF):
         _sbuf_input(api, "stationary", stationary)
-    if not (type(moving) is NkiTensor and moving.checked and moving.buffer is SBUF):
+    if not (isinstance(moving, NkiTensor) and moving.checked and moving.buffer is SBUF):
         _sbuf_input(api, "moving", moving)
     if is_transpose:
         return _transpose_mode(api, run, dst, stationary, moving)
@@ -342,7 +347,9 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         try:
             key = (id(chip), dst.sig or _sig(dst), stationary.sig or _sig(stationary),
                    moving.sig or _sig(moving), is_stationary_onezero, is_moving_onezero, accumulate,
-                   type(accumulate), tile_position, tile_size, perf_mode)
+                   type(accumulate), tile_position, tile_size,
+                   _PM_NONE_PART if perf_mode is _PM_NONE else
+                   _PM_DOUBLE_PART if perf_mode is _PM_DOUBLE else perf_mode)
             plan = _MM_PLANS.get(key)
         except TypeError:
             key = None

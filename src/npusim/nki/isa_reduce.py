@@ -16,7 +16,10 @@ from .accum import reduce_cmd
 from .alu import OPS
 from .cost import GPSIMD_START
 from .isa import _bits_unsigned, _op, _operand, store_result as _store
+from . import runtime as _runtime
+from .plan import remember as _remember, sig as _sig
 from .runtime import NkiInstruction, current
+from .tensor import NkiTensor
 
 NkiValidationError = R.NkiValidationError
 
@@ -43,12 +46,22 @@ def _axes(api, axis, ndim) -> tuple[int, ...]:
     return axes
 
 
-def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None) -> NkiInstruction:
-    """``dst = op-reduce(data, axis)`` on VectorE; ``negate`` multiplies the result by -1."""
-    api = "nisa.tensor_reduce"
-    run = current(api)
-    R.tile(api, "dst", dst)
-    R.tile(api, "data", data)
+class _ReducePlan:
+    """What one tensor_reduce geometry decided (everything but the values)."""
+    __slots__ = ("a", "axes", "kept_free", "cycles", "args")
+
+    def __init__(self, a, axes, kept_free, cycles):
+        self.a, self.axes, self.kept_free, self.cycles = a, axes, kept_free, cycles
+        self.args = {"op": a.name, "axis": axes}       # (copied per event)
+
+
+#: (chip, op, type(op), axis, its type, negate, its type, keepdims, its type, dst sig, data sig) -> the plan of
+#: an accepted call
+_REDUCE_PLANS: dict = {}
+
+
+def _reduce_plan(api, run, dst, data, op, axis, negate, keepdims) -> _ReducePlan:
+    """Every rule of tensor_reduce after the per-view ones, in the general order."""
     R.same_partitions(api, ["dst", "data"], [dst, data])
     a = _op(api, "op", op, run.chip)
     if not a.reduce:
@@ -66,27 +79,50 @@ def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None) 
                 raise NkiValidationError(api, p, "bitvec reductions need integer dtypes", t.tv.dtype.name)
         if negate:
             raise NkiValidationError(api, "negate", "negate applies to arithmetic reductions", negate)
+    half = a.name in ("add", "maximum") and all(t.tv.dtype.name == "bfloat16" for t in (data, dst))
+    return _ReducePlan(a, axes, kept_free, _cost2.reduce(data.free_size, half, data))
+
+
+def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None) -> NkiInstruction:
+    """``dst = op-reduce(data, axis)`` on VectorE; ``negate`` multiplies the result by -1."""
+    api = "nisa.tensor_reduce"
+    run = _runtime._current
+    if run is None:
+        run = current(api)          # raises: no kernel is running
+    # a view that passed its per-view rules (rules.compute_tile sets .checked) skips the call
+    if not (isinstance(dst, NkiTensor) and dst.checked and dst.on_chip):
+        R.tile(api, "dst", dst)
+    if not (isinstance(data, NkiTensor) and data.checked and data.on_chip):
+        R.tile(api, "data", data)
+    try:
+        key = (id(run.chip), op, type(op), axis, type(axis), negate, type(negate), keepdims, type(keepdims),
+               dst.sig or _sig(dst), data.sig or _sig(data))
+        plan = _REDUCE_PLANS.get(key)
+    except TypeError:               # an unhashable argument (an axis list ...): the checks decide
+        key = plan = None
+    if plan is None:
+        plan = _remember(_REDUCE_PLANS, key, _reduce_plan(api, run, dst, data, op, axis, negate, keepdims),
+                         run.chip)
+    a = plan.a
     x = data.read(api)
-    flat = x.reshape(data.partitions, kept_free, -1)
+    flat = x.reshape(data.partitions, plan.kept_free, -1)
     if a.is_bitvec:
         u = _bits_unsigned(data.tv.dtype)
         r = a.fn.reduce(flat.view(u) if flat.dtype.itemsize == u.itemsize else flat.astype(u), axis=2)
         dst.write(r.astype(u).view(dst.tv.dtype.np).reshape(dst.shape) if dst.itemsize == u.itemsize
                   else r.reshape(dst.shape).astype(dst.tv.dtype.np))
     else:
+        # (FP warnings: the run's np.errstate silences them, runtime.activate)
         f = flat if flat.dtype == np.float32 else flat.astype(np.float32)
-        with np.errstate(all="ignore"):
-            if a.name in accum.REDUCE_FNS:
-                r = accum.reduce_rows(a.name, f.reshape(-1, f.shape[2])).reshape(f.shape[:2])
-            else:
-                r = a.fn(f[..., 0], f[..., 0]) if f.shape[2] == 1 else _fold(a, f)
-            if negate:
-                r = -r
+        if a.name in accum.REDUCE_FNS:
+            r = accum.reduce_rows(a.name, f.reshape(-1, f.shape[2])).reshape(f.shape[:2])
+        else:
+            r = a.fn(f[..., 0], f[..., 0]) if f.shape[2] == 1 else _fold(a, f)
+        if negate:
+            r = -r
         _store(dst, np.asarray(r, np.float32).reshape(dst.shape))
-    half = a.name in ("add", "maximum") and all(t.tv.dtype.name == "bfloat16" for t in (data, dst))
-    cycles = _cost2.reduce(data.free_size, half, data)
-    return run.issue(api, "vector", cycles, reads=[data], writes=[dst], elements=data.size,
-                     args={"op": a.name, "axis": axes})
+    # (dst and data are on-chip tiles (R.tile): the short issue path)
+    return run.issue_one(api, "vector", plan.cycles, data, dst, dict(plan.args), data.size, dst.nbytes)
 
 
 def _fold(a, f):

@@ -3,8 +3,8 @@
 The op of tiled loops, so its per-call overhead matters (issue 5: under 20 us per instruction on tiny
 tiles). Everything but the values depends only on the argument geometry (ops, scalar constants, the
 operands' layouts and dtypes, engine): the first call of a geometry validates every rule and keeps a
-``_Plan`` (ops, engine, cost, the compute path, event fields); a repeat with constant operands only
-computes and places its event.
+``_Plan`` (ops, engine, cost, the compute path, event fields); a repeat only computes and places its
+event (a (P, 1) tile operand: its per-view rules and its read run per call, as in the general path).
 """
 from __future__ import annotations
 
@@ -131,11 +131,13 @@ BITVEC, DIRECT, SCRATCH, CAST = "bitvec", "direct", "scratch", "cast"
 class _Plan:
     """What one tensor_scalar geometry decided: everything but the values."""
     __slots__ = ("a0", "a1", "engine", "v0", "v1", "u0", "u1", "cycles", "path", "tmp", "copy_in", "args",
-                 "elements", "nbytes")
+                 "elements", "nbytes", "tiles")
 
-    def __init__(self, run, dst, data, a0, a1, eng, v0, v1):
+    def __init__(self, run, dst, data, a0, a1, eng, v0, v1, tiles=False):
         self.a0, self.a1, self.engine = a0, a1, eng
+        # the operands' values (a tile operand's: read per call instead, ``tiles``)
         self.v0, self.v1 = _zero_d(v0), _zero_d(v1)
+        self.tiles = tiles
         # the binary ufunc of each step, called inline on the hot path (None: through _apply)
         self.u0 = a0.fn if isinstance(a0.fn, np.ufunc) and not a0.unary else None
         self.u1 = a1.fn if a1 is not None and isinstance(a1.fn, np.ufunc) and not a1.unary else None
@@ -164,6 +166,17 @@ def _const(v) -> bool:
 
 _PLAIN = frozenset({float, int, type(None)})
 
+
+def _operand_part(v) -> tuple:
+    """An operand's part of a plan key when some operand is a tile: a tile by its type and geometry (sig:
+    shape, strides, dtype, buffer), a constant by type, value and the sign of zero; TypeError for anything
+    else (the general path decides)."""
+    if isinstance(v, NkiTensor):
+        return type(v), v.sig or _sig(v), None
+    if _const(v):
+        return type(v), v, v == 0 and math.copysign(1.0, v) < 0
+    raise TypeError
+
 #: (nc version, op0, op1, operand0, operand1, engine, engine type, dst sig, data sig) -> the _Plan of a
 #: call that passed every rule
 _PLANS: dict = {}
@@ -177,12 +190,12 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
     if run is None:
         run = current(api)          # raises: no kernel is running
     # per-view checks, cached on the view (rules.compute_tile); a view that passed them skips the call
-    if not (type(dst) is NkiTensor and dst.checked and dst.on_chip):
+    if not (isinstance(dst, NkiTensor) and dst.checked and dst.on_chip):
         R.tile(api, "dst", dst)
-    if not (type(data) is NkiTensor and data.checked and data.on_chip):
+    if not (isinstance(data, NkiTensor) and data.checked and data.on_chip):
         R.tile(api, "data", data)
     # Every other rule depends only on the argument geometry: a repeat of a geometry that passed skips
-    # them (the hot path of tiled loops). Tile operands are read per call, so they never hit.
+    # them (the hot path of tiled loops). A tile operand is keyed by its geometry and read per call.
     key = plan = None
     if ((type(operand0) in _PLAIN or _const(operand0))       # (plain Python scalars skip a call)
             and (type(operand1) in _PLAIN or _const(operand1))):
@@ -196,14 +209,33 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
             plan = _PLANS.get(key)
         except TypeError:           # an unhashable op: the checks report it
             key = None
+    else:
+        # a (P, 1) tile operand: the plan is keyed on its geometry; its values are read per call
+        try:
+            key = (run.chip.nc_version, op0, op1, _operand_part(operand0), _operand_part(operand1), engine,
+                   type(engine), dst.sig or _sig(dst), data.sig or _sig(data))
+            plan = _PLANS.get(key)
+        except TypeError:           # an operand or op that cannot be keyed: the checks decide
+            key = None
     reads = None
     if plan is None:
         a0, a1, eng, reads, v0, v1 = _checks(api, run, dst, data, op0, operand0, op1, operand1, engine)
-        plan = _Plan(run, dst, data, a0, a1, eng, v0, v1)
+        plan = _Plan(run, dst, data, a0, a1, eng, v0, v1, tiles=len(reads) > 1)
         if key is not None:
             if len(_PLANS) > 4096:
                 _PLANS.clear()
             _PLANS[key] = plan
+    elif plan.tiles:
+        # a repeat with tile operands: their per-view rules and reads, by the general path's function
+        reads = [data]
+        if isinstance(operand0, NkiTensor):
+            v0 = _operand(api, "operand0", operand0, data, plan.a0, reads)
+        if isinstance(operand1, NkiTensor):
+            v1 = _operand(api, "operand1", operand1, data, plan.a1, reads)
+    if not plan.tiles or not isinstance(operand0, NkiTensor):
+        v0 = plan.v0
+    if not plan.tiles or not isinstance(operand1, NkiTensor):
+        v1 = plan.v1
     a1 = plan.a1
     x = data.read(api)
     path = plan.path
@@ -221,38 +253,38 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
             x = x.astype(np.float32)
         u = plan.u0
         if u is not None and not reverse0:
-            u(x, plan.v0, out=tmp)           # the run's errstate silences FP warnings
+            u(x, v0, out=tmp)           # the run's errstate silences FP warnings
         else:
-            _apply(plan.a0, x, plan.v0, reverse0, tmp)
+            _apply(plan.a0, x, v0, reverse0, tmp)
         if a1 is not None:
             u = plan.u1
             if u is not None and not reverse1:
-                u(tmp, plan.v1, out=tmp)
+                u(tmp, v1, out=tmp)
             else:
-                _apply(a1, tmp, plan.v1, reverse1, tmp)
+                _apply(a1, tmp, v1, reverse1, tmp)
         dst.tv.array()[...] = tmp
         dst.mark_written()
     elif path is DIRECT:
         # a large float32 tile: compute straight into dst's bytes (memory passes dominate)
         out = dst.tv.array()
-        _apply(plan.a0, _f32(x), plan.v0, reverse0, out)
+        _apply(plan.a0, _f32(x), v0, reverse0, out)
         if a1 is not None:
-            _apply(a1, out, plan.v1, reverse1, out)
+            _apply(a1, out, v1, reverse1, out)
         dst.mark_written()
     elif path is BITVEC:
         u = _bits_unsigned(data.tv.dtype)
-        r = _apply(plan.a0, x.view(u), plan.v0, reverse0)
+        r = _apply(plan.a0, x.view(u), v0, reverse0)
         if a1 is not None:
-            r = _apply(a1, r, plan.v1, reverse1)
+            r = _apply(a1, r, v1, reverse1)
         dst.write(np.asarray(r, u).view(dst.tv.dtype.np).reshape(dst.shape))
     else:
-        r = _apply(plan.a0, _f32(x), plan.v0, reverse0)
+        r = _apply(plan.a0, _f32(x), v0, reverse0)
         if a1 is not None:
-            r = _apply(a1, _f32(r), plan.v1, reverse1)
+            r = _apply(a1, _f32(r), v1, reverse1)
         store_result(dst, _f32(np.asarray(r)))
     n0, n1 = plan.args
     args = {"op0": n0, "op1": n1}
     if reads is None or len(reads) == 1:   # dst and data are on-chip tiles (R.tile): the short issue path
         return run.issue_one(api, plan.engine, plan.cycles, data, dst, args, plan.elements, plan.nbytes)
-    return run.issue(api, plan.engine, plan.cycles, reads=reads, writes=[dst], elements=plan.elements,
-                     args=args)
+    # (tile operands: on-chip tiles too (_operand's R.tile))
+    return run.issue_tiles(api, plan.engine, plan.cycles, reads, dst, plan.elements, args)

@@ -122,9 +122,16 @@ def _scan_plan(api, run, dst, data0, data1, initial, op0, op1, reads):
     if data0.buffer is MemoryRegion.psum and data1.buffer is MemoryRegion.psum:
         raise NkiValidationError(api, "data1", "data0 and data1 are not both in PSUM", "both in PSUM")
     init = _operand(api, "initial", initial, data0, a0, reads)
-    plan = _ScanPlan(a0, a1, None if isinstance(initial, NkiTensor) else init,
+    plan = _ScanPlan(a0, a1, None if isinstance(initial, NkiTensor) else _init_column(init),
                      _cost2.two_pass(data0.free_size, data0, data1, dst))
     return plan, init
+
+
+def _init_column(init) -> np.ndarray:
+    """The initial value as the scans take it: a scalar, or the (P, 1) tile's column, as 1-D float32
+    values they broadcast to every partition with a same-dtype assignment (it copies the bits, as
+    np.broadcast_to(...).astype did)."""
+    return np.asarray(init, np.float32).reshape(-1)
 
 
 def _numpy_scan(plan, x0, x1, prev, reverse0, reverse1) -> np.ndarray:
@@ -172,7 +179,7 @@ def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, rev
     if run is None:
         run = current(api)
     for p, t in (("dst", dst), ("data0", data0), ("data1", data1)):
-        if not (type(t) is NkiTensor and t.checked and t.on_chip):
+        if not (isinstance(t, NkiTensor) and t.checked and t.on_chip):
             R.tile(api, p, t)
     reads = [data0, data1]
     try:
@@ -186,27 +193,29 @@ def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, rev
         _remember(_SCAN_PLANS, key, plan, run.chip)
     elif plan.init is None:         # a (P, 1) tile: its per-view rules and read, by the general path's
         init = _operand(api, "initial", initial, data0, plan.a0, reads)      # function
-    else:
-        init = plan.init
+    init = _init_column(init) if plan.init is None else plan.init     # (a constant's column: made once)
     a0, a1 = plan.a0, plan.a1
     p = data0.partitions
-    x0 = _f32(data0.read(api)).reshape(p, -1)
-    x1 = _f32(data1.read(api)).reshape(p, -1)
-    # the initial value: a scalar, or the (P, 1) tile's column; the scans broadcast it to every partition
-    # with a same-dtype assignment (it copies the bits, as np.broadcast_to(...).astype did)
-    init = np.asarray(init, np.float32).reshape(-1)
+    # (P, N) float32 values; a 2-D float32 operand's read is its view's array itself, whose address the
+    # native scan takes from the view
+    x0, x1 = _f32(data0.read(api)), _f32(data1.read(api))
+    if x0.ndim != 2:
+        x0 = x0.reshape(p, -1)
+    if x1.ndim != 2:
+        x1 = x1.reshape(p, -1)
     out = None
     if plan.native is not None:
         fn = _native.kernel()
         if fn is not None:      # None back: a NaN somewhere, whose payload numpy decides
-            out = _native.scan(fn, x0, x1, init, plan.native[0], plan.native[1], reverse0, reverse1)
+            out = _native.scan(fn, x0, x1, init, plan.native[0], plan.native[1], reverse0, reverse1,
+                               data0.tv, data1.tv)
     if out is None:
         prev = np.empty(p, np.float32)
         prev[...] = init
         out = _numpy_scan(plan, x0, x1, prev, reverse0, reverse1)
     _store(dst, out.reshape(dst.shape))
-    return run.issue(api, "vector", plan.cycles, reads=reads, writes=[dst], elements=dst.size,
-                     args={"op0": a0.name, "op1": a1.name})
+    # (every operand is an on-chip tile (R.tile, _operand): issue's operand filtering has nothing to do)
+    return run.issue_tiles(api, "vector", plan.cycles, reads, dst, dst.size, {"op0": a0.name, "op1": a1.name})
 
 
 # ------------------------------------------------------------------------------------------- reciprocal

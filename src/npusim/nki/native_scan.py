@@ -53,28 +53,47 @@ def kernel():
     return _LIB[0]
 
 
-def _rows(x: np.ndarray) -> tuple[np.ndarray, int]:
-    """``x`` (2-D float32) with unit column stride, and its row stride in floats."""
+#: id(a memory's array) -> (that array, its address). A view's rows start at its memory's address plus
+#: its byte offset: no ctypes object per call (``x.ctypes.data`` builds one, ~0.8 us). The entry holds
+#: the array, so its id is not reused while the entry exists.
+_BASES: dict = {}
+
+
+def _base(buf: np.ndarray) -> int:
+    e = _BASES.get(id(buf))
+    if e is None:
+        if len(_BASES) > 64:
+            _BASES.clear()
+        e = _BASES[id(buf)] = (buf, buf.ctypes.data)
+    return e[1]
+
+
+def _rows(x: np.ndarray, view=None) -> tuple[np.ndarray, int, int]:
+    """``x`` (2-D float32) with unit column stride, its address and its row stride in floats. ``view``: a
+    core TensorView whose ``array()`` ``x`` is (its address is then its memory's plus its offset), or
+    None."""
     s0, s1 = x.strides
     if s1 != 4 or s0 % 4 or s0 < 0:
         x = np.ascontiguousarray(x)
-        s0 = x.strides[0]
-    return x, s0 // 4
+        return x, x.ctypes.data, x.strides[0] // 4
+    if view is not None and x is view.array():
+        return x, _base(view.memory.data) + view.offset, s0 // 4
+    return x, x.ctypes.data, s0 // 4
 
 
 def scan(fn, x0: np.ndarray, x1: np.ndarray, init, op0: int, op1: int, reverse0: bool,
-         reverse1: bool) -> np.ndarray | None:
+         reverse1: bool, view0=None, view1=None) -> np.ndarray | None:
     """The (P, N) float32 scan of float32 ``x0``, ``x1`` (P, N) from ``init`` (a float32 scalar or (P,)
     values), or None when some step gave a NaN (the caller recomputes with numpy). ``fn`` is ``kernel()``;
-    op codes from ``OP_CODES``."""
+    op codes from ``OP_CODES``; ``view0`` / ``view1``: the TensorViews ``x0`` / ``x1`` are the arrays of,
+    when they are (see ``_rows``)."""
     p, n = x0.shape
-    x0, s0 = _rows(x0)
-    x1, s1 = _rows(x1)
+    x0, a0, s0 = _rows(x0, view0)
+    x1, a1, s1 = _rows(x1, view1)
     # the initial column and the result in one buffer: one address to ask numpy for (~0.8 us each)
     buf = np.empty(p + p * n, np.float32)
     buf[:p] = init
     at = buf.ctypes.data
-    if fn(x0.ctypes.data, s0, x1.ctypes.data, s1, at, at + 4 * p, p, n, op0, op1, bool(reverse0),
-          bool(reverse1)):
+    if fn(a0, s0, a1, s1, at, at + 4 * p, p, n, op0, op1, bool(reverse0), bool(reverse1)):
         return None
     return buf[p:].reshape(p, n)
