@@ -17,6 +17,7 @@ from ..core.options import options
 from . import access as _access
 from . import alu as _alu
 from . import cost as _cost
+from . import native_elementwise as _native
 from . import rules as R
 from . import runtime as _runtime
 from .alu import AluOp
@@ -255,7 +256,8 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
     path = plan.path
     if path is _TT_DIRECT:
         if plan.f32_in:
-            a.fn(x1, x2, out=dst.tv.array())
+            if not _native.binary(a.fn, x1, x2, out := dst.tv.array()):   # False: numpy computes it
+                a.fn(x1, x2, out=out)
         else:
             a.fn(_f32(x1), _f32(x2), out=dst.tv.array())
         dst.mark_written()
@@ -324,7 +326,9 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None, dtype=None) -> NkiIn
     if plan is None:
         plan = _remember(_COPY_PLANS, key, _tensor_copy_plan(api, run, dst, src, engine, dtype), run.chip)
     x = src.read(api)
-    if plan.raw:
+    if plan.raw and _native.copy(x, dst.tv.array()):     # False: dst.write below (same bytes, same marks)
+        dst.mark_written()
+    elif plan.raw:
         dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
     else:
         store_result(dst, _f32(x))
@@ -383,7 +387,10 @@ def memset(dst, value, engine=engine.unknown, name=None) -> NkiInstruction:
             key = plan = None
     if plan is None:
         plan = _remember(_MEMSET_PLANS, key, _memset_plan(api, run, dst, value, engine), run.chip)
-    dst.write(plan.fill)
+    if _native.fill(dst.tv.array(), plan.fill):     # False: dst.write (same bytes, same marks)
+        dst.mark_written()
+    else:
+        dst.write(plan.fill)
     return run.issue(api, plan.engine, plan.cycles, writes=[dst], elements=plan.elements)
 
 

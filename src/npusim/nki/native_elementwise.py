@@ -10,8 +10,9 @@ iterator, and buffering because all tiles share one byte array), the C loop a fr
 
 The extension is built on first use (``core.native_build.build_library``: -O2 -ffp-contract=off, never
 -ffast-math; the cache key covers the source, compiler, flags, CPU, Python ABI and numpy version) and
-loaded with importlib. ``NPUSIM_NATIVE=0`` (read on first use, or after ``reset()``), no C compiler, or a
-failed build (one warning saying why) leave every function returning False: numpy does everything.
+loaded with importlib. ``NPUSIM_NATIVE=0`` (every native path off) or ``NPUSIM_NATIVE_ELEMENTWISE=0`` (this
+one; both read on first use, or after ``reset()``), no C compiler, or a failed build (one warning saying
+why) leave every function returning False: numpy does everything.
 """
 from __future__ import annotations
 
@@ -62,7 +63,8 @@ def _numpy_does_it(*args) -> bool:
 def _decide() -> None:
     """Bind binary / copy / fill to the C functions, or to ``_numpy_does_it``."""
     global _EXT, binary, copy, fill
-    _EXT = None if os.environ.get("NPUSIM_NATIVE", "1") == "0" else _load()
+    off = os.environ.get("NPUSIM_NATIVE", "1") == "0" or os.environ.get("NPUSIM_NATIVE_ELEMENTWISE", "1") == "0"
+    _EXT = None if off else _load()
     if _EXT is None:
         binary = copy = fill = _numpy_does_it
     else:
