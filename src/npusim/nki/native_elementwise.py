@@ -34,6 +34,7 @@ def _flags() -> list[str]:
     # the Python ABI and numpy's version as a define: part of the cache key, unused by the source
     abi = f"{sysconfig.get_config_var('SOABI')}-numpy{np.__version__}".replace('"', "")
     return ["-std=gnu99", "-O2", "-ftree-vectorize", "-ffp-contract=off", "-fno-fast-math", "-fPIC", "-shared",
+            "-fno-tree-loop-distribute-patterns",         # short row copies stay loops, not memcpy calls
             f"-I{sysconfig.get_paths()['include']}", f"-I{np.get_include()}", f'-DNPUSIM_BUILT_FOR="{abi}"']
 
 
