@@ -201,6 +201,7 @@ def test_fallback_cases_name_their_reason_and_write_nothing():
         ("op", (np.maximum, a, b, np.zeros((128, 16), F32))),
         ("shape", (np.add, a, b, np.zeros((128, 8), F32))),
         ("shape", (np.add, a[:, :8], b, np.zeros((128, 16), F32))),
+        ("shape", (np.add, a[:1], b[:1], np.zeros(16, F32))),              # (1, 16) into (16,): numpy raises
         ("shape", (np.add, a.reshape(128, 2, 8), b.reshape(128, 2, 8), np.zeros((128, 2, 8), F32))),
         ("shape", (np.add, np.ones((), F32), np.ones((), F32), np.zeros((), F32))),
         ("align", (np.add, a, b, mem.view(0, 1026, (128, 16)))),
@@ -215,6 +216,7 @@ def test_fallback_cases_name_their_reason_and_write_nothing():
     assert ne.binary(np.add, a, b, mem.view(0, 4032, (128, 16)))          # ends where lane+1's a starts
     assert ne.binary(np.add, a, b, a) and ne.binary(np.add, a[0], b[0], b[0])
     assert ne.copy(a, np.zeros((128, 8), F32)) is False and ne.last_reason() == "shape"
+    assert ne.copy(a[0], np.zeros((1, 16), F32)) is False and ne.last_reason() == "shape"
     assert ne.copy(a, a) and ne.last_reason() == "done"                          # exactly aliased: nothing to do
     assert ne.copy(a, mem.view(0, 8, (128, 16))) is False and ne.last_reason() == "overlap"
     assert ne.copy(np.zeros(3, object), np.zeros(3, object)) is False and ne.last_reason() == "type"

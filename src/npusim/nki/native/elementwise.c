@@ -36,7 +36,7 @@ static int last = R_DONE;
 static PyObject *ufunc_add, *ufunc_subtract, *ufunc_multiply;
 
 /* An operand as rows: n0 rows s0 bytes apart, n1 elements s1 bytes apart in each (1-D: one row). */
-typedef struct { char *p; npy_intp n0, n1, s0, s1, size; } tile;
+typedef struct { char *p; npy_intp n0, n1, s0, s1, size; int nd; } tile;
 
 static int as_tile(PyObject *o, tile *t)
 {
@@ -47,6 +47,7 @@ static int as_tile(PyObject *o, tile *t)
     const npy_intp *d = PyArray_DIMS(a), *s = PyArray_STRIDES(a);
     t->p = PyArray_BYTES(a);
     t->size = PyArray_ITEMSIZE(a);
+    t->nd = nd;
     if (nd == 2) {
         t->n0 = d[0]; t->n1 = d[1]; t->s0 = s[0]; t->s1 = s[1];
     } else if (nd == 1) {
@@ -59,7 +60,7 @@ static int as_tile(PyObject *o, tile *t)
     return R_DONE;
 }
 
-static int same_shape(const tile *a, const tile *b) { return a->n0 == b->n0 && a->n1 == b->n1; }
+static int same_shape(const tile *a, const tile *b) { return a->nd == b->nd && a->n0 == b->n0 && a->n1 == b->n1; }
 
 /* An operand's bytes as rows of one width: the first row's lowest byte, the row count, the distance
    between rows (>= 0) and the bytes one row spans (gaps included). */
