@@ -386,3 +386,22 @@ def test_nki_ops_use_the_native_path():
         ne.reset()
     assert ("binary", True) in seen and ("copy", True) in seen and ("fill", True) in seen
     assert sum(ok for n, ok in seen if n == "binary") == 4
+
+
+@needs_native
+def test_build_cache_key_covers_python_abi_and_numpy_version(monkeypatch, tmp_path):
+    """An extension built for another numpy (or Python ABI) is never loaded: both are in the build's key."""
+    import sysconfig
+
+    from npusim.core import native_build
+    monkeypatch.setenv("NPUSIM_CACHE", str(tmp_path))
+    path, why = native_build.build_library("nki_native", ne.SOURCE, [ne._flags()])
+    assert path is not None, why
+    monkeypatch.setattr(np, "__version__", np.__version__ + ".other")
+    other, _ = native_build.build_library("nki_native", ne.SOURCE, [ne._flags()])
+    assert other is not None and other != path
+    monkeypatch.undo()
+    flags = ne._flags()
+    real = sysconfig.get_config_var
+    monkeypatch.setattr(sysconfig, "get_config_var", lambda name: "other-abi" if name == "SOABI" else real(name))
+    assert ne._flags() != flags         # (the flags are hashed into the library's name, as shown above)
