@@ -17,6 +17,7 @@ from ..core.options import options
 from . import access as _access
 from . import alu as _alu
 from . import cost as _cost
+from . import native_elementwise as _native
 from . import rules as R
 from . import runtime as _runtime
 from .alu import AluOp
@@ -71,7 +72,10 @@ def store_result(dst: NkiTensor, values: np.ndarray) -> None:
         values = cast(values, d, overflow=options().float_overflow)
     if values.shape != dst.shape:
         values = values.reshape(dst.shape)
-    dst.write(values)
+    if _native.copy(values, dst.tv.array()):     # False: dst.write (same bytes, same marks)
+        dst.mark_written()
+    else:
+        dst.write(values)
 
 
 def _op(api: str, param: str, op, chip) -> AluOp:
@@ -255,7 +259,8 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None) -> Nk
     path = plan.path
     if path is _TT_DIRECT:
         if plan.f32_in:
-            a.fn(x1, x2, out=dst.tv.array())
+            if not _native.binary(a.fn, x1, x2, out := dst.tv.array()):   # False: numpy computes it
+                a.fn(x1, x2, out=out)
         else:
             a.fn(_f32(x1), _f32(x2), out=dst.tv.array())
         dst.mark_written()
@@ -324,7 +329,9 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None, dtype=None) -> NkiIn
     if plan is None:
         plan = _remember(_COPY_PLANS, key, _tensor_copy_plan(api, run, dst, src, engine, dtype), run.chip)
     x = src.read(api)
-    if plan.raw:
+    if plan.raw and _native.copy(x, dst.tv.array()):     # False: dst.write below (same bytes, same marks)
+        dst.mark_written()
+    elif plan.raw:
         dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
     else:
         store_result(dst, _f32(x))
@@ -384,7 +391,10 @@ def memset(dst, value, engine=engine.unknown, name=None) -> NkiInstruction:
             key = plan = None
     if plan is None:
         plan = _remember(_MEMSET_PLANS, key, _memset_plan(api, run, dst, value, engine), run.chip)
-    dst.write(plan.fill)
+    if _native.fill(dst.tv.array(), plan.fill):     # False: dst.write (same bytes, same marks)
+        dst.mark_written()
+    else:
+        dst.write(plan.fill)
     return run.issue_tiles(api, plan.engine, plan.cycles, (), dst, plan.elements, None)     # (dst: on-chip)
 
 
@@ -452,7 +462,9 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
             _dma_copy_checks(api, run, dst, src, oob_mode, dge_mode)
             plan = _remember(_DMA_PLANS, key, _DmaPlan(src.tv.dtype == dst.tv.dtype), run.chip)
         x = src.read(api)
-        if plan.same_dtype:
+        if plan.same_dtype and _native.copy(x, dst.tv.array()):     # False: dst.write below
+            dst.mark_written()
+        elif plan.same_dtype:
             dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
         else:
             store_result(dst, _f32(x).reshape(dst.shape))

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from . import cost as _cost
+from . import native_elementwise as _native
 from . import rules as R
 from . import runtime as _runtime
 from .alu import AluOp
@@ -247,7 +248,8 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
         # the same copy without the dispatch wrapper.)
         tmp = plan.tmp
         if plan.copy_in:
-            tmp[...] = x
+            if not _native.copy(x, tmp):
+                tmp[...] = x
             x = tmp
         else:
             x = x.astype(np.float32)
@@ -262,7 +264,8 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
                 u(tmp, v1, out=tmp)
             else:
                 _apply(a1, tmp, v1, reverse1, tmp)
-        dst.tv.array()[...] = tmp
+        if not _native.copy(tmp, out := dst.tv.array()):
+            out[...] = tmp
         dst.mark_written()
     elif path is DIRECT:
         # a large float32 tile: compute straight into dst's bytes (memory passes dominate)
