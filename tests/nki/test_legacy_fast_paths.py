@@ -82,3 +82,78 @@ def test_a_cached_plan_still_raises_and_steps_outside_as_before():
             tile[ix, iy * iy]               # same shape, other deltas: another key, the full analysis
         return out
     np.testing.assert_array_equal(run(k, a), a)
+
+
+def _two_step(block_tile, key):
+    """``t[key]`` of a block tile the long way: the block's tile, then the rest of the key."""
+    nb = block_tile.nblocks
+    tile = block_tile.base[(slice(None),) + tuple(int(b) for b in key[:nb])]
+    return nl.LegacyTensor.__getitem__(tile, key[nb:])
+
+
+def _error(fn):
+    with pytest.raises(ConstraintError) as info:
+        fn()
+    return str(info.value)
+
+
+@pytest.mark.parametrize("key", [
+    (1, slice(None), slice(0, 3)),
+    (2, 0, slice(1, 4)),                                 # an int partition index keeps its dim
+    (0, slice(32, 48), 3),
+    (1, np.int32(0), slice(np.int64(2), np.int32(4))),   # numpy ints (a kernel's h_starts[i])
+    (2, slice(0, 64), -1),
+    (1, nl.ds(32, 8), slice(None)),
+])
+def test_block_tile_view_is_the_two_step_view(key):
+    """``t[b, rest]`` of a par_dim block tile is one slicing of the base tile: the same geometry as the
+    block's tile indexed by ``rest``, and writing through it writes the same bytes."""
+    def k(x):
+        t = nl.zeros((3, nl.par_dim(64), 6), dtype=nl.float32)
+        assert _geometry(t[key]) == _geometry(_two_step(t, key))
+        t[key] = 7.0
+        out = nl.ndarray((64, 18), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, t.base.reshape((64, 18)))
+        return out
+    want = np.zeros((64, 3, 6), np.float32)
+    blocks, rest = key[:1], key[1:]
+    rest = tuple(slice(r.start, r.start + r.size) if isinstance(r, type(nl.ds(0, 1))) else r for r in rest)
+    p = rest[0] if not isinstance(rest[0], (int, np.integer)) else slice(int(rest[0]), int(rest[0]) + 1)
+    want[(p, blocks[0]) + rest[1:]] = 7.0
+    np.testing.assert_array_equal(run(k, np.zeros((1, 1), np.float32)), want.reshape(64, 18))
+
+
+@pytest.mark.parametrize("key", [
+    (1, slice(0, 33), slice(None)),          # past the partitions
+    (1, slice(None), slice(0, 7)),           # past the free dim
+    (1, slice(None), np.int32(6)),
+    (3, slice(None), slice(None)),           # no block 3
+    (1, slice(None), slice(None), 0),        # one index too many
+    (1, slice(0, 32, 2), slice(None)),       # a step on the partitions
+])
+def test_block_tile_key_errors_are_the_two_step_errors(key):
+    def k(x):
+        t = nl.zeros((3, nl.par_dim(32), 6), dtype=nl.float32)
+        assert _error(lambda: t[key]) == _error(lambda: _two_step(t, key))
+    run(k, np.zeros((1, 1), np.float32))
+
+
+def test_numpy_int_bounds_give_the_int_view_and_their_own_errors():
+    """An HBM or SBUF view with numpy-int bounds is the view of the same Python ints; a bad one raises
+    the error that names the key as written."""
+    a = np.arange(40 * 8, dtype=np.float32).reshape(40, 8)
+
+    def k(x):
+        h0, h1 = np.int32(3), np.int32(11)
+        assert _geometry(x[h0:h1, np.int64(2):8]) == _geometry(x[3:11, 2:8])
+        assert _geometry(x[np.int64(5), 1:4]) == _geometry(x[5, 1:4])
+        t = nl.load(x[0:16, 0:8])
+        assert _geometry(t[np.int32(0):np.int32(16), np.int32(2)]) == _geometry(t[0:16, 2])
+        msg = _error(lambda: t[0:16, np.int32(2):np.int32(9)])
+        assert "np.int32(9)" in msg or "9" in msg
+        assert msg == _error(lambda: nl.LegacyTensor.__bases__[0].__getitem__(t, (slice(0, 16),
+                                                                                  slice(np.int32(2), np.int32(9)))))
+        out = nl.ndarray((1, 1), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, nl.zeros((1, 1), nl.float32))
+        return out
+    run(k, a)

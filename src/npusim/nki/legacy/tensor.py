@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.errors import ConstraintError
-from ...core.view import TensorView
 from .. import language as _current_nl
 from ..tensor import NkiTensor
 from . import index as _index
@@ -21,17 +20,48 @@ from . import index as _index
 _tensor_getitem = NkiTensor.__getitem__
 
 
-class LegacyTensor(NkiTensor):
-    __slots__ = ()
+_PLAIN_BOUNDS = (int, type(None))
 
-    def _derive(self, view: TensorView) -> "LegacyTensor":
-        return LegacyTensor(view, self.buffer, self.name, self.root or self, self.run)
+
+def _python_ints(key: tuple) -> tuple:
+    """``key`` with numpy ints (as ints and slice bounds) made Python ints; ``key`` itself when it has none.
+    (Kernels compute bounds from numpy arrays, ``h_start = h_starts[i]``: the views' short path takes
+    Python ints only.)"""
+    out, changed = [], False
+    for k in key:
+        if isinstance(k, np.integer):
+            k, changed = int(k), True
+        elif type(k) is slice and not (type(k.start) in _PLAIN_BOUNDS and type(k.stop) in _PLAIN_BOUNDS
+                                       and type(k.step) in _PLAIN_BOUNDS):
+            k, changed = slice(*(int(b) if isinstance(b, np.integer) else b for b in (k.start, k.stop, k.step))), True
+        out.append(k)
+    return tuple(out) if changed else key
+
+
+class LegacyTensor(NkiTensor):
+    # (No _derive of its own: NkiTensor's makes a tensor of type(self), and its __getitem__ builds the
+    # view's tensor inline only for classes that keep NkiTensor._derive.)
+    __slots__ = ()
 
     def __getitem__(self, key):
         if type(key) is tuple:      # (index.has_index_arrays, inlined: this runs for every legacy index)
+            plain = True
             for k in key:
-                if type(k) is not slice and type(k) is not int and isinstance(k, np.ndarray):
-                    return _index.affine_view(self, key)
+                tk = type(k)
+                if tk is slice:
+                    if plain and not (type(k.start) in _PLAIN_BOUNDS and type(k.stop) in _PLAIN_BOUNDS):
+                        plain = False
+                elif tk is not int:
+                    if isinstance(k, np.ndarray):
+                        return _index.affine_view(self, key)
+                    plain = False
+            if not plain:
+                ints = _python_ints(key)
+                if ints is not key:
+                    try:
+                        return _tensor_getitem(self, ints)      # the same view as key's
+                    except ConstraintError:
+                        pass                # key's own error (or its out-of-bounds index), below
         elif isinstance(key, np.ndarray):
             return _index.affine_view(self, key)
         try:
@@ -134,14 +164,28 @@ class BlockTile:
     def buffer(self):
         return self.base.buffer
 
-    def _block(self, key) -> tuple[LegacyTensor, tuple]:
+    def _split(self, key) -> tuple[tuple, tuple]:
+        """(the block ints, the rest of the key)."""
         key = key if isinstance(key, tuple) else (key,)
         nb = self.nblocks
         blocks = _block_ints(key[:nb]) if len(key) >= nb else None
         if blocks is None:
             raise ConstraintError("NkiTensor.__getitem__", "key", "a block tile is indexed by an int per block "
                                   "dim before its partition dim", key)
-        return self.base[(slice(None),) + blocks], key[nb:]
+        return blocks, key[nb:]
+
+    def _folded(self, blocks: tuple, rest: tuple):
+        """``base[:, *blocks][rest]`` made by one slicing of the base, ``base[rest[0], *blocks, *rest[1:]]``
+        (the same dims, offset and strides), when ``rest`` is ints and slices; None otherwise and when that
+        key fails (the two slicings then give their view or their own error)."""
+        rest = _python_ints(rest)
+        for r in rest:
+            if type(r) is not int and type(r) is not slice:
+                return None
+        try:
+            return _tensor_getitem(self.base, (rest[0],) + blocks + rest[1:])
+        except ConstraintError:
+            return None
 
     def __getitem__(self, key):
         k = key if isinstance(key, tuple) else (key,)
@@ -150,8 +194,11 @@ class BlockTile:
             if blocks is not None:
                 # fewer block indices than block dims: the remaining block dims stay (a smaller block tile)
                 return BlockTile(self.base[(slice(None),) + blocks], self.nblocks - len(k))
-        tile, rest = self._block(k)
-        out = tile[rest] if rest else tile
+        blocks, rest = self._split(k)
+        out = self._folded(blocks, rest) if rest else None
+        if out is None:
+            tile = self.base[(slice(None),) + blocks]
+            out = tile[rest] if rest else tile
         # only keys that cannot change in between (an index array could be modified in place)
         self._last = None if _index.has_index_arrays(rest) else (key, out)
         return out
@@ -164,7 +211,13 @@ class BlockTile:
             # are made again
             self._last = None
             return
-        tile, rest = self._block(key)
+        blocks, rest = self._split(key)
+        if rest:
+            view = self._folded(blocks, rest)
+            if view is not None:
+                _assign.assign(view, value)         # (what tile[rest] = value does)
+                return
+        tile = self.base[(slice(None),) + blocks]
         if rest:
             tile[rest] = value
         else:
