@@ -149,6 +149,7 @@ def slices_as_arrays(key, shape):
 _PLANS: dict = {}
 _PLANS_MAX = 4096           # distinct index geometries kept (a kernel has a handful; cleared when full)
 _INT64 = np.dtype(np.int64)
+_count_nonzero = np.count_nonzero
 
 
 def affine_view(t, key):
@@ -263,10 +264,11 @@ def mask_array(api: str, mask, shape) -> np.ndarray | None:
     """``mask=`` broadcast to ``shape`` (None: everything); a bool array from index comparisons."""
     if mask is None:
         return None
-    m = np.asarray(mask)
+    m = mask if type(mask) is np.ndarray else np.asarray(mask)
     if m.dtype != np.bool_:
         raise ConstraintError(api, "mask", "a boolean expression of nl.arange / nl.mgrid indices", str(m.dtype))
-    if m.all():
+    if _count_nonzero(m) == m.size:
+        # (m.all(), by counting: no reduction machinery for the usual all-true mask)
         return None         # selects everything, whatever shape it is written over (bn_stats: its input's)
     try:
         m = np.broadcast_to(m.reshape((1,) * (len(shape) - m.ndim) + m.shape) if m.ndim < len(shape) else m,

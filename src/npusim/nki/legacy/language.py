@@ -114,6 +114,12 @@ class par_dim:
 
 def _layout(shape, api):
     """(tile shape with the partition dim first, number of block dims before it)."""
+    if type(shape) is tuple:
+        for d in shape:
+            if type(d) is not int:
+                break
+        else:
+            return shape, 0         # Python ints, no par_dim mark: the shape as it is (the usual case)
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
     if not all(_is_int(d) or isinstance(d, par_dim) for d in shape):          # nl.ndarray's own shape rule then checks the sizes
         raise ConstraintError(api, "shape", "a tuple of ints (one may be an nl.par_dim)", shape)

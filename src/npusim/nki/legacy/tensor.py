@@ -27,15 +27,28 @@ def _python_ints(key: tuple) -> tuple:
     """``key`` with numpy ints (as ints and slice bounds) made Python ints; ``key`` itself when it has none.
     (Kernels compute bounds from numpy arrays, ``h_start = h_starts[i]``: the views' short path takes
     Python ints only.)"""
-    out, changed = [], False
-    for k in key:
-        if isinstance(k, np.integer):
-            k, changed = int(k), True
-        elif type(k) is slice and not (type(k.start) in _PLAIN_BOUNDS and type(k.stop) in _PLAIN_BOUNDS
-                                       and type(k.step) in _PLAIN_BOUNDS):
-            k, changed = slice(*(int(b) if isinstance(b, np.integer) else b for b in (k.start, k.stop, k.step))), True
-        out.append(k)
-    return tuple(out) if changed else key
+    out = None
+    for i, k in enumerate(key):
+        tk = type(k)
+        if tk is int:
+            continue
+        if tk is slice:
+            a, b, c = k.start, k.stop, k.step
+            if type(a) in _PLAIN_BOUNDS and type(b) in _PLAIN_BOUNDS and type(c) in _PLAIN_BOUNDS:
+                continue
+            k = slice(_int(a), _int(b), _int(c))
+        elif isinstance(k, np.integer):
+            k = int(k)
+        else:
+            continue
+        if out is None:
+            out = list(key)
+        out[i] = k
+    return key if out is None else tuple(out)
+
+
+def _int(b):
+    return int(b) if isinstance(b, np.integer) else b
 
 
 class LegacyTensor(NkiTensor):
