@@ -218,10 +218,9 @@ class LegacyAluOp(AluOp):
     and called as a function it returns a legacy tile (``mask=``, ``dtype=``)."""
 
     def __call__(self, x, y=None, dtype=None, mask=None, **kwargs):
-        api = f"nl.{self.name}"
         x, y = _across_partitions(x, y)
         out = legacy(_nl.elementwise(OPS[self.name], x, None if self.unary else y, dtype))
-        return _apply_mask(api, out, mask)
+        return out if mask is None else _apply_mask(f"nl.{self.name}", out, mask)
 
 
 for _name, _op in OPS.items():
@@ -251,7 +250,8 @@ def divide(x, y, dtype=None, mask=None, **kwargs):
         out = _nl.elementwise(OPS["multiply"], x, float(np.float32(1) / np.float32(y)), dtype)
     else:
         raise ConstraintError(api, "x", "at least one operand is a tile", (type(x).__name__, type(y).__name__))
-    return _apply_mask(api, legacy(out), mask)
+    out = legacy(out)
+    return out if mask is None else _apply_mask(api, out, mask)
 
 
 true_divide = divide
@@ -261,7 +261,8 @@ def _activation(name):
     act = ACT[name]
 
     def f(x, dtype=None, mask=None, **kwargs):
-        return _apply_mask(f"nl.{name}", legacy(_nl.activation_call(act, x, dtype)), mask)
+        out = legacy(_nl.activation_call(act, x, dtype))
+        return out if mask is None else _apply_mask(f"nl.{name}", out, mask)
     f.__name__ = name
     return f
 
@@ -291,7 +292,8 @@ def _reducer(name):
             order = [i for i in range(nd) if i not in axes] + list(axes)
             x = _index.permuted(x, order)
             axes = last
-        return _apply_mask(api, legacy(current_fn(x, axes, dtype=dtype, keepdims=keepdims)), mask)
+        out = legacy(current_fn(x, axes, dtype=dtype, keepdims=keepdims))
+        return out if mask is None else _apply_mask(api, out, mask)
     f.__name__ = name
     return f
 

@@ -181,6 +181,8 @@ class BlockTile:
         """(the block ints, the rest of the key)."""
         key = key if isinstance(key, tuple) else (key,)
         nb = self.nblocks
+        if nb == 1 and len(key) > 1 and type(key[0]) is int:
+            return key[:1], key[1:]         # (the usual one block index, as _block_ints gives it)
         blocks = _block_ints(key[:nb]) if len(key) >= nb else None
         if blocks is None:
             raise ConstraintError("NkiTensor.__getitem__", "key", "a block tile is indexed by an int per block "
@@ -209,9 +211,11 @@ class BlockTile:
                 return BlockTile(self.base[(slice(None),) + blocks], self.nblocks - len(k))
         blocks, rest = self._split(k)
         out = self._folded(blocks, rest) if rest else None
-        if out is None:
-            tile = self.base[(slice(None),) + blocks]
-            out = tile[rest] if rest else tile
+        if out is not None:
+            self._last = (key, out)         # (a folded key holds no index arrays)
+            return out
+        tile = self.base[(slice(None),) + blocks]
+        out = tile[rest] if rest else tile
         # only keys that cannot change in between (an index array could be modified in place)
         self._last = None if _index.has_index_arrays(rest) else (key, out)
         return out
