@@ -157,3 +157,17 @@ def test_numpy_int_bounds_give_the_int_view_and_their_own_errors():
         nl.store(out, nl.zeros((1, 1), nl.float32))
         return out
     run(k, a)
+
+
+def test_ellipsis_is_every_dim_whole():
+    """``t[...]`` (``out_tile[...] = x``) is the view of full slices, as the general path makes it."""
+    def k(x):
+        t = nl.load(x[0:16, 0:8])
+        assert _geometry(t[...]) == _geometry(nl.LegacyTensor.__bases__[0]._index(t, Ellipsis))
+        assert _geometry(x[...]) == _geometry(nl.LegacyTensor.__bases__[0]._index(x, Ellipsis))
+        t[...] = nl.multiply(t, 2.0)
+        out = nl.ndarray((16, 8), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, t)
+        return out
+    a = np.arange(40 * 8, dtype=np.float32).reshape(40, 8)
+    np.testing.assert_array_equal(run(k, a), a[:16] * 2)

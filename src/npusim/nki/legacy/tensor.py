@@ -14,7 +14,7 @@ import numpy as np
 
 from ...core.errors import ConstraintError
 from .. import language as _current_nl
-from ..tensor import NkiTensor
+from ..tensor import _WHOLE, NkiTensor
 from . import index as _index
 
 _tensor_getitem = NkiTensor.__getitem__
@@ -77,6 +77,8 @@ class LegacyTensor(NkiTensor):
                         pass                # key's own error (or its out-of-bounds index), below
         elif isinstance(key, np.ndarray):
             return _index.affine_view(self, key)
+        elif key is Ellipsis:
+            key = _WHOLE[len(self.shape)]   # ``t[...] = x``: every dim whole, the views' short path
         try:
             return _tensor_getitem(self, key)
         except ConstraintError:
