@@ -14,6 +14,7 @@ from .. import cost_two as _cost2
 from .. import isa as _isa
 from .. import rules as _R
 from ..args import as_int as _as_int
+from .. import runtime as _runtime
 from ..runtime import current
 from ..tensor import MemoryRegion, NkiTensor
 from .assign import MATMUL_RESULTS
@@ -46,7 +47,10 @@ def _tile(api, param, t):
 
 
 def _new(api, shape, dtype, buffer=MemoryRegion.sbuf):
-    t = current(api).allocate(shape, dtype, buffer, "", api)
+    run = _runtime._current
+    if run is None:
+        run = current(api)          # raises: no kernel is running
+    t = run.allocate(shape, dtype, buffer, "", api)
     if type(t) is NkiTensor:        # (legacy(t), inlined: one call fewer per op)
         t.__class__ = _LegacyTensor
     return t
