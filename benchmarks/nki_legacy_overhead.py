@@ -1,11 +1,14 @@
-"""What the legacy ``neuronxcc.nki`` layer costs per instruction, measured against a twin.
+"""What the legacy ``neuronxcc.nki`` layer costs per instruction, measured against twins.
 
-The published ``mamba_v1`` (legacy API, bench_nki_public.py) is compared with ``twin``: the same
-instructions written against the current API by hand (checked here: identical outputs and trace events).
-``twin_legacy_tiles`` is the twin again with every tile turned into a ``LegacyTensor``, so the current ops
-see the legacy tile type; against it, the difference is the legacy wrappers' own work.
+Each published legacy kernel of bench_nki_public.py's per-instruction rows (``mamba_v1``, rmsnorm, adaptive
+average pooling) is compared with its twin: the same instructions written against the current API by
+hand (checked here: identical outputs and trace events but for the source lines). ``twin_legacy_tiles`` is
+the Mamba twin again with every tile turned into a ``LegacyTensor``, so the current ops see the legacy tile
+type; against it, the difference is the legacy wrappers' own work. A twin has no index arrays or masks
+to compute: what the kernel text does with them (numpy arithmetic on ``nl.arange`` indices) counts as the
+legacy API's cost here.
 
-    PYTHONPATH=src python benchmarks/nki_legacy_overhead.py [channels] [seq] [rounds]
+    PYTHONPATH=src python benchmarks/nki_legacy_overhead.py [mamba|rmsnorm|pool] [rounds]
 
 Prints the best-of-N process time per instruction of each and the median of paired differences
 (alternating order, GC off during a run): on a shared machine a single difference of ~1 us is noise.
@@ -71,6 +74,55 @@ def twin_legacy_tiles(delta, u, A, B, C):
     return _mamba_body(delta, u, A, B, C, legacy)
 
 
+@nki.jit
+def rmsnorm_twin(a, g):
+    """bench_nki_public's rmsnorm (rows a multiple of 128: every mask selects everything)."""
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    F = a.shape[1]
+    g_tile = nl.load(g.reshape((1, F))[0:1, 0:F])
+    for i in nl.affine_range(a.shape[0] // 128):
+        a_tile = nl.load(a[i * 128:(i + 1) * 128, 0:F])
+        square_sum = nl.sum(nl.square(a_tile), axis=1)
+        mean = nl.multiply(square_sum, float(np.float32(1) / np.float32(F)))      # the legacy ``/ F``
+        scaled = nl.multiply(a_tile, nl.rsqrt(mean))
+        g_bcast = nl.broadcast_to(g_tile, (128, F))
+        nisa.tensor_copy(dst=scaled[...], src=nl.multiply(scaled, g_bcast))     # ``out_tile[...] = ...``
+        nl.store(out[i * 128:(i + 1) * 128, 0:F], scaled)
+    return out
+
+
+@nki.jit
+def adaptive_pool_twin(x, output_size):
+    """vision.py's adaptive_avg_pool2d_kernel for N * C a multiple of 128 and windows under 128 rows and
+    columns (every mask selects everything; one window tile per output position)."""
+    N, C, H, W = x.shape
+    OH = OW = output_size
+    out = nl.ndarray((N, C, OH, OW), dtype=x.dtype, buffer=nl.shared_hbm)
+    h0s, h1s = (np.arange(OH) * H) // OH, (np.arange(1, OH + 1) * H + OH - 1) // OH
+    w0s, w1s = (np.arange(OW) * W) // OW, (np.arange(1, OW + 1) * W + OW - 1) // OW
+    P = nl.tile_size.pmax
+    n = N * C // P
+    x_flat, out_flat = x.reshape((N * C, H, W)), out.reshape((N * C, OH, OW))
+    in_tiles = nl.zeros((P, n, int((h1s - h0s).max()), int((w1s - w0s).max())), dtype=x.dtype, buffer=nl.sbuf)
+    out_tiles = nl.zeros((P, n, OH, OW), dtype=x.dtype, buffer=nl.sbuf)
+    for t in nl.affine_range(n):
+        c0 = t * P
+        for oh in nl.static_range(OH):
+            for ow in nl.static_range(OW):
+                h0, h1, w0, w1 = int(h0s[oh]), int(h1s[oh]), int(w0s[ow]), int(w1s[ow])
+                acc = nl.zeros((P, 1), dtype=nl.float32, buffer=nl.sbuf)
+                for _ in nl.sequential_range(1):
+                    for _ in nl.sequential_range(1):
+                        window = in_tiles[:, t, 0:h1 - h0, 0:w1 - w0]
+                        nisa.dma_copy(dst=window, src=x_flat[c0:c0 + P, h0:h1, w0:w1])
+                        nisa.tensor_copy(dst=acc[:, :], src=nl.add(acc[:, :], nl.sum(window, axis=(1, 2))))
+                total = (h1 - h0) * (w1 - w0)
+                nisa.tensor_copy(dst=out_tiles[:, t, oh, ow],
+                                 src=nl.multiply(acc, float(np.float32(1) / np.float32(total))))
+        nl.store(out_flat[c0:c0 + P, :, :], out_tiles[:, t])
+    return out
+
+
 def _events(fn):
     y = np.asarray(fn())
     return y, [(e.core, e.engine, e.name, e.start_ns, e.end_ns, e.cycles, e.nbytes, e.elements, e.source,
@@ -96,22 +148,38 @@ def _paired(f, g, rounds):
     return best_f, best_g, sorted(diffs)[len(diffs) // 2]
 
 
-def main(channels=512, seq=16, rounds=20):
-    published, _, name = bench._mamba("mamba_v1", channels=channels, seq=seq, state=16)
-    args = bench._mamba_inputs(channels, seq, 16)
+def _kernels(which):
+    """(published kernel, its twins (label, callable), name) for one of mamba, rmsnorm, pool."""
+    if which == "mamba":
+        published, _, name = bench._mamba("mamba_v1", channels=1024, seq=16, state=16)
+        args = bench._mamba_inputs(1024, 16, 16)
+        return published, [("current-API twin", lambda: twin(*args)),
+                           ("twin with legacy tiles", lambda: twin_legacy_tiles(*args))], name
+    if which == "rmsnorm":
+        published, _, name = bench._rmsnorm(16384, 16)
+        a = bench._rng(6).random((16384, 16)).astype(np.float32)      # bench._rmsnorm's inputs
+        g = bench._rng(7).random(16).astype(np.float32)
+        return published, [("current-API twin", lambda: rmsnorm_twin(a, g))], name
+    published, _, name = bench._adaptive_pool(4)
+    x = bench._rng(16).standard_normal((4, 128, 28, 28)).astype(np.float32)   # bench._adaptive_pool's input
+    return published, [("current-API twin", lambda: adaptive_pool_twin(x, 7))], name
+
+
+def main(which="mamba", rounds=20):
+    published, twins, name = _kernels(which)
     y0, e0 = _events(published)
-    for label, k in (("twin", twin), ("twin with legacy tiles", twin_legacy_tiles)):
-        y, e = _events(lambda: k(*args))
+    for label, k in twins:
+        y, e = _events(k)
         same = [x[:8] + x[9:] for x in e] == [x[:8] + x[9:] for x in e0]     # (all but the source line)
         assert np.array_equal(y, y0) and same, f"{label} is not the same run"
     n = len(e0)
     us = 1e6 / n
     print(f"{name}: {n} instructions (the twins' outputs and events are identical)")
-    for label, k in (("current-API twin", twin), ("twin with legacy tiles", twin_legacy_tiles)):
-        a, b, d = _paired(published, lambda: k(*args), rounds)
+    for label, k in twins:
+        a, b, d = _paired(published, k, rounds)
         print(f"  published {a * us:.1f} us/instr, {label} {b * us:.1f} us/instr: legacy layer "
               f"{(a - b) * us:.2f} us/instr (best of {rounds}), {d * us:.2f} (median of paired differences)")
 
 
 if __name__ == "__main__":
-    main(*(int(a) for a in sys.argv[1:4]))
+    main(sys.argv[1] if len(sys.argv) > 1 else "mamba", *(int(a) for a in sys.argv[2:3]))

@@ -142,10 +142,56 @@ def slices_as_arrays(key, shape):
     return tuple(out)
 
 
+#: affine_view's plans: (on_chip, view shape, view strides, one entry per index: None for an int, else
+#: (shape, bytes of index - its first element)) -> (shape, strides, per index (stride, lo span, hi span,
+#: size)). Everything the analysis reads except the indices' first elements (their bases), which only
+#: move the offset and the bounds: a loop's ``i * 128 + ix`` is one plan for every i.
+_PLANS: dict = {}
+_PLANS_MAX = 4096           # distinct index geometries kept (a kernel has a handful; cleared when full)
+_INT64 = np.dtype(np.int64)
+_count_nonzero = np.count_nonzero
+
+
 def affine_view(t, key):
     """The view ``t[key]`` for a key holding index arrays (and ints / full slices); for an HBM tensor whose
-    indices step outside it, an ``OutOfBoundsIndex`` (for masked loads and stores)."""
+    indices step outside it, an ``OutOfBoundsIndex`` (for masked loads and stores).
+
+    The analysis (``_analyse``) runs once per index geometry; later keys of the same geometry (the same
+    index arrays up to their first element) reuse its plan when every index lies inside its dim, and
+    anything else (an outside index, an int subclass, a slice) takes the analysis again, which raises
+    or returns exactly what it did."""
     key = key if isinstance(key, tuple) else (key,)
+    v = t.tv
+    parts = [t.on_chip, v.shape, v.strides]
+    bases = []
+    for k in key:
+        tk = type(k)
+        if tk is np.ndarray and k.dtype.kind in "iu" and k.size:
+            if k.dtype != _INT64:
+                k = k.astype(np.int64)
+            b = int(k.item(0))
+            parts.append((k.shape, (k - b).tobytes()))
+            bases.append(b)
+        elif tk is int:
+            parts.append(None)
+            bases.append(k)
+        else:
+            return _analyse(t, key, None)
+    parts = tuple(parts)
+    plan = _PLANS.get(parts)
+    if plan is None:
+        return _analyse(t, key, parts)
+    shape, strides, dims = plan
+    offset = v.offset
+    for b, (s, lo, hi, n) in zip(bases, dims):
+        if b + lo < 0 or b + hi >= n:
+            return _analyse(t, key, None)       # the bounds error (or an OutOfBoundsIndex), as it was
+        offset += b * s
+    return t._derive(TensorView.derived(v, offset, shape, strides, API))
+
+
+def _analyse(t, key: tuple, plan_key):
+    """affine_view's analysis: every rule, the view; with ``plan_key``, a successful view's plan is kept."""
     if len(key) != len(t.shape):
         raise ConstraintError(API, "key", f"one index per dim of the {len(t.shape)}-d tensor", len(key))
     arrays = []
@@ -173,10 +219,12 @@ def affine_view(t, key):
     v = t.tv
     offset = v.offset
     strides = [0] * ndim
+    dims = []
     for d, (a, n, s) in enumerate(zip(arrays, v.shape, v.strides)):
         base, coef = _affine(API, d, a, ndim)
-        lo = base + sum(c * (shape[k] - 1) for k, c in enumerate(coef) if c < 0)
-        hi = base + sum(c * (shape[k] - 1) for k, c in enumerate(coef) if c > 0)
+        lo_span = sum(c * (shape[k] - 1) for k, c in enumerate(coef) if c < 0)
+        hi_span = sum(c * (shape[k] - 1) for k, c in enumerate(coef) if c > 0)
+        lo, hi = base + lo_span, base + hi_span
         if lo < 0 or hi >= n:
             err = ConstraintError(API, "key", f"indices of dim {d} lie inside its size {n} (outside positions "
                                   "need a mask on nl.load / nl.store)", (lo, hi))
@@ -194,9 +242,15 @@ def affine_view(t, key):
         offset += base * s
         for k, c in enumerate(coef):
             strides[k] += c * s
+        dims.append((s, lo_span, hi_span, n))
     if t.on_chip and strides[0] == 0:
         strides[0] = v.strides[0]       # one partition: its stride never moves
-    return t._derive(TensorView(v.memory, offset, shape, strides, v.dtype, api=API))
+    out = t._derive(TensorView(v.memory, offset, shape, strides, v.dtype, api=API))
+    if plan_key is not None:
+        if len(_PLANS) >= _PLANS_MAX:
+            _PLANS.clear()
+        _PLANS[plan_key] = (out.tv.shape, out.tv.strides, tuple(dims))
+    return out
 
 
 def permuted(t, order):
@@ -210,10 +264,11 @@ def mask_array(api: str, mask, shape) -> np.ndarray | None:
     """``mask=`` broadcast to ``shape`` (None: everything); a bool array from index comparisons."""
     if mask is None:
         return None
-    m = np.asarray(mask)
+    m = mask if type(mask) is np.ndarray else np.asarray(mask)
     if m.dtype != np.bool_:
         raise ConstraintError(api, "mask", "a boolean expression of nl.arange / nl.mgrid indices", str(m.dtype))
-    if m.all():
+    if _count_nonzero(m) == m.size:
+        # (m.all(), by counting: no reduction machinery for the usual all-true mask)
         return None         # selects everything, whatever shape it is written over (bn_stats: its input's)
     try:
         m = np.broadcast_to(m.reshape((1,) * (len(shape) - m.ndim) + m.shape) if m.ndim < len(shape) else m,

@@ -14,6 +14,7 @@ from .. import cost_two as _cost2
 from .. import isa as _isa
 from .. import rules as _R
 from ..args import as_int as _as_int
+from .. import runtime as _runtime
 from ..runtime import current
 from ..tensor import MemoryRegion, NkiTensor
 from .assign import MATMUL_RESULTS
@@ -39,13 +40,17 @@ _TILE_TYPES = (NkiTensor, _BlockTile, _OutOfBoundsIndex)
 
 def _tile(api, param, t):
     """A tile argument is an NKI tensor (a legacy kernel's tile, a view or an op's result): anything else
-    is refused here, before a shape or dtype is read from it."""
+    is refused here, before a shape or dtype is read from it. (The wrappers call it for anything but a
+    LegacyTensor, which passes.)"""
     if not isinstance(t, _TILE_TYPES):
         raise ConstraintError(api, param, "an NKI tensor (a tile, a view of one or an op's result)", t)
 
 
 def _new(api, shape, dtype, buffer=MemoryRegion.sbuf):
-    t = current(api).allocate(shape, dtype, buffer, "", api)
+    run = _runtime._current
+    if run is None:
+        run = current(api)          # raises: no kernel is running
+    t = run.allocate(shape, dtype, buffer, "", api)
     if type(t) is NkiTensor:        # (legacy(t), inlined: one call fewer per op)
         t.__class__ = _LegacyTensor
     return t
@@ -69,8 +74,10 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
               mask=None, **kwargs):
     """``stationary.T @ moving`` as a new fp32 PSUM tile [M, N]."""
     api = "nisa.nc_matmul"
-    _tile(api, "stationary", stationary)
-    _tile(api, "moving", moving)
+    if type(stationary) is not _LegacyTensor:
+        _tile(api, "stationary", stationary)
+    if type(moving) is not _LegacyTensor:
+        _tile(api, "moving", moving)
     # TensorE reads SBUF only; a PSUM operand (a legacy nc_transpose result, as in flash attention's
     # backward pass) is copied to SBUF on VectorE first, the copy the legacy compiler inserted
     stationary, moving = _in_sbuf(api, stationary), _in_sbuf(api, moving)
@@ -101,7 +108,8 @@ def _matmul_transpose(api, stationary, moving, mask):
 def nc_transpose(data, engine=engine.unknown, mask=None, dtype=None, **kwargs):
     """``data`` [P, F] transposed to [F, P]: in PSUM on TensorE, in SBUF on VectorE (<= 32x32)."""
     api = "nisa.nc_transpose"
-    _tile(api, "data", data)
+    if type(data) is not _LegacyTensor:
+        _tile(api, "data", data)
     on_vector = engine == _isa.engine.vector       # unknown: TensorE, the legacy tutorials' PSUM result
     buffer = MemoryRegion.sbuf if on_vector else MemoryRegion.psum
     out = _new(api, (data.free_size, data.partitions), dtype or data.dtype, buffer)
@@ -112,7 +120,8 @@ def nc_transpose(data, engine=engine.unknown, mask=None, dtype=None, **kwargs):
 def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, reduce_cmd=None,
                mask=None, dtype=None, **kwargs):
     api = "nisa.activation"
-    _tile(api, "data", data)
+    if type(data) is not _LegacyTensor:
+        _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     if reduce_res is None and reduce_cmd is None:
         _isa.activation(out, op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_res=None)
@@ -126,7 +135,8 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
 
 def activation_reduce(op, data, reduce_op, reduce_res, bias=None, scale=1.0, mask=None, dtype=None, **kwargs):
     api = "nisa.activation_reduce"
-    _tile(api, "data", data)
+    if type(data) is not _LegacyTensor:
+        _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.activation_reduce(out, op, data, reduce_op, reduce_res, bias=bias, scale=scale)
     return out if mask is None else _result(api, out, mask)
@@ -134,8 +144,10 @@ def activation_reduce(op, data, reduce_op, reduce_res, bias=None, scale=1.0, mas
 
 def tensor_tensor(data1, data2, op, dtype=None, mask=None, engine=engine.unknown, **kwargs):
     api = "nisa.tensor_tensor"
-    _tile(api, "data1", data1)
-    _tile(api, "data2", data2)
+    if type(data1) is not _LegacyTensor:
+        _tile(api, "data1", data1)
+    if type(data2) is not _LegacyTensor:
+        _tile(api, "data2", data2)
     out = _new(api, data1.shape, dtype or data1.dtype)
     _isa.tensor_tensor(out, data1, data2, op, engine=engine)
     return out if mask is None else _result(api, out, mask)
@@ -144,7 +156,8 @@ def tensor_tensor(data1, data2, op, dtype=None, mask=None, engine=engine.unknown
 def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False,
                   dtype=None, mask=None, engine=engine.unknown, **kwargs):
     api = "nisa.tensor_scalar"
-    _tile(api, "data", data)
+    if type(data) is not _LegacyTensor:
+        _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.tensor_scalar(out, data, op0, operand0, reverse0=reverse0, op1=op1, operand1=operand1,
                        reverse1=reverse1, engine=engine)
@@ -154,7 +167,8 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
 def scalar_tensor_tensor(data, op0, operand0, op1, operand1, reverse0=False, reverse1=False,
                          dtype=None, mask=None, **kwargs):
     api = "nisa.scalar_tensor_tensor"
-    _tile(api, "data", data)
+    if type(data) is not _LegacyTensor:
+        _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.scalar_tensor_tensor(out, data, op0, operand0, op1, operand1, reverse0=reverse0, reverse1=reverse1)
     return out if mask is None else _result(api, out, mask)
@@ -164,7 +178,8 @@ def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=Fa
                          **kwargs):
     """``data op0 operand0`` as a new tile; ``reduce_res`` (a (P, 1) tile) gets its reduce_op over the free axes."""
     api = "nisa.tensor_scalar_reduce"
-    _tile(api, "data", data)
+    if type(data) is not _LegacyTensor:
+        _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.tensor_scalar_reduce(out, data, op0, operand0, reduce_op, reduce_res=reduce_res, reverse0=reverse0)
     return out if mask is None else _result(api, out, mask)
@@ -172,7 +187,8 @@ def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=Fa
 
 def tensor_copy(src, dtype=None, mask=None, engine=engine.unknown, **kwargs):
     api = "nisa.tensor_copy"
-    _tile(api, "src", src)
+    if type(src) is not _LegacyTensor:
+        _tile(api, "src", src)
     out = _new(api, src.shape, dtype or src.dtype)
     _isa.tensor_copy(out, src, engine=engine)
     return out if mask is None else _result(api, out, mask)
@@ -181,7 +197,8 @@ def tensor_copy(src, dtype=None, mask=None, engine=engine.unknown, **kwargs):
 def tensor_reduce(op, data, axis, negate=False, keepdims=False, dtype=None, mask=None, **kwargs):
     """``op``-reduce over any free axes (permuted last, as nl.sum does) into a new tile."""
     api = "nisa.tensor_reduce"
-    _tile(api, "data", data)
+    if type(data) is not _LegacyTensor:
+        _tile(api, "data", data)
     if not isinstance(axis, (tuple, list)):
         axis = (axis,)
     nd = len(data.shape)
@@ -202,7 +219,8 @@ def tensor_reduce(op, data, axis, negate=False, keepdims=False, dtype=None, mask
 def tensor_partition_reduce(op, data, dtype=None, mask=None, **kwargs):
     """``op``-reduce across partitions on GpSimd: ``[P, F]`` -> a new ``[1, F]`` tile."""
     api = "nisa.tensor_partition_reduce"
-    _tile(api, "data", data)
+    if type(data) is not _LegacyTensor:
+        _tile(api, "data", data)
     out = _new(api, (1,) + tuple(data.shape[1:]), dtype or data.dtype)
     _isa.tensor_partition_reduce(out, op, data)
     return out if mask is None else _result(api, out, mask)
@@ -211,8 +229,10 @@ def tensor_partition_reduce(op, data, dtype=None, mask=None, **kwargs):
 def tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False, reverse1=False, dtype=None,
                        mask=None, **kwargs):
     api = "nisa.tensor_tensor_scan"
-    _tile(api, "data0", data0)
-    _tile(api, "data1", data1)
+    if type(data0) is not _LegacyTensor:
+        _tile(api, "data0", data0)
+    if type(data1) is not _LegacyTensor:
+        _tile(api, "data1", data1)
     out = _new(api, data0.shape, dtype or data0.dtype)
     _isa.tensor_tensor_scan(out, data0, data1, initial, op0, op1, reverse0=reverse0, reverse1=reverse1)
     return out if mask is None else _result(api, out, mask)
@@ -220,7 +240,8 @@ def tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False, reverse1
 
 def reciprocal(data, dtype=None, mask=None, **kwargs):
     api = "nisa.reciprocal"
-    _tile(api, "data", data)
+    if type(data) is not _LegacyTensor:
+        _tile(api, "data", data)
     out = _new(api, data.shape, dtype or data.dtype)
     _isa.reciprocal(out, data)
     return out if mask is None else _result(api, out, mask)
@@ -228,7 +249,8 @@ def reciprocal(data, dtype=None, mask=None, **kwargs):
 
 def bn_stats(data, dtype=None, mask=None, **kwargs):
     api = "nisa.bn_stats"
-    _tile(api, "data", data)
+    if type(data) is not _LegacyTensor:
+        _tile(api, "data", data)
     out = _new(api, (data.partitions, 6), dtype or data.dtype)
     _isa.bn_stats(out, data)
     return out if mask is None else _result(api, out, mask)
@@ -236,7 +258,8 @@ def bn_stats(data, dtype=None, mask=None, **kwargs):
 
 def bn_aggr(data, dtype=None, mask=None, **kwargs):
     api = "nisa.bn_aggr"
-    _tile(api, "data", data)
+    if type(data) is not _LegacyTensor:
+        _tile(api, "data", data)
     out = _new(api, (data.partitions, 2), dtype or data.dtype)
     _isa.bn_aggr(out, data)
     return out if mask is None else _result(api, out, mask)
@@ -273,7 +296,8 @@ def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **k
     ``on_true_tile`` (flash attention passes its scores) is first copied to SBUF on VectorE, as GpSimd
     cannot read PSUM."""
     api = "nisa.affine_select"
-    _tile(api, "on_true_tile", on_true_tile)
+    if type(on_true_tile) is not _LegacyTensor:
+        _tile(api, "on_true_tile", on_true_tile)
     run = current(api)
     src = on_true_tile
     _R.tile(api, "on_true_tile", src)
@@ -304,11 +328,15 @@ def dma_copy(dst, src, mask=None, **kwargs):
     """The legacy form is already dst-first; ``mask=`` (a box) moves just that box, and either side may be
     an index stepping outside its tensor when the mask leaves the outside out (as nl.load / nl.store)."""
     api = "nisa.dma_copy"
-    _tile(api, "dst", dst)
-    _tile(api, "src", src)
-    outside = [t for t in (dst, src) if isinstance(t, _index.OutOfBoundsIndex)]
-    options = {k: kwargs[k] for k in ("dge_mode", "oob_mode") if k in kwargs}
-    if not outside:
+    if type(dst) is not _LegacyTensor:
+        _tile(api, "dst", dst)
+    if type(src) is not _LegacyTensor:
+        _tile(api, "src", src)
+    options = {k: kwargs[k] for k in ("dge_mode", "oob_mode") if k in kwargs} if kwargs else {}
+    outside = src if isinstance(src, _index.OutOfBoundsIndex) else None
+    if isinstance(dst, _index.OutOfBoundsIndex):
+        outside = dst
+    if outside is None:
         m = _index.mask_array(api, mask, dst.shape)
         if m is None:
             return _isa.dma_copy(dst=dst, src=src, **options)
@@ -316,7 +344,7 @@ def dma_copy(dst, src, mask=None, **kwargs):
         if box is None:
             raise UnsupportedError(api, "a mask that is not a box", "the DMA moves one access pattern")
     else:
-        box = _masked_box(api, outside[0], mask)
+        box = _masked_box(api, outside, mask)
     if not box:
         return None
 

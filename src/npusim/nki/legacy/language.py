@@ -114,6 +114,12 @@ class par_dim:
 
 def _layout(shape, api):
     """(tile shape with the partition dim first, number of block dims before it)."""
+    if type(shape) is tuple:
+        for d in shape:
+            if type(d) is not int:
+                break
+        else:
+            return shape, 0         # Python ints, no par_dim mark: the shape as it is (the usual case)
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
     if not all(_is_int(d) or isinstance(d, par_dim) for d in shape):          # nl.ndarray's own shape rule then checks the sizes
         raise ConstraintError(api, "shape", "a tuple of ints (one may be an nl.par_dim)", shape)
@@ -212,10 +218,9 @@ class LegacyAluOp(AluOp):
     and called as a function it returns a legacy tile (``mask=``, ``dtype=``)."""
 
     def __call__(self, x, y=None, dtype=None, mask=None, **kwargs):
-        api = f"nl.{self.name}"
         x, y = _across_partitions(x, y)
         out = legacy(_nl.elementwise(OPS[self.name], x, None if self.unary else y, dtype))
-        return _apply_mask(api, out, mask)
+        return out if mask is None else _apply_mask(f"nl.{self.name}", out, mask)
 
 
 for _name, _op in OPS.items():
@@ -245,7 +250,8 @@ def divide(x, y, dtype=None, mask=None, **kwargs):
         out = _nl.elementwise(OPS["multiply"], x, float(np.float32(1) / np.float32(y)), dtype)
     else:
         raise ConstraintError(api, "x", "at least one operand is a tile", (type(x).__name__, type(y).__name__))
-    return _apply_mask(api, legacy(out), mask)
+    out = legacy(out)
+    return out if mask is None else _apply_mask(api, out, mask)
 
 
 true_divide = divide
@@ -255,7 +261,8 @@ def _activation(name):
     act = ACT[name]
 
     def f(x, dtype=None, mask=None, **kwargs):
-        return _apply_mask(f"nl.{name}", legacy(_nl.activation_call(act, x, dtype)), mask)
+        out = legacy(_nl.activation_call(act, x, dtype))
+        return out if mask is None else _apply_mask(f"nl.{name}", out, mask)
     f.__name__ = name
     return f
 
@@ -285,7 +292,8 @@ def _reducer(name):
             order = [i for i in range(nd) if i not in axes] + list(axes)
             x = _index.permuted(x, order)
             axes = last
-        return _apply_mask(api, legacy(current_fn(x, axes, dtype=dtype, keepdims=keepdims)), mask)
+        out = legacy(current_fn(x, axes, dtype=dtype, keepdims=keepdims))
+        return out if mask is None else _apply_mask(api, out, mask)
     f.__name__ = name
     return f
 

@@ -11,7 +11,7 @@ from .. import language as _nl
 from ..runtime import current
 from ..tensor import NkiTensor
 from . import index as _index
-from .tensor import BlockTile, legacy
+from .tensor import BlockTile, LegacyTensor, legacy
 
 sbuf = _nl.sbuf
 
@@ -91,6 +91,11 @@ def load(src, mask=None, dtype=None, **kwargs):
     """A new SBUF tile holding ``src`` (``dma_copy``); with ``mask``, only the masked elements: a box mask
     (``ix < n``) moves just that box, any other mask moves everything and keeps the masked elements."""
     api = "nl.load"
+    if mask is None and type(src) is LegacyTensor and len(src.shape) > 1:
+        t = _nl.load(src, dtype=dtype)      # (the usual call: what the general path below does for it)
+        if type(t) is NkiTensor:
+            t.__class__ = LegacyTensor
+        return t
     if isinstance(src, _index.OutOfBoundsIndex):
         return _load_outside(api, src, mask, dtype)
     if not isinstance(src, NkiTensor):

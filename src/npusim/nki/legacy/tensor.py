@@ -13,27 +13,72 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.errors import ConstraintError
-from ...core.view import TensorView
 from .. import language as _current_nl
-from ..tensor import NkiTensor
+from ..tensor import _WHOLE, NkiTensor
 from . import index as _index
 
 _tensor_getitem = NkiTensor.__getitem__
 
 
-class LegacyTensor(NkiTensor):
-    __slots__ = ()
+_PLAIN_BOUNDS = (int, type(None))
 
-    def _derive(self, view: TensorView) -> "LegacyTensor":
-        return LegacyTensor(view, self.buffer, self.name, self.root or self, self.run)
+
+def _python_ints(key: tuple) -> tuple:
+    """``key`` with numpy ints (as ints and slice bounds) made Python ints; ``key`` itself when it has none.
+    (Kernels compute bounds from numpy arrays, ``h_start = h_starts[i]``: the views' short path takes
+    Python ints only.)"""
+    out = None
+    for i, k in enumerate(key):
+        tk = type(k)
+        if tk is int:
+            continue
+        if tk is slice:
+            a, b, c = k.start, k.stop, k.step
+            if type(a) in _PLAIN_BOUNDS and type(b) in _PLAIN_BOUNDS and type(c) in _PLAIN_BOUNDS:
+                continue
+            k = slice(_int(a), _int(b), _int(c))
+        elif isinstance(k, np.integer):
+            k = int(k)
+        else:
+            continue
+        if out is None:
+            out = list(key)
+        out[i] = k
+    return key if out is None else tuple(out)
+
+
+def _int(b):
+    return int(b) if isinstance(b, np.integer) else b
+
+
+class LegacyTensor(NkiTensor):
+    # (No _derive of its own: NkiTensor's makes a tensor of type(self), and its __getitem__ builds the
+    # view's tensor inline only for classes that keep NkiTensor._derive.)
+    __slots__ = ()
 
     def __getitem__(self, key):
         if type(key) is tuple:      # (index.has_index_arrays, inlined: this runs for every legacy index)
+            plain = True
             for k in key:
-                if type(k) is not slice and type(k) is not int and isinstance(k, np.ndarray):
-                    return _index.affine_view(self, key)
+                tk = type(k)
+                if tk is slice:
+                    if plain and not (type(k.start) in _PLAIN_BOUNDS and type(k.stop) in _PLAIN_BOUNDS):
+                        plain = False
+                elif tk is not int:
+                    if isinstance(k, np.ndarray):
+                        return _index.affine_view(self, key)
+                    plain = False
+            if not plain:
+                ints = _python_ints(key)
+                if ints is not key:
+                    try:
+                        return _tensor_getitem(self, ints)      # the same view as key's
+                    except ConstraintError:
+                        pass                # key's own error (or its out-of-bounds index), below
         elif isinstance(key, np.ndarray):
             return _index.affine_view(self, key)
+        elif key is Ellipsis:
+            key = _WHOLE[len(self.shape)]   # ``t[...] = x``: every dim whole, the views' short path
         try:
             return _tensor_getitem(self, key)
         except ConstraintError:
@@ -134,14 +179,30 @@ class BlockTile:
     def buffer(self):
         return self.base.buffer
 
-    def _block(self, key) -> tuple[LegacyTensor, tuple]:
+    def _split(self, key) -> tuple[tuple, tuple]:
+        """(the block ints, the rest of the key)."""
         key = key if isinstance(key, tuple) else (key,)
         nb = self.nblocks
+        if nb == 1 and len(key) > 1 and type(key[0]) is int:
+            return key[:1], key[1:]         # (the usual one block index, as _block_ints gives it)
         blocks = _block_ints(key[:nb]) if len(key) >= nb else None
         if blocks is None:
             raise ConstraintError("NkiTensor.__getitem__", "key", "a block tile is indexed by an int per block "
                                   "dim before its partition dim", key)
-        return self.base[(slice(None),) + blocks], key[nb:]
+        return blocks, key[nb:]
+
+    def _folded(self, blocks: tuple, rest: tuple):
+        """``base[:, *blocks][rest]`` made by one slicing of the base, ``base[rest[0], *blocks, *rest[1:]]``
+        (the same dims, offset and strides), when ``rest`` is ints and slices; None otherwise and when that
+        key fails (the two slicings then give their view or their own error)."""
+        rest = _python_ints(rest)
+        for r in rest:
+            if type(r) is not int and type(r) is not slice:
+                return None
+        try:
+            return _tensor_getitem(self.base, (rest[0],) + blocks + rest[1:])
+        except ConstraintError:
+            return None
 
     def __getitem__(self, key):
         k = key if isinstance(key, tuple) else (key,)
@@ -150,7 +211,12 @@ class BlockTile:
             if blocks is not None:
                 # fewer block indices than block dims: the remaining block dims stay (a smaller block tile)
                 return BlockTile(self.base[(slice(None),) + blocks], self.nblocks - len(k))
-        tile, rest = self._block(k)
+        blocks, rest = self._split(k)
+        out = self._folded(blocks, rest) if rest else None
+        if out is not None:
+            self._last = (key, out)         # (a folded key holds no index arrays)
+            return out
+        tile = self.base[(slice(None),) + blocks]
         out = tile[rest] if rest else tile
         # only keys that cannot change in between (an index array could be modified in place)
         self._last = None if _index.has_index_arrays(rest) else (key, out)
@@ -164,7 +230,13 @@ class BlockTile:
             # are made again
             self._last = None
             return
-        tile, rest = self._block(key)
+        blocks, rest = self._split(key)
+        if rest:
+            view = self._folded(blocks, rest)
+            if view is not None:
+                _assign.assign(view, value)         # (what tile[rest] = value does)
+                return
+        tile = self.base[(slice(None),) + blocks]
         if rest:
             tile[rest] = value
         else:

@@ -1,0 +1,173 @@
+"""The legacy layer's per-call shortcuts give exactly what the full paths give: affine_view's plan cache
+(one analysis per index geometry), and a changed field of the geometry misses the cache."""
+import numpy as np
+import pytest
+
+import npusim.nki as current_nki
+import npusim.nki.legacy as nki
+import npusim.nki.legacy.language as nl
+from npusim.core.errors import ConstraintError
+from npusim.nki.legacy import index as _index
+
+
+def run(fn, *args, target="trn2"):
+    return current_nki.simulate(nki.jit(fn), target=target)(*args)
+
+
+def _geometry(t):
+    v = t.tv
+    return v.offset, v.shape, v.strides
+
+
+def test_affine_plan_is_reused_across_bases_and_a_changed_field_misses():
+    """``i * 16 + ix`` for every i is one plan; another stride, shape, on-chip-ness, index step or index
+    shape is another. Each view equals the one the full analysis makes (cache cleared before it)."""
+    a = np.arange(64 * 24, dtype=np.float32).reshape(64, 24)
+    b = np.arange(64 * 32, dtype=np.float32).reshape(64, 32)
+    seen = []
+
+    def fresh(t, key):
+        saved = dict(_index._PLANS)
+        _index._PLANS.clear()
+        try:
+            return _geometry(t[key])
+        finally:
+            _index._PLANS.clear()
+            _index._PLANS.update(saved)
+
+    def k(x, y):
+        ix, iy = nl.arange(16)[:, None], nl.arange(8)[None, :]
+        _index._PLANS.clear()
+        keys = [(x, (0 * 16 + ix, iy))]
+        keys += [(x, (i * 16 + ix, iy + 3)) for i in range(1, 4)]       # same geometry, other bases
+        keys += [(y, (ix, iy)),                                        # other row stride
+                 (x, (ix, 2 * iy)),                                    # other index step
+                 (x, (ix, nl.arange(4)[None, :])),                     # other index shape
+                 (x, (nl.arange(16)[:, None, None], nl.arange(2)[None, :, None] * 8 + nl.arange(8)[None, None, :]))]
+        t = nl.load(x[ix, nl.arange(24)[None, :]])                        # on chip: rules of its own
+        keys += [(t, (ix, iy)), (t, (ix, iy + 5))]
+        for tensor, key in keys:
+            before = len(_index._PLANS)
+            got = _geometry(tensor[key])
+            seen.append(len(_index._PLANS) - before)
+            assert got == fresh(tensor, key)
+        out = nl.ndarray((1, 1), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, nl.zeros((1, 1), nl.float32))
+        return out
+    run(k, a, b)
+    # first key: a miss; three more bases: hits; y, 2*iy, shorter iy, 3-D grid: misses; the tile: a miss,
+    # then a hit
+    assert seen[:4] == [1, 0, 0, 0]
+    assert seen[4:8] == [1, 1, 1, 1]
+    assert seen[8:] == [1, 0]
+
+
+def test_a_cached_plan_still_raises_and_steps_outside_as_before():
+    """After a plan exists, a base that puts the index outside the tensor takes the full analysis: on HBM
+    an OutOfBoundsIndex (masked loads), on chip the bounds error."""
+    a = np.arange(40 * 8, dtype=np.float32).reshape(40, 8)
+
+    def k(x):
+        out = nl.ndarray((40, 8), nl.float32, buffer=nl.shared_hbm)
+        ix, iy = nl.arange(16)[:, None], nl.arange(8)[None, :]
+        for i in range(3):                 # rows 32..47 of 40: the last one is outside, loaded under a mask
+            t = nl.load(x[i * 16 + ix, iy], mask=(i * 16 + ix < 40))
+            nl.store(out[i * 16 + ix, iy], t, mask=(i * 16 + ix < 40))
+        assert isinstance(x[2 * 16 + ix, iy], _index.OutOfBoundsIndex)
+        tile = nl.load(x[ix, iy])
+        tile[ix, iy]                        # a plan on chip
+        with pytest.raises(ConstraintError, match="inside its size 8"):
+            tile[ix, iy + 1]
+        with pytest.raises(ConstraintError, match="affine expression"):
+            tile[ix, iy * iy]               # same shape, other deltas: another key, the full analysis
+        return out
+    np.testing.assert_array_equal(run(k, a), a)
+
+
+def _two_step(block_tile, key):
+    """``t[key]`` of a block tile the long way: the block's tile, then the rest of the key."""
+    nb = block_tile.nblocks
+    tile = block_tile.base[(slice(None),) + tuple(int(b) for b in key[:nb])]
+    return nl.LegacyTensor.__getitem__(tile, key[nb:])
+
+
+def _error(fn):
+    with pytest.raises(ConstraintError) as info:
+        fn()
+    return str(info.value)
+
+
+@pytest.mark.parametrize("key", [
+    (1, slice(None), slice(0, 3)),
+    (2, 0, slice(1, 4)),                                 # an int partition index keeps its dim
+    (0, slice(32, 48), 3),
+    (1, np.int32(0), slice(np.int64(2), np.int32(4))),   # numpy ints (a kernel's h_starts[i])
+    (2, slice(0, 64), -1),
+    (1, nl.ds(32, 8), slice(None)),
+])
+def test_block_tile_view_is_the_two_step_view(key):
+    """``t[b, rest]`` of a par_dim block tile is one slicing of the base tile: the same geometry as the
+    block's tile indexed by ``rest``, and writing through it writes the same bytes."""
+    def k(x):
+        t = nl.zeros((3, nl.par_dim(64), 6), dtype=nl.float32)
+        assert _geometry(t[key]) == _geometry(_two_step(t, key))
+        t[key] = 7.0
+        out = nl.ndarray((64, 18), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, t.base.reshape((64, 18)))
+        return out
+    want = np.zeros((64, 3, 6), np.float32)
+    blocks, rest = key[:1], key[1:]
+    rest = tuple(slice(r.start, r.start + r.size) if isinstance(r, type(nl.ds(0, 1))) else r for r in rest)
+    p = rest[0] if not isinstance(rest[0], (int, np.integer)) else slice(int(rest[0]), int(rest[0]) + 1)
+    want[(p, blocks[0]) + rest[1:]] = 7.0
+    np.testing.assert_array_equal(run(k, np.zeros((1, 1), np.float32)), want.reshape(64, 18))
+
+
+@pytest.mark.parametrize("key", [
+    (1, slice(0, 33), slice(None)),          # past the partitions
+    (1, slice(None), slice(0, 7)),           # past the free dim
+    (1, slice(None), np.int32(6)),
+    (3, slice(None), slice(None)),           # no block 3
+    (1, slice(None), slice(None), 0),        # one index too many
+    (1, slice(0, 32, 2), slice(None)),       # a step on the partitions
+])
+def test_block_tile_key_errors_are_the_two_step_errors(key):
+    def k(x):
+        t = nl.zeros((3, nl.par_dim(32), 6), dtype=nl.float32)
+        assert _error(lambda: t[key]) == _error(lambda: _two_step(t, key))
+    run(k, np.zeros((1, 1), np.float32))
+
+
+def test_numpy_int_bounds_give_the_int_view_and_their_own_errors():
+    """An HBM or SBUF view with numpy-int bounds is the view of the same Python ints; a bad one raises
+    the error that names the key as written."""
+    a = np.arange(40 * 8, dtype=np.float32).reshape(40, 8)
+
+    def k(x):
+        h0, h1 = np.int32(3), np.int32(11)
+        assert _geometry(x[h0:h1, np.int64(2):8]) == _geometry(x[3:11, 2:8])
+        assert _geometry(x[np.int64(5), 1:4]) == _geometry(x[5, 1:4])
+        t = nl.load(x[0:16, 0:8])
+        assert _geometry(t[np.int32(0):np.int32(16), np.int32(2)]) == _geometry(t[0:16, 2])
+        msg = _error(lambda: t[0:16, np.int32(2):np.int32(9)])
+        assert "np.int32(9)" in msg or "9" in msg
+        assert msg == _error(lambda: nl.LegacyTensor.__bases__[0].__getitem__(t, (slice(0, 16),
+                                                                                  slice(np.int32(2), np.int32(9)))))
+        out = nl.ndarray((1, 1), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, nl.zeros((1, 1), nl.float32))
+        return out
+    run(k, a)
+
+
+def test_ellipsis_is_every_dim_whole():
+    """``t[...]`` (``out_tile[...] = x``) is the view of full slices, as the general path makes it."""
+    def k(x):
+        t = nl.load(x[0:16, 0:8])
+        assert _geometry(t[...]) == _geometry(nl.LegacyTensor.__bases__[0]._index(t, Ellipsis))
+        assert _geometry(x[...]) == _geometry(nl.LegacyTensor.__bases__[0]._index(x, Ellipsis))
+        t[...] = nl.multiply(t, 2.0)
+        out = nl.ndarray((16, 8), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, t)
+        return out
+    a = np.arange(40 * 8, dtype=np.float32).reshape(40, 8)
+    np.testing.assert_array_equal(run(k, a), a[:16] * 2)
