@@ -88,3 +88,15 @@ def build_library(folder: str, source: str, flag_sets: list[list[str]]) -> tuple
             return path, ""
         errors = proc.stderr.strip()
     return None, errors
+
+
+def load_extension(name: str, path: str):
+    """Import the CPython extension module built at ``path`` under ``name`` (its init function is
+    ``PyInit_`` + the last part of ``name``). Raises ImportError or OSError when it cannot be loaded."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.ExtensionFileLoader(name, path)
+    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module

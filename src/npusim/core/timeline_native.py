@@ -9,8 +9,6 @@ npusim is imported), or when the build or load fails (one warning saying why), t
 """
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 import os
 import sysconfig
 import warnings
@@ -42,10 +40,7 @@ def build() -> tuple[object | None, str]:
     if path is None:
         return None, why
     try:
-        loader = importlib.machinery.ExtensionFileLoader(MODULE, path)
-        spec = importlib.util.spec_from_file_location(MODULE, path, loader=loader)
-        module = importlib.util.module_from_spec(spec)
-        loader.exec_module(module)
+        module = native_build.load_extension(MODULE, path)
     except (ImportError, OSError) as e:
         return None, f"cannot load {path}: {e}"
     return module, ""

@@ -16,8 +16,6 @@ why) leave every function returning False: numpy does everything.
 """
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 import os
 import sysconfig
 import warnings
@@ -47,10 +45,7 @@ def _load():
                           RuntimeWarning)
         return None
     try:
-        loader = importlib.machinery.ExtensionFileLoader(MODULE, path)
-        spec = importlib.util.spec_from_file_location(MODULE, path, loader=loader)
-        module = importlib.util.module_from_spec(spec)
-        loader.exec_module(module)
+        module = native_build.load_extension(MODULE, path)
     except (ImportError, OSError) as e:
         warnings.warn(f"npusim.nki: cannot load {path} ({e}), using numpy", RuntimeWarning)
         return None

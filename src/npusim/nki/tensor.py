@@ -59,6 +59,21 @@ def _index_int(v) -> int:
                         "(not bools or floats)")
 
 
+def _set_geometry(t, view, on_chip: bool) -> None:
+    """The plain geometry attributes of a tensor over ``view`` (the ISA rules read them for every operand;
+    a view never changes after it is made)."""
+    t.shape = shape = view.shape
+    t.free_size = n = math.prod(shape[1:])         # elements per partition (the N of the cost formulas)
+    item = view.dtype.np.itemsize                   # (np.dtype.itemsize: no property call)
+    if shape:
+        t.partitions = p = shape[0]
+        t.nbytes = p * n * item
+    else:
+        t.partitions = 1
+        t.nbytes = item
+    t.start_partition = view.lane_lo if on_chip else 0    # (first partition)
+
+
 class NkiTensor:
     """A tensor in SBUF, PSUM or HBM: a typed strided window (``view``) onto one memory."""
     __slots__ = ("tv", "buffer", "name", "root", "run", "full", "stale", "checked", "on_chip", "in_psum", "free_size",
@@ -81,16 +96,7 @@ class NkiTensor:
         self.on_chip = on_chip = in_psum or buffer is SBUF
         # Plain attributes, not properties: the ISA rules read them for every operand. A view never
         # changes after it is made (``tv`` is set once).
-        self.shape = shape = view.shape
-        self.free_size = n = math.prod(shape[1:])      # elements per partition (the N of the cost formulas)
-        item = view.dtype.np.itemsize                   # (np.dtype.itemsize: no property call)
-        if shape:
-            self.partitions = p = shape[0]
-            self.nbytes = p * n * item
-        else:
-            self.partitions = 1
-            self.nbytes = item
-        self.start_partition = view.lane_lo if on_chip else 0    # (first partition)
+        _set_geometry(self, view, on_chip)
 
     @classmethod
     def placed(cls, view: TensorView, buffer: MemoryRegion, name: str, run, free_size: int,
@@ -240,16 +246,7 @@ class NkiTensor:
                 t.sig = t.scope = t.ind = None
                 t.in_psum = self.in_psum
                 t.on_chip = on_chip = self.on_chip
-                t.shape = shape = view.shape
-                t.start_partition = view.lane_lo if on_chip else 0
-                t.free_size = n = math.prod(shape[1:])
-                item = view.dtype.np.itemsize
-                if shape:
-                    t.partitions = p = shape[0]
-                    t.nbytes = p * n * item
-                else:
-                    t.partitions = 1
-                    t.nbytes = item
+                _set_geometry(t, view, on_chip)
                 return t
         return self._index(key)
 
