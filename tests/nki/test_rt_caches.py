@@ -1,22 +1,15 @@
 """What the per-instruction plumbing caches answers as the uncached path does, and misses when a field
-that the answer depends on changes: a tile's ``sig`` taken from its allocation plan (runtime.py); the
-DMA engines asked again and again with the tuples a ``dma_copy`` plan keeps (dma.py)."""
-import os
-import sys
+that the answer depends on changes: a tile's ``sig`` taken from its allocation plan (runtime.py)."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
 
 import npusim.nki.isa as nisa
 import npusim.nki.language as nl
 from npusim.core.errors import ConstraintError
 from npusim.nki import plan as _plan
-from npusim.nki.dma import DmaEngines
 from npusim.nki.runtime import run_context
 
-sys.path.insert(0, os.path.dirname(__file__))
-from test_dma_engines import _PerEngine  # noqa: E402
 
 GEOMETRIES = [((128, 16), nl.float32, nl.sbuf), ((128, 16), nl.bfloat16, nl.sbuf), ((128, 8), nl.float32, nl.sbuf),
               ((64, 16), nl.float32, nl.sbuf), ((128, 16), nl.float32, nl.psum), ((128, 2, 8), nl.float32, nl.sbuf),
@@ -67,38 +60,3 @@ def test_a_sliced_load_keeps_its_plan_sig_through_ops():
         nisa.tensor_tensor(dst=out, data1=a, data2=b, op=nl.add)
         np.testing.assert_array_equal(out.read(), 2 * np.arange(128 * 16, dtype=np.float32).reshape(128, 16))
         assert a.sig == b.sig == out.sig == _fresh_sig(out)
-
-
-# The DMA engines: the same groups tuples (an isa.dma_copy plan keeps one) asked about again and again,
-# through splits and nested intervals, answer as the engines kept one by one.
-N = 16
-TUPLES = [tuple(range(N)), tuple(range(8)), (0,), (3, 4, 5), tuple(range(8, 16)), (15,)]
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, len(TUPLES) - 1), st.floats(0, 3000, allow_nan=False),
-                          st.floats(0.5, 300, allow_nan=False), st.booleans(), st.booleans()),
-                min_size=1, max_size=120), st.integers(2, 40))
-def test_the_same_groups_tuple_answers_as_the_engines_one_by_one(ops, keep):
-    eng, ref = DmaEngines(N), _PerEngine(N, keep)
-    eng.KEEP = keep
-    for i, t, d, fitted, as_list in ops:
-        gs = TUPLES[i] if not as_list else list(TUPLES[i])    # (a list is never remembered: it could change)
-        want = ref.earliest(gs, t, d)
-        assert eng.earliest(gs, t, d) == want
-        start = want if fitted else t
-        eng.reserve(gs, start, d)
-        ref.reserve(gs, start, d)
-        assert eng.starts == ref.starts and eng.ends == ref.ends and eng.floor == ref.floor
-
-
-def test_a_split_changes_the_records_of_a_groups_tuple():
-    eng = DmaEngines(N)
-    everything = tuple(range(N))
-    eng.reserve(everything, 0.0, 10.0)
-    classes_before = eng._classes(everything)[0]
-    assert len(classes_before) == 1
-    eng.reserve((0,), 20.0, 5.0)                                # engine 0 splits off
-    assert sorted(eng._classes(everything)[0]) != sorted(classes_before)
-    assert len(eng._classes(everything)[0]) == 2
-    assert eng.earliest(everything, 18.0, 5.0) == 25.0          # engine 0 is busy [20, 25)
