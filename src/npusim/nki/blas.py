@@ -14,6 +14,8 @@ import os
 
 import numpy as np
 
+from . import native_outer as _native
+
 _get = _set = None
 
 
@@ -87,6 +89,10 @@ def _has_nan(x: np.ndarray) -> bool:
 def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``a @ b`` on one BLAS thread (2-D operands); ``out``: numpy's matmul ``out=`` (written in place)."""
     if a.shape[1] == 1 and a.dtype == _F32 and b.dtype == _F32 and a.size and b.size:
+        # the C loop (native_outer) when it covers the case, numpy's _outer the reference
+        o = np.empty((a.shape[0], b.shape[1]), _F32) if out is None else out
+        if _native.outer(a, b, o):
+            return o
         # (when both hold a NaN, which payload the product keeps depends on the compiled operand order of
         # numpy's loop: matmul itself then)
         if not (_has_nan(b) and _has_nan(a)):
