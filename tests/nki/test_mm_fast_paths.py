@@ -5,7 +5,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from npusim.nki import blas, native_outer
+import npusim.nki.isa as nisa
+import npusim.nki.language as nl
+from npusim.nki import blas, isa_matmul, native_outer, run_context
 
 F32 = np.float32
 
@@ -69,7 +71,7 @@ def test_native_outer_writes_what_numpy_does_through_any_strides(m, n, row_dir, 
     wide = np.abs(col_step) * n
     buf = np.full((2 * m, wide + 2), 9, F32)
     out = buf[::2 * row_dir, 1:1 + wide][:, ::col_step] if col_step != -1 else buf[::2 * row_dir, 1:1 + n][:, ::-1]
-    if col_step == -1:
+    if col_step == -1 and n > 1:
         assert native_outer.outer(a, b, out) is False       # a negative element stride: numpy's
         return
     ref = np.empty((m, n), F32)
@@ -121,3 +123,62 @@ def test_native_outer_switch(monkeypatch):
         finally:
             monkeypatch.delenv(var)
             native_outer.reset()
+
+
+def test_matmul_map_counts_launches_and_zeroes_when_the_count_wraps():
+    """A launch taking the PSUM map over counts its generation up (the previous launch's marks no longer
+    count as this launch's); at the last uint32 count it zeroes the map and starts again at 1."""
+    from types import SimpleNamespace
+    from npusim.nki.isa_matmul import _MatmulMap
+    m = _MatmulMap(SimpleNamespace(size=64))
+    m.take_over()
+    assert m.gen == 1 and m.marked == set()
+    m.map[:8] = 0xFF            # two elements marked by launch 0xFFFFFFFF
+    m.marked.add((1, 0))
+    m.gen = 0xFFFFFFFF
+    m.take_over()
+    assert m.gen == 1 and not m.map.any() and m.marked == set()
+    m.map[:4] = 1
+    m.take_over()
+    assert m.gen == 2 and m.map[:4].any()       # no zeroing: gen 1's marks are simply not gen 2's
+
+
+def _sb(values, dtype=nl.float32):
+    t = nl.ndarray(values.shape, dtype, buffer=nl.sbuf)
+    t.write(values)
+    return t
+
+
+def test_matmul_plan_geometry_fields_follow_the_key():
+    """The plan's k1 / fp32_dst / dst_mn / use_map / ls_ns come from the operands' sigs and the chip, all in
+    the key: a K = 1 fp32 call, then the same shapes with a bfloat16 moving, a strided row, a 3-D moving
+    (not k1), and the same geometry on trn3 (no map) each take their own plan and give numpy's values."""
+    rng = np.random.default_rng(5)
+    s = rng.standard_normal((1, 8)).astype(F32)
+    m = rng.standard_normal((1, 32)).astype(F32)
+
+    def mm(chip, stationary, moving, shape=(8, 16)):
+        with run_context(chip):
+            ps = nl.ndarray(shape, nl.float32, buffer=nl.psum)
+            nisa.nc_matmul(ps, stationary(), moving())
+            return ps.numpy(), isa_matmul._MM_PLANS
+
+    isa_matmul._MM_PLANS.clear()
+    want = (s.T.astype(np.float64) @ m[:, :16].astype(np.float64)).astype(F32)
+    got, plans = mm("trn2", lambda: _sb(s), lambda: _sb(m[:, :16]))
+    np.testing.assert_array_equal(got, want)
+    (plan,) = plans.values()
+    assert plan.k1 and plan.fp32_dst and plan.dst_mn and plan.use_map and plan.ls_ns > 0
+    bf = m[:, :16].astype(nl.bfloat16)
+    got, plans = mm("trn2", lambda: _sb(s, nl.bfloat16), lambda: _sb(bf, nl.bfloat16))
+    np.testing.assert_array_equal(got, s.astype(nl.bfloat16).astype(F32).T @ bf.astype(F32))
+    assert len(plans) == 2 and not list(plans.values())[-1].k1
+    got, plans = mm("trn2", lambda: _sb(s), lambda: _sb(m)[:, ::2])      # a row with an 8-byte stride
+    np.testing.assert_array_equal(got, (s.T.astype(np.float64) @ m[:, ::2].astype(np.float64)).astype(F32))
+    assert len(plans) == 3 and list(plans.values())[-1].k1
+    got, plans = mm("trn2", lambda: _sb(s), lambda: _sb(m[:, :16].reshape(1, 2, 8)), shape=(8, 16))
+    np.testing.assert_array_equal(got, want)
+    assert len(plans) == 4 and not list(plans.values())[-1].k1
+    got, plans = mm("trn3", lambda: _sb(s), lambda: _sb(m[:, :16]))
+    np.testing.assert_array_equal(got, want)
+    assert len(plans) == 5 and not list(plans.values())[-1].use_map
