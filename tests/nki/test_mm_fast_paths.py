@@ -182,3 +182,36 @@ def test_matmul_plan_geometry_fields_follow_the_key():
     got, plans = mm("trn3", lambda: _sb(s), lambda: _sb(m[:, :16]))
     np.testing.assert_array_equal(got, want)
     assert len(plans) == 5 and not list(plans.values())[-1].use_map
+
+
+def _k1_launch(a, b, accumulate, general):
+    """Two K = 1 matmuls into one PSUM tile (the second with ``accumulate``): ``general`` gives the
+    operands and dst an extra size-1 dim, which takes the general path (reshaped contiguous copies, the
+    product into a new array, then stored) instead of the K = 1 plan's."""
+    m, n = a.shape[1], b.shape[1]
+    with run_context("trn2") as run:
+        s = _sb(a.reshape(1, m, 1)) if general else _sb(a)
+        mv = _sb(b.reshape(1, n, 1)) if general else _sb(b)
+        ps = nl.ndarray((m, n, 1) if general else (m, n), nl.float32, buffer=nl.psum)
+        nisa.nc_matmul(ps, s, mv)
+        nisa.nc_matmul(ps, s, mv, accumulate=accumulate)
+        events = [(e.engine, e.start_ns, e.end_ns, e.cycles) for e in run.trace.events]
+        return ps.numpy().reshape(m, n).view(np.uint32), events
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(1, 32), st.integers(1, 32), st.sampled_from([None, True, False]), st.data())
+def test_k1_matmul_plan_path_equals_the_general_path(path, m, n, accumulate, data):
+    """nc_matmul's K = 1 plan path (inputs used as read, the product straight into PSUM; C or numpy)
+    gives the general path's bits and timing, accumulating or not, on any float32 values."""
+    words = st.one_of(_bits, _edge)
+    a = _f32(data.draw(st.lists(words, min_size=m, max_size=m))).reshape(1, m)
+    b = _f32(data.draw(st.lists(words, min_size=n, max_size=n))).reshape(1, n)
+    fast, fast_events = _k1_launch(a, b, accumulate, general=False)
+    slow, slow_events = _k1_launch(a, b, accumulate, general=True)
+    np.testing.assert_array_equal(fast, slow)
+    assert fast_events == slow_events
+    with np.errstate(all="ignore"):
+        r = np.matmul(a.T, b)
+        want = r if accumulate is False else r + r      # None: the second write accumulates
+    np.testing.assert_array_equal(fast, want.view(np.uint32))
