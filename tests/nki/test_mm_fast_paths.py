@@ -20,7 +20,8 @@ def _f32(words) -> np.ndarray:
     return np.array(words, np.uint32).view(F32)
 
 
-needs_native = pytest.mark.skipif(not native_outer.enabled(), reason="no C compiler (native outer off)")
+_OFF = "native outer off (no C compiler, or NPUSIM_NATIVE / NPUSIM_NATIVE_OUTER = 0)"
+needs_native = pytest.mark.skipif(not native_outer.enabled(), reason=_OFF)
 
 
 @pytest.fixture(params=["native", "numpy"])
@@ -28,7 +29,7 @@ def path(request, monkeypatch):
     """blas.matmul with the C loop (skipped without a compiler) and with numpy's _outer only (the same
     for every example: nothing to reset between them)."""
     if request.param == "native" and not native_outer.enabled():
-        pytest.skip("no C compiler (native outer off)")
+        pytest.skip(_OFF)
     if request.param == "numpy":
         monkeypatch.setattr(blas._native, "outer", lambda a, b, out: False)
     return request.param
@@ -114,15 +115,16 @@ def test_native_outer_leaves_to_numpy_what_it_does_not_cover():
 
 def test_native_outer_switch(monkeypatch):
     """NPUSIM_NATIVE=0 (or NPUSIM_NATIVE_OUTER=0) turns the C loop off: outer always says False."""
-    for var in ("NPUSIM_NATIVE", "NPUSIM_NATIVE_OUTER"):
-        monkeypatch.setenv(var, "0")
-        native_outer.reset()
-        try:
+    try:
+        for var in ("NPUSIM_NATIVE", "NPUSIM_NATIVE_OUTER"):
+            monkeypatch.undo()
+            monkeypatch.setenv(var, "0")
+            native_outer.reset()
             assert not native_outer.enabled()
             assert native_outer.outer(np.ones((2, 1), F32), np.ones((1, 2), F32), np.zeros((2, 2), F32)) is False
-        finally:
-            monkeypatch.delenv(var)
-            native_outer.reset()
+    finally:
+        monkeypatch.undo()          # the environment as it was, then decide again from it
+        native_outer.reset()
 
 
 def test_matmul_map_counts_launches_and_zeroes_when_the_count_wraps():
