@@ -14,6 +14,8 @@ import os
 
 import numpy as np
 
+from . import native_outer as _native
+
 _get = _set = None
 
 
@@ -55,10 +57,23 @@ def _outer(a: np.ndarray, b: np.ndarray, out: np.ndarray | None) -> np.ndarray:
     """``a @ b`` for float32 a [M, 1], b [1, N] as numpy computes it. numpy's matmul takes its scalar loop
     for a contraction of 1 (each element: ``out = 0; out += a * b``): the broadcast product plus zero is
     the same two IEEE operations per element (the zero turns a -0 product into +0, as the loop does) on
-    whole arrays, about 10x fewer instructions. The product goes to a new contiguous array and the sum to
-    ``out``: one pass over a strided ``out`` (PSUM rows lie a partition apart), not two."""
-    r = np.multiply(a, b)
-    return np.add(r, _ZERO, out=r if out is None else out)
+    whole arrays, about 10x fewer instructions. Both run on a new contiguous array laid out so that numpy's
+    inner loop is the longer of M and N (a [128, 1] x [1, 16] product as 16 rows of 128, not 128 rows of
+    16: each row costs a loop call), then one copy goes to ``out``: a strided ``out`` (PSUM rows lie a
+    partition apart, each a cache line and a page of its own) is passed over once. The operands' order
+    in each multiplication does not matter: a NaN operand gives that NaN whichever side it is on, and
+    ``matmul`` keeps the case of a NaN on both sides away from here."""
+    if a.shape[0] > b.shape[1]:
+        r = np.multiply(b.T, a.T)       # [N, M]: the transposed product
+        np.add(r, _ZERO, out=r)
+        r = r.T
+    else:
+        r = np.multiply(a, b)
+        np.add(r, _ZERO, out=r)
+    if out is None:
+        return r
+    np.copyto(out, r)
+    return out
 
 
 _max = np.maximum.reduce
@@ -74,6 +89,10 @@ def _has_nan(x: np.ndarray) -> bool:
 def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``a @ b`` on one BLAS thread (2-D operands); ``out``: numpy's matmul ``out=`` (written in place)."""
     if a.shape[1] == 1 and a.dtype == _F32 and b.dtype == _F32 and a.size and b.size:
+        # the C loop (native_outer) when it covers the case, numpy's _outer the reference
+        o = np.empty((a.shape[0], b.shape[1]), _F32) if out is None else out
+        if _native.outer(a, b, o):
+            return o
         # (when both hold a NaN, which payload the product keeps depends on the compiled operand order of
         # numpy's loop: matmul itself then)
         if not (_has_nan(b) and _has_nan(a)):

@@ -111,28 +111,30 @@ class PsumAccumulateWarning(UserWarning):
 
 class _MatmulMap:
     """Which PSUM elements some fp32 nc_matmul wrote in the current launch (NeuronCore-v2/v3 warn when a
-    matmul accumulates onto others): ``map`` over the PSUM's bytes, each 4-byte element 0 or 0xFFFFFFFF.
+    matmul accumulates onto others): ``map`` over the PSUM's bytes, each 4-byte element the launch number
+    (``gen``) of the last launch whose matmul wrote it, 0 for never.
 
     It stays with its PSUM memory from launch to launch (runtime pools SBUF/PSUM): a fresh 2 MiB map per
-    launch paid a page fault (~0.2 ms) at the first touch of every region. A launch that takes it over
-    zeroes ``box`` (lanes x in-lane bytes holding every mark the previous launch made) first.
+    launch paid a page fault (~0.2 ms) at the first touch of every region, and zeroing the previous
+    launch's marks cost a pass over every bank it used. A launch that takes it over counts ``gen`` up
+    instead: the previous launches' marks are then simply not this launch's (after 2**32 - 1 launches the
+    map is zeroed and counting starts again).
     ``marked``: the views (dst sig, byte offset) this launch marked whole. The map only gains marks within
     a launch, so marking one of those again changes nothing and no element of it is foreign: the map need
     not be viewed at all."""
-    __slots__ = ("map", "lanes", "box", "marked")
+    __slots__ = ("map", "gen", "marked")
 
     def __init__(self, psum):
         self.map = np.zeros(psum.size, np.uint8)
-        self.lanes = psum.lanes
-        self.box = None             # (lane_lo, lane_hi, lo, hi) or None: no marks
+        self.gen = 0                # no launch yet: every element (0) is "never"
         self.marked = set()
 
     def take_over(self) -> None:
         """A new launch uses the map: forget the previous one's marks."""
-        if self.box is not None:
-            lane_lo, lane_hi, lo, hi = self.box
-            self.map.reshape(self.lanes, -1)[lane_lo:lane_hi, lo:hi] = 0
-            self.box = None
+        if self.gen == 0xFFFFFFFF:
+            self.map[...] = 0
+            self.gen = 0
+        self.gen += 1
         self.marked = set()
 
     def view(self, v) -> np.ndarray:
@@ -140,11 +142,7 @@ class _MatmulMap:
         return np.ndarray(v.shape, np.uint32, buffer=self.map, offset=v.offset, strides=v.strides)
 
     def marked_whole(self, sig: int, v) -> None:
-        """The caller set every element of ``view(v)``."""
-        fp = v.footprint
-        box = self.box
-        self.box = (fp.lane_lo, fp.lane_hi, fp.lo, fp.hi) if box is None else (
-            min(box[0], fp.lane_lo), max(box[1], fp.lane_hi), min(box[2], fp.lo), max(box[3], fp.hi))
+        """The caller set every element of ``view(v)`` to ``gen``."""
         marked = self.marked
         if len(marked) > 65536:     # (only a shortcut: the map stays the truth)
             marked.clear()
@@ -167,11 +165,12 @@ def _matmul_map(run) -> _MatmulMap:
     return m
 
 
-def _accumulate_into(dst: NkiTensor, result, accumulate, api: str, run, product=None) -> None:
+def _accumulate_into(dst: NkiTensor, result, accumulate, api: str, run, product=None, plan=None) -> None:
     """PSUM read-accumulate-write in fp32: overwrite where this is the first write (see module doc).
     ``product``: ``(a, b)`` when ``result`` (None) is ``a.T @ b``, computed here: straight into a 2-D
     float32 dst that this write overwrites (numpy's matmul with ``out=``: the same loops and values, one
-    copy fewer), else into a new array."""
+    copy fewer), else into a new array. ``plan``: nc_matmul's _MatmulPlan of this call, whose geometry
+    answers the dtype, shape and chip questions below without asking the views again."""
     root = dst.root or dst
     previous = None                # the values accumulated onto, when some were never written
     if accumulate is False:
@@ -194,10 +193,14 @@ def _accumulate_into(dst: NkiTensor, result, accumulate, api: str, run, product=
             acc_mask = True if fresh is None else ~fresh.reshape(dst.shape)
     else:
         acc_mask = False        # without init tracking, a view not yet fully written starts a group
-    fp32 = dst.tv.dtype.name == "float32"
+    if plan is None:
+        fp32, use_map = dst.tv.dtype.name == "float32", run.chip.nc_version < 4
+    else:
+        fp32, use_map = plan.fp32_dst, plan.use_map
     if product is not None:
         a, b = product
-        if fp32 and acc_mask is False and dst.shape == (a.shape[1], b.shape[1]):
+        if fp32 and acc_mask is False and (plan.dst_mn if plan is not None else
+                                           dst.shape == (a.shape[1], b.shape[1])):
             result = None       # computed into out below
         else:
             result = _blas.matmul(a.T, b)
@@ -205,11 +208,12 @@ def _accumulate_into(dst: NkiTensor, result, accumulate, api: str, run, product=
         result = result.reshape(dst.shape)
     if fp32:
         v = dst.tv
-        mmap = _matmul_map(run) if run.chip.nc_version < 4 else None
+        mmap = _matmul_map(run) if use_map else None
         if mmap is not None and (dst.sig or _sig(dst), v.offset) not in mmap.marked:
             mm = mmap.view(v)       # dst's elements in the launch's "written by nc_matmul" map
             if acc_mask is not False:
-                foreign = (mm == 0) if acc_mask is True else ((mm == 0) & acc_mask.reshape(dst.shape))
+                gen = mmap.gen
+                foreign = (mm != gen) if acc_mask is True else ((mm != gen) & acc_mask.reshape(dst.shape))
                 if foreign.any() and not root.full and options().track_init:
                     never = dst.tv.uninitialized_mask()      # reported as uninitialized reads instead
                     if never is not None:
@@ -218,7 +222,7 @@ def _accumulate_into(dst: NkiTensor, result, accumulate, api: str, run, product=
                     warnings.warn(f"{api}: accumulating onto {int(np.count_nonzero(foreign))} PSUM element(s) "
                                   "no nc_matmul wrote (memset / copy): undefined on NeuronCore-v2/v3",
                                   PsumAccumulateWarning, stacklevel=3)
-            mm[...] = 0xFFFFFFFF
+            mm[...] = mmap.gen
             mmap.marked_whole(dst.sig, v)
         out = v.array()
         if acc_mask is True:
@@ -241,12 +245,18 @@ def _accumulate_into(dst: NkiTensor, result, accumulate, api: str, run, product=
 
 
 class _MatmulPlan:
-    """What one nc_matmul geometry decided (not the transpose mode)."""
-    __slots__ = ("multi_bank", "k", "m", "n", "cycles", "ls_cycles", "args")
+    """What one nc_matmul geometry decided (not the transpose mode). From the operands' geometry (their
+    sigs are in the key): ``k1`` (K = 1 and both inputs 2-D float32: their values are used as read, one row
+    each), ``fp32_dst``, ``dst_mn`` (dst is 2-D [M, N]), ``use_map`` (the chip warns about accumulating
+    onto PSUM no matmul wrote: NeuronCore-v2/v3) and ``ls_ns`` (LoadStationary on the chip's TensorE
+    clock: Engine.ns of ls_cycles)."""
+    __slots__ = ("multi_bank", "k", "m", "n", "cycles", "ls_cycles", "args", "k1", "fp32_dst", "dst_mn",
+                 "use_map", "ls_ns")
 
-    def __init__(self, multi_bank, k, m, n, cycles, ls_cycles, args):
+    def __init__(self, multi_bank, k, m, n, cycles, ls_cycles, args, k1, fp32_dst, dst_mn, use_map, ls_ns):
         self.multi_bank, self.k, self.m, self.n = multi_bank, k, m, n
         self.cycles, self.ls_cycles, self.args = cycles, ls_cycles, args
+        self.k1, self.fp32_dst, self.dst_mn, self.use_map, self.ls_ns = k1, fp32_dst, dst_mn, use_map, ls_ns
 
 
 #: (chip, dst sig, stationary sig, moving sig, the flags and their types) -> the plan of an accepted call
@@ -361,7 +371,10 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         cycles, ls_cycles = _matmul_cost(k, m, n, s_dt, m_dt, perf, is_stationary_onezero, is_moving_onezero)
         plan = _remember(_MM_PLANS, key, _MatmulPlan(
             multi_bank, k, m, n, cycles, ls_cycles,
-            {"K": k, "M": m, "N": n, "dtype": s_dt, "load_stationary_cycles": ls_cycles}), chip)
+            {"K": k, "M": m, "N": n, "dtype": s_dt, "load_stationary_cycles": ls_cycles},
+            k == 1 and s_dt == m_dt == "float32" and len(stationary.shape) == len(moving.shape) == 2,
+            dst.tv.dtype.name == "float32", tuple(dst.shape) == (m, n), chip.nc_version < 4,
+            run.timeline.engines["tensor"].ns(ls_cycles)), chip)
     elif plan.multi_bank:
         R.in_scope(api, "dst", dst)
     elif not dst.checked:           # _psum_dst's per-view rules (the rest is geometry)
@@ -370,8 +383,11 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     k, m, n = plan.k, plan.m, plan.n
     # (_input_values inline) contiguous float32 copies: SBUF views stride by a whole partition, which
     # keeps numpy off BLAS
-    a = np.ascontiguousarray(stationary.read(api), dtype=np.float32).reshape(k, m)
-    b = np.ascontiguousarray(moving.read(api), dtype=np.float32).reshape(k, n)
+    if plan.k1:     # [1, M] and [1, N] float32 already: one row each, contiguous or not
+        a, b = stationary.read(api), moving.read(api)
+    else:
+        a = np.ascontiguousarray(stationary.read(api), dtype=np.float32).reshape(k, m)
+        b = np.ascontiguousarray(moving.read(api), dtype=np.float32).reshape(k, n)
     if is_stationary_onezero and not np.all((a == 0) | (a == 1)):
         raise NkiValidationError(api, "is_stationary_onezero", "stationary holds only 0 and 1 when the flag "
                                  "is set", "other values")
@@ -380,7 +396,7 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
                                  "other values")
     # fp32 products and sums (PSUM accumulates in fp32); overflow and NaN are results, not warnings: the
     # launch's np.errstate (runtime.activate, lnc's program threads) covers every call (run is not None)
-    _accumulate_into(dst, None, accumulate, api, run, product=(a, b))
+    _accumulate_into(dst, None, accumulate, api, run, product=(a, b), plan=plan)
     # When this matmul's LoadStationary ends. It runs in the background of the previous MultiplyMoving
     # (the PE array double-buffers its weights): it starts once the stationary data is ready, the previous
     # LoadStationary is done and the previous MultiplyMoving has started (freeing the other weight
@@ -389,7 +405,7 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     fp = stationary.tv       # (tl.dependencies_end([fp], [], "tensor") without the list filters)
     ready = 0.0 if fp is None else tl._dependencies_end((fp,), (), "tensor", 0.0)
     start = max(ready, run._ls_end_ns, run._mm_last_start_ns)
-    ls_end = run._ls_end_ns = start + tl.engines["tensor"].ns(plan.ls_cycles)
+    ls_end = run._ls_end_ns = start + plan.ls_ns
     ins = run.issue_tiles(api, "tensor", plan.cycles, (stationary, moving), dst, plan.m * plan.n,
                           dict(plan.args), ls_end)
     run._mm_last_start_ns = ins.event.start_ns
