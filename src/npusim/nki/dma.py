@@ -15,6 +15,8 @@ from __future__ import annotations
 import bisect
 from bisect import bisect_right
 
+from . import native_dma as _native_dma
+
 
 class DmaEngines:
     KEEP = 256          # intervals remembered per engine; older ones fold into a floor (conservative)
@@ -32,6 +34,7 @@ class DmaEngines:
         self._latest = [float("-inf")]
         self._sorted = [True]
         self._classes_of: dict = {}     # tuple(groups) -> the classes covering them (cleared on a split)
+        self._native = _native_dma.ext()    # the C earliest / reserve_after, or None (Python does it all)
 
     # ---- per-engine views (tests, lnc) ----
 
@@ -102,6 +105,15 @@ class DmaEngines:
             # common one: the value the per-engine passes reach.
             cls = self._cls
             classes = [cls[g] for g in groups]
+        native = self._native
+        if native is not None:      # the same passes in C (None: a number that is not a float)
+            s = native.earliest(classes, self._starts, self._ends, self._floor, self._latest, t, d)
+            if s is not None:
+                return s
+        return self._earliest(classes, t, d)
+
+    def _earliest(self, classes, t, d):
+        """earliest's passes over ``classes`` (the reference native_dma's C follows)."""
         s = t
         floor, latest = self._floor, self._latest
         for c in classes:           # max(t, floors): the first of equals, as max() picks
@@ -124,9 +136,15 @@ class DmaEngines:
             s = s2
 
     def reserve(self, groups, s: float, d: float) -> None:
+        """Mark the engines of ``groups`` busy over [s, s + d)."""
+        classes = self._classes(groups)[0]
+        native = self._native
+        if native is not None and native.reserve_after(classes, self._starts, self._ends, self._latest, s, d,
+                                                       self.KEEP):
+            return                  # (the common case, done in C: after every interval, nothing nested)
         latest, starts_of, ends_of, keep = self._latest, self._starts, self._ends, self.KEEP
         e = s + d
-        for c in self._classes(groups)[0]:
+        for c in classes:
             starts, ends = starts_of[c], ends_of[c]
             if e > latest[c]:
                 latest[c] = e
