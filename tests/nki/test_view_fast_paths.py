@@ -13,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 import npusim.nki.language as nl
 from npusim.core.errors import ConstraintError, NpuSimError
 from npusim.nki import run_context
+from npusim.nki.plan import sig as _sig
 from npusim.nki.tensor import DynSlice, NkiTensor, _basic_view
 
 
@@ -35,7 +36,8 @@ def _same_tensor(a: NkiTensor, b: NkiTensor) -> None:
         # the attributes kept as plain slots are what the view says
         assert (x.shape, x.size) == (x.tv.shape, x.tv.size)
         assert x.start_partition == (x.tv.footprint.lane_lo if x.on_chip else 0)
-    for slot in ("buffer", "name", "root", "run", "full", "stale", "checked", "sig", "scope", "ind", "on_chip",
+    assert (a.sig or _sig(a)) == (b.sig or _sig(b))     # (a planned view carries its sig from the start)
+    for slot in ("buffer", "name", "root", "run", "full", "stale", "checked", "scope", "ind", "on_chip",
                  "in_psum", "free_size", "partitions", "nbytes", "shape", "start_partition", "size"):
         assert getattr(a, slot) == getattr(b, slot), slot
 

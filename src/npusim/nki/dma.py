@@ -97,7 +97,8 @@ class DmaEngines:
 
     def earliest(self, groups, t: float, d: float) -> float:
         """The first time >= t at which every engine in ``groups`` is free for ``d`` ns."""
-        classes, ascending = self._classes(groups)
+        found = self._classes_of.get(groups) if type(groups) is tuple else None    # (_classes' first step)
+        classes, ascending = found or self._classes(groups)
         if not ascending:
             # With an interval inside another an engine's first fit is not "the least free start" and the
             # order of the passes matters: engine by engine, in ``groups`` order. Otherwise that fit is
@@ -137,7 +138,8 @@ class DmaEngines:
 
     def reserve(self, groups, s: float, d: float) -> None:
         """Mark the engines of ``groups`` busy over [s, s + d)."""
-        classes = self._classes(groups)[0]
+        found = self._classes_of.get(groups) if type(groups) is tuple else None    # (_classes' first step)
+        classes = (found or self._classes(groups))[0]
         native = self._native
         if native is not None and native.reserve_after(classes, self._starts, self._ends, self._latest, s, d,
                                                        self.KEEP):

@@ -365,7 +365,9 @@ class Run:
         placed between the question and the event, so ``issue``'s reuse of it always holds here."""
         tl = self.timeline
         if queue is None:                   # the DMA queue free first (dma_queue, with its Engine at hand)
-            eng = min(self._dma_queue_engines(), key=_FREE_NS)
+            cached = self._dma_queues       # (_dma_queue_engines' answer when it holds for this timeline)
+            eng = min(cached[1] if cached is not None and cached[0] is tl else self._dma_queue_engines(),
+                      key=_FREE_NS)
             queue = eng.name
         else:
             eng = tl.engines[queue]
