@@ -3,6 +3,8 @@ first fits and the same interval records after any sequence of reservations (in 
 nested, past KEEP, int or float or -0.0 times: the C code hands back what it does not cover)."""
 import math
 
+import numpy as np
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -76,3 +78,27 @@ def test_the_switch_turns_it_off(monkeypatch):
         monkeypatch.delenv("NPUSIM_NATIVE_DMA")
         native_dma.reset()
     assert native_dma.ext() is not None
+
+
+# ---- the plan key of a basic index (native/slicing.c view_key == tensor._view_key) ----
+
+from npusim.nki.tensor import DynSlice, _view_key  # noqa: E402
+
+_field = st.none() | st.integers(-3, 300) | st.sampled_from([True, False, 1.0, np.int64(2), np.float32(1), "1"])
+_index = st.one_of(st.integers(-3, 300), st.sampled_from([True, np.int64(1), 1.0, Ellipsis, None, [1]]),
+                   st.builds(slice, _field, _field, _field), st.builds(DynSlice, _field, _field, _field))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_index, max_size=5), st.booleans(), st.integers(1, 10 ** 6), st.sampled_from([0, 196608]))
+def test_native_view_key_equals_python(key, as_tuple, sig, lane_bytes):
+    ext = native_dma.slicing()
+    if ext is None:
+        pytest.skip("no C compiler (or NPUSIM_NATIVE=0): the native slicing key is off")
+    k = tuple(key) if as_tuple or len(key) != 1 else key[0]
+    want = _view_key(sig, lane_bytes, k, DynSlice)
+    got = ext.view_key(sig, lane_bytes, k, DynSlice)
+    assert got == want
+    if want is not None:
+        assert [type(x) for x in got] == [type(x) for x in want]
+        assert all(type(x) in (int, type(None), type) for x in want)

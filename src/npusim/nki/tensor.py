@@ -234,36 +234,23 @@ class NkiTensor:
     def __getitem__(self, key) -> "NkiTensor":
         if self.ind is None:
             # The view plan of (this geometry, this key) when one was made: a kernel slices the same HBM
-            # tensor with the same key shape on every loop iteration. The key names the parent's geometry
-            # (sig: shape, strides, dtype, buffer), its memory's lane size and every index field with its
-            # kind; the type check refuses fields that equal an int without being one (bools, floats,
-            # numpy numbers: they take the general path, which accepts or refuses them).
-            v = self.tv
-            mem = v.memory
-            parts = [self.sig or _sig(self), mem.lane_bytes if mem.lanes > 1 else 0]
-            for k in (key if type(key) is tuple else (key,)):
-                tk = type(k)
-                if tk is int:
-                    parts.append(k)
-                elif tk is slice:
-                    parts += (slice, k.start, k.stop, k.step)
-                elif tk is DynSlice:
-                    parts += (DynSlice, k.start, k.size, k.step)
-                else:
-                    break
-            else:
-                if {*map(type, parts)} <= _PLAIN_FIELDS:
-                    parts = tuple(parts)
-                    plan = _VIEW_PLANS.get(parts)
-                    if plan is not None:
-                        return self._planned_view(plan)
-                    plan = _view_plan(self, key)
-                    if plan is not None:
-                        t = self._planned_view(plan)
-                        if len(_VIEW_PLANS) > _MAX_VIEW_PLANS:
-                            _VIEW_PLANS.clear()
-                        _VIEW_PLANS[parts] = plan._replace(sig=t.sig or _sig(t))
-                        return t
+            # tensor with the same keys on every launch. The plan key names the parent's geometry (sig:
+            # shape, strides, dtype, buffer), its memory's lane size and every index field with its kind
+            # (_view_key).
+            mem = self.tv.memory
+            lb = mem.lane_bytes if mem.lanes > 1 else 0
+            parts = _view_key_of(self.sig or _sig(self), lb, key, DynSlice)
+            if parts is not None:
+                plan = _VIEW_PLANS.get(parts)
+                if plan is not None:
+                    return self._planned_view(plan)
+                plan = _view_plan(self, key)
+                if plan is not None:
+                    t = self._planned_view(plan)
+                    if len(_VIEW_PLANS) > _MAX_VIEW_PLANS:
+                        _VIEW_PLANS.clear()
+                    _VIEW_PLANS[parts] = plan._replace(sig=t.sig or _sig(t))
+                    return t
         # (every key the loop above leaves is one _view_plan refuses too: the general path's)
         return self._index(key)
 
@@ -524,8 +511,44 @@ class _ViewPlan(NamedTuple):
 #: (parent sig, lane bytes, the key's fields with their kinds) -> _ViewPlan (NkiTensor.__getitem__)
 _VIEW_PLANS: dict = {}
 _MAX_VIEW_PLANS = 4096
-#: the types a plan key may hold: a sig or lane size or int index, an absent slice bound, a kind marker
-_PLAIN_FIELDS = frozenset((int, type(None), type))
+_FIELD_TYPES = frozenset((int, type(None)))
+
+
+def _view_key(sig: int, lane_bytes: int, key, ds=DynSlice) -> "tuple | None":
+    """The plan key of ``t[key]`` (``sig``: t's; ``lane_bytes``: of its memory when laned, else 0):
+    ``(sig, lane_bytes, ...)`` then per index an int as it is, a slice as ``slice, start, stop, step``, an
+    nl.ds as ``DynSlice, start, size, step``; None when an index is of another kind or a field is not a
+    Python int or None (a bool, float or numpy number equals an int without being one: such keys take
+    the general path, which accepts or refuses them). native/slicing.c's ``view_key`` does the same."""
+    parts = [sig, lane_bytes]
+    fields = []
+    for k in (key if type(key) is tuple else (key,)):
+        tk = type(k)
+        if tk is int:
+            parts.append(k)
+            continue
+        if tk is slice:
+            f = (k.start, k.stop, k.step)
+        elif tk is ds:
+            f = (k.start, k.size, k.step)
+        else:
+            return None
+        parts.append(tk)
+        parts += f
+        fields += f
+    return tuple(parts) if {*map(type, fields)} <= _FIELD_TYPES else None
+
+
+def _decide_view_key(sig, lane_bytes, key, ds):
+    """The first call: bind ``_view_key_of`` to the C function, or to ``_view_key``."""
+    global _view_key_of
+    from .native_dma import slicing
+    ext = slicing()
+    _view_key_of = _view_key if ext is None else ext.view_key
+    return _view_key_of(sig, lane_bytes, key, ds)
+
+
+_view_key_of = _decide_view_key
 
 
 def _basic_view(t: NkiTensor, key) -> "TensorView | None":
