@@ -35,6 +35,8 @@ class DmaEngines:
         self._sorted = [True]
         self._classes_of: dict = {}     # tuple(groups) -> the classes covering them (cleared on a split)
         self._native = _native_dma.ext()    # the C earliest / reserve_after, or None (Python does it all)
+        # what the C functions read and change in place (these objects are never replaced)
+        self._state = (self._classes_of, self._starts, self._ends, self._floor, self._latest)
 
     # ---- per-engine views (tests, lnc) ----
 
@@ -97,8 +99,12 @@ class DmaEngines:
 
     def earliest(self, groups, t: float, d: float) -> float:
         """The first time >= t at which every engine in ``groups`` is free for ``d`` ns."""
-        found = self._classes_of.get(groups) if type(groups) is tuple else None    # (_classes' first step)
-        classes, ascending = found or self._classes(groups)
+        native = self._native
+        if native is not None:      # all of it in C when the classes of groups are kept and ascend
+            s = native.earliest_for(self._state, groups, t, d)
+            if s is not None:
+                return s
+        classes, ascending = self._classes(groups)
         if not ascending:
             # With an interval inside another an engine's first fit is not "the least free start" and the
             # order of the passes matters: engine by engine, in ``groups`` order. Otherwise that fit is
@@ -138,12 +144,13 @@ class DmaEngines:
 
     def reserve(self, groups, s: float, d: float) -> None:
         """Mark the engines of ``groups`` busy over [s, s + d)."""
-        found = self._classes_of.get(groups) if type(groups) is tuple else None    # (_classes' first step)
-        classes = (found or self._classes(groups))[0]
         native = self._native
+        if native is not None and native.reserve_for(self._state, groups, s, d, self.KEEP):
+            return                  # (the common case, done in C: after every interval, nothing nested)
+        classes = self._classes(groups)[0]
         if native is not None and native.reserve_after(classes, self._starts, self._ends, self._latest, s, d,
                                                        self.KEEP):
-            return                  # (the common case, done in C: after every interval, nothing nested)
+            return
         latest, starts_of, ends_of, keep = self._latest, self._starts, self._ends, self.KEEP
         e = s + d
         for c in classes:

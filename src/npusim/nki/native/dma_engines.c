@@ -56,7 +56,7 @@ static int all_lists(PyObject *const *args, int n)
 }
 
 /* earliest(classes, starts_of, ends_of, floor, latest, t, d) -> float | None
- * DmaEngines.earliest's answer for classes whose ends ascend (the caller checks that). */
+ * DmaEngines._earliest's passes over ``classes`` (the caller chose them: classes, or engine by engine). */
 static PyObject *earliest(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 7 || !all_lists(args, 5))
@@ -170,7 +170,59 @@ fail:
     return NULL;
 }
 
+/* The classes DmaEngines._classes keeps for ``groups`` in state[0] (its _classes_of) when their ends
+ * ascend, else NULL (not kept yet, nested, or not a tuple: the Python code decides). */
+static PyObject *kept_classes(PyObject *state, PyObject *groups)
+{
+    if (!PyTuple_CheckExact(state) || PyTuple_GET_SIZE(state) != 5 || !PyTuple_CheckExact(groups)
+            || !PyDict_CheckExact(PyTuple_GET_ITEM(state, 0)))
+        return NULL;
+    PyObject *found = PyDict_GetItemWithError(PyTuple_GET_ITEM(state, 0), groups);
+    if (found == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    if (!PyTuple_CheckExact(found) || PyTuple_GET_SIZE(found) != 2 || PyTuple_GET_ITEM(found, 1) != Py_True
+            || !PyList_CheckExact(PyTuple_GET_ITEM(found, 0)))
+        return NULL;
+    return PyTuple_GET_ITEM(found, 0);
+}
+
+/* earliest_for(state, groups, t, d) -> float | None: DmaEngines.earliest for groups whose classes are
+ * kept and ascend; state = (_classes_of, _starts, _ends, _floor, _latest). */
+static PyObject *earliest_for(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4)
+        Py_RETURN_NONE;
+    PyObject *classes = kept_classes(args[0], args[1]);
+    if (classes == NULL)
+        Py_RETURN_NONE;
+    PyObject *state = args[0];
+    PyObject *a[7] = {classes, PyTuple_GET_ITEM(state, 1), PyTuple_GET_ITEM(state, 2), PyTuple_GET_ITEM(state, 3),
+                      PyTuple_GET_ITEM(state, 4), args[2], args[3]};
+    return earliest(self, a, 7);
+}
+
+/* reserve_for(state, groups, s, d, keep) -> bool: reserve_after for groups whose classes are kept and
+ * ascend (False: nothing changed, the Python code reserves). */
+static PyObject *reserve_for(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5)
+        Py_RETURN_FALSE;
+    PyObject *classes = kept_classes(args[0], args[1]);
+    if (classes == NULL)
+        Py_RETURN_FALSE;
+    PyObject *state = args[0];
+    PyObject *a[7] = {classes, PyTuple_GET_ITEM(state, 1), PyTuple_GET_ITEM(state, 2), PyTuple_GET_ITEM(state, 4),
+                      args[2], args[3], args[4]};
+    return reserve_after(self, a, 7);
+}
+
 static PyMethodDef METHODS[] = {
+    {"earliest_for", (PyCFunction)(void (*)(void))earliest_for, METH_FASTCALL,
+     "earliest_for(state, groups, t, d) -> float | None"},
+    {"reserve_for", (PyCFunction)(void (*)(void))reserve_for, METH_FASTCALL,
+     "reserve_for(state, groups, s, d, keep) -> bool"},
     {"earliest", (PyCFunction)(void (*)(void))earliest, METH_FASTCALL,
      "earliest(classes, starts_of, ends_of, floor, latest, t, d) -> float | None"},
     {"reserve_after", (PyCFunction)(void (*)(void))reserve_after, METH_FASTCALL,
