@@ -251,7 +251,7 @@ class NkiTensor:
                         _VIEW_PLANS.clear()
                     _VIEW_PLANS[parts] = plan._replace(sig=t.sig or _sig(t))
                     return t
-        # (every key the loop above leaves is one _view_plan refuses too: the general path's)
+        # (a key with no plan key (_view_key's None) or one _view_plan refuses: the general path's)
         return self._index(key)
 
     def _planned_view(self, plan: "_ViewPlan") -> "NkiTensor":
