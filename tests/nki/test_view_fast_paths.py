@@ -13,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 import npusim.nki.language as nl
 from npusim.core.errors import ConstraintError, NpuSimError
 from npusim.nki import run_context
+from npusim.nki.plan import sig as _sig
 from npusim.nki.tensor import DynSlice, NkiTensor, _basic_view
 
 
@@ -35,7 +36,8 @@ def _same_tensor(a: NkiTensor, b: NkiTensor) -> None:
         # the attributes kept as plain slots are what the view says
         assert (x.shape, x.size) == (x.tv.shape, x.tv.size)
         assert x.start_partition == (x.tv.footprint.lane_lo if x.on_chip else 0)
-    for slot in ("buffer", "name", "root", "run", "full", "stale", "checked", "sig", "scope", "ind", "on_chip",
+    assert (a.sig or _sig(a)) == (b.sig or _sig(b))     # (a planned view carries its sig from the start)
+    for slot in ("buffer", "name", "root", "run", "full", "stale", "checked", "scope", "ind", "on_chip",
                  "in_psum", "free_size", "partitions", "nbytes", "shape", "start_partition", "size"):
         assert getattr(a, slot) == getattr(b, slot), slot
 
@@ -243,3 +245,50 @@ def test_a_subclass_keeps_its_kind_of_view_on_both_paths(run):
             (want.tv.offset, want.shape, want.tv.strides, want.free_size, want.nbytes)
         assert type(own[key]) is NkiTensor
     assert len(Own.made) == 2
+
+
+# ---- view plans (NkiTensor.__getitem__ keeps one per parent geometry, lane size and key) ----
+
+def _general(t, key):
+    return _outcome(lambda: t._index(key))
+
+
+def _check_against_general(t, key):
+    got, want = _outcome(lambda: t[key]), _general(t, key)
+    if isinstance(want, tuple):
+        assert got == want
+    else:
+        _same_tensor(got, want)
+    return got
+
+
+def test_a_changed_field_misses_the_view_plan(run):
+    from npusim.nki.tensor import _VIEW_PLANS
+    h = nl.ndarray((2, 256, 16), nl.float32, buffer=nl.shared_hbm)
+    key = (1, slice(0, 128), slice(0, 16))
+    _check_against_general(h, key)
+    planned = len(_VIEW_PLANS)
+    again = _check_against_general(h, key)         # the plan: the same view
+    assert len(_VIEW_PLANS) == planned and again.tv.offset == 256 * 16 * 4
+    # fields that equal the plan's ints without being ints: the general path's answer (view or error)
+    for k in ((True, slice(0, 128), slice(0, 16)), (np.int64(1), slice(0, 128), slice(0, 16)),
+              (1, slice(0.0, 128), slice(0, 16)), (1, slice(0, 128), slice(False, 16)),
+              (1, slice(0, 128, 1), slice(0, 16)), (1, DynSlice(0, 128), slice(0, 16))):
+        _check_against_general(h, k)
+    # another dtype, another shape, another buffer, another lane size: their own plans
+    for t in (nl.ndarray((2, 256, 16), nl.bfloat16, buffer=nl.shared_hbm),
+              nl.ndarray((2, 256, 32), nl.float32, buffer=nl.shared_hbm),
+              nl.ndarray((2, 256, 16), nl.float32, buffer=nl.hbm)):
+        v = _check_against_general(t, key)
+        assert v.tv.strides == t.tv.strides[1:]
+    tiles = [nl.ndarray((128, 2, 16), nl.float32)]
+    with run_context("trn1"):                       # another SBUF lane size, the same tile geometry
+        tiles.append(nl.ndarray((128, 2, 16), nl.float32))
+        for t in tiles:
+            for k in ((slice(0, 64), 1, slice(0, 8)), (slice(8, 72), 1, slice(0, 8))):
+                v = _check_against_general(t, k)
+                assert v.start_partition == k[0].start and v.tv.memory is t.tv.memory
+    # a tile elsewhere (the same geometry): the same plan, the view where that tile lies
+    a, b = nl.ndarray((128, 64), nl.float32), nl.ndarray((128, 64), nl.float32)
+    va, vb = _check_against_general(a, (slice(4, 8), slice(16, 32))), _check_against_general(b, (slice(4, 8), slice(16, 32)))
+    assert vb.tv.offset - va.tv.offset == b.tv.offset - a.tv.offset != 0

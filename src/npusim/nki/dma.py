@@ -15,6 +15,8 @@ from __future__ import annotations
 import bisect
 from bisect import bisect_right
 
+from . import native_dma as _native_dma
+
 
 class DmaEngines:
     KEEP = 256          # intervals remembered per engine; older ones fold into a floor (conservative)
@@ -32,6 +34,9 @@ class DmaEngines:
         self._latest = [float("-inf")]
         self._sorted = [True]
         self._classes_of: dict = {}     # tuple(groups) -> the classes covering them (cleared on a split)
+        self._native = _native_dma.ext()    # the C earliest / reserve_after, or None (Python does it all)
+        # what the C functions read and change in place (these objects are never replaced)
+        self._state = (self._classes_of, self._starts, self._ends, self._floor, self._latest)
 
     # ---- per-engine views (tests, lnc) ----
 
@@ -94,6 +99,11 @@ class DmaEngines:
 
     def earliest(self, groups, t: float, d: float) -> float:
         """The first time >= t at which every engine in ``groups`` is free for ``d`` ns."""
+        native = self._native
+        if native is not None:      # all of it in C when the classes of groups are kept and ascend
+            s = native.earliest_for(self._state, groups, t, d)
+            if s is not None:
+                return s
         classes, ascending = self._classes(groups)
         if not ascending:
             # With an interval inside another an engine's first fit is not "the least free start" and the
@@ -102,6 +112,15 @@ class DmaEngines:
             # common one: the value the per-engine passes reach.
             cls = self._cls
             classes = [cls[g] for g in groups]
+        native = self._native
+        if native is not None:      # the same passes in C (None: a number that is not a float)
+            s = native.earliest(classes, self._starts, self._ends, self._floor, self._latest, t, d)
+            if s is not None:
+                return s
+        return self._earliest(classes, t, d)
+
+    def _earliest(self, classes, t, d):
+        """earliest's passes over ``classes`` (the reference native_dma's C follows)."""
         s = t
         floor, latest = self._floor, self._latest
         for c in classes:           # max(t, floors): the first of equals, as max() picks
@@ -124,9 +143,17 @@ class DmaEngines:
             s = s2
 
     def reserve(self, groups, s: float, d: float) -> None:
+        """Mark the engines of ``groups`` busy over [s, s + d)."""
+        native = self._native
+        if native is not None and native.reserve_for(self._state, groups, s, d, self.KEEP):
+            return                  # (the common case, done in C: after every interval, nothing nested)
+        classes = self._classes(groups)[0]
+        if native is not None and native.reserve_after(classes, self._starts, self._ends, self._latest, s, d,
+                                                       self.KEEP):
+            return
         latest, starts_of, ends_of, keep = self._latest, self._starts, self._ends, self.KEEP
         e = s + d
-        for c in self._classes(groups)[0]:
+        for c in classes:
             starts, ends = starts_of[c], ends_of[c]
             if e > latest[c]:
                 latest[c] = e

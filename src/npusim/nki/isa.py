@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 import math
 import sys
+from typing import NamedTuple
 
 import numpy as np
 
@@ -400,16 +401,19 @@ def memset(dst, value, engine=engine.unknown, name=None) -> NkiInstruction:
 
 # --------------------------------------------------------------------------------------------- dma_copy
 
-class _DmaPlan:
-    """What one dma_copy geometry decided; ``timing`` caches (groups, ns) per start-partition pair."""
-    __slots__ = ("same_dtype", "timing")
+class _DmaPlan(NamedTuple):
+    """What one direct dma_copy geometry decided (its checks passed): whether the dtypes match, the DMA
+    engines of its data phase, its cost (ns, the data phase's ns) and its element count."""
+    same_dtype: bool
+    groups: tuple
+    ns: float
+    data_ns: float
+    elements: int
 
-    def __init__(self, same_dtype):
-        self.same_dtype = same_dtype
-        self.timing = {}
 
-
-#: (chip, dst sig, src sig) -> the plan of an accepted direct (not indirect) dma_copy without options
+#: (chip, dst sig, src sig, dst start partition, src start partition) -> the _DmaPlan of an accepted direct
+#: (not indirect) dma_copy without options. The sigs name each side's shape, strides, dtype and buffer
+#: (on chip or not); an HBM side's start partition is 0.
 _DMA_PLANS: dict = {}
 
 
@@ -435,6 +439,15 @@ def _dma_copy_checks(api, run, dst, src, oob_mode, dge_mode) -> None:
                                  f"got src={src.size}, dst={dst.size}")
 
 
+def _dma_plan(api, run, dst, src) -> _DmaPlan:
+    """The checks of a direct dma_copy without options, then what they decided."""
+    _dma_copy_checks(api, run, dst, src, None, None)
+    chip = run.chip
+    groups = tuple(_dma_groups(chip, dst, src))      # (a tuple: DmaEngines keys its classes on it)
+    ns = _cost.dma_ns(chip, max(dst.tv.nbytes, src.tv.nbytes), len(groups))
+    return _DmaPlan(src.tv.dtype == dst.tv.dtype, groups, ns, ns - chip.dma_fixed_ns, dst.partitions * dst.free_size)
+
+
 def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engine.unknown,
              name=None) -> NkiInstruction:
     """Copy HBM<->SBUF, SBUF<->SBUF or HBM<->HBM; element counts match; casts go src -> fp32 -> dst."""
@@ -451,34 +464,42 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engin
         R.tile(api, "dst", dst, on_chip=False)
     if not (type(src) is NkiTensor or isinstance(src, NkiTensor)):
         R.tile(api, "src", src, on_chip=False)
+    if oob_mode is None and dge_mode is None and (dst.ind is None or not dst.is_indirect()):
+        return _dma_copy_into(run, dst, src)
     scope = (src.root or src).scope
     if scope is not None and scope.ended and scope.strict:
         R.tile(api, "src", src, on_chip=False)
-    if (oob_mode is None and dge_mode is None and (src.ind is None or not src.is_indirect())
-            and (dst.ind is None or not dst.is_indirect())):       # (ind None: no .ap(), never indirect)
-        key = (id(run.chip), dst.sig or _sig(dst), src.sig or _sig(src))
-        plan = _DMA_PLANS.get(key)
-        if plan is None:
-            _dma_copy_checks(api, run, dst, src, oob_mode, dge_mode)
-            plan = _remember(_DMA_PLANS, key, _DmaPlan(src.tv.dtype == dst.tv.dtype), run.chip)
-        x = src.read(api)
-        if plan.same_dtype and _native.copy(x, dst.tv.array()):     # False: dst.write below
-            dst.mark_written()
-        elif plan.same_dtype:
-            dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
-        else:
-            store_result(dst, _f32(x).reshape(dst.shape))
-        # dma_issue with the groups, cost and element count the plan keeps per start-partition pair
-        # (start_partition is the footprint's first lane on chip)
-        where = (dst.start_partition if dst.on_chip else -1, src.start_partition if src.on_chip else -1)
-        timing = plan.timing.get(where)
-        if timing is None:
-            chip = run.chip
-            groups = tuple(_dma_groups(chip, dst, src))      # (a tuple: DmaEngines keys its classes on it)
-            ns = _cost.dma_ns(chip, max(dst.tv.nbytes, src.tv.nbytes), len(groups))
-            timing = plan.timing[where] = (groups, ns, ns - chip.dma_fixed_ns, dst.partitions * dst.free_size)
-        groups, ns, data_ns, elements = timing
-        return run.issue_dma(api, None, ns, src, dst, elements, groups, data_ns)     # (None: dma_queue())
+    return _dma_copy_general(api, run, dst, src, oob_mode, dge_mode)
+
+
+def _dma_copy_into(run, dst, src) -> NkiInstruction:
+    """``dma_copy(dst, src)`` without options once dst passed its checks (a tensor, alive, not indirect)
+    and src is a tensor: nl.load calls it for the tile it just allocated. The rest of dma_copy's checks
+    in its order: src alive, then (through the plan of this geometry) the rules."""
+    api = "nisa.dma_copy"
+    scope = (src.root or src).scope
+    if scope is not None and scope.ended and scope.strict:
+        R.tile(api, "src", src, on_chip=False)
+    if src.ind is not None and src.is_indirect():
+        return _dma_copy_general(api, run, dst, src, None, None)
+    key = (id(run.chip), dst.sig or _sig(dst), src.sig or _sig(src), dst.start_partition, src.start_partition)
+    plan = _DMA_PLANS.get(key)
+    if plan is None:
+        plan = _remember(_DMA_PLANS, key, _dma_plan(api, run, dst, src), run.chip)
+    same_dtype, groups, ns, data_ns, elements = plan
+    x = src.read(api)
+    if same_dtype and _native.copy(x, dst.tv.array()):     # False: dst.write below
+        dst.mark_written()
+    elif same_dtype:
+        dst.write(x.reshape(dst.shape) if x.shape != dst.shape else x)
+    else:
+        store_result(dst, _f32(x).reshape(dst.shape))
+    return run.issue_dma(api, None, ns, src, dst, elements, groups, data_ns)     # (None: dma_queue())
+
+
+def _dma_copy_general(api, run, dst, src, oob_mode, dge_mode) -> NkiInstruction:
+    """dma_copy with options or an indirect side: every check, then the copy (access.py resolves the
+    addresses an indirect pattern reads from SBUF now)."""
     _dma_copy_checks(api, run, dst, src, oob_mode, dge_mode)
     if not (src.is_indirect() or dst.is_indirect()):
         x = src.read(api)

@@ -164,7 +164,7 @@ def load(src, dtype=None) -> NkiTensor:
     if run is None:
         run = current(api)
     t = run.allocate(src.shape, dtype or src.dtype, sbuf, "", api)
-    _isa.dma_copy(t, src)
+    _isa._dma_copy_into(run, t, src)        # (dma_copy once its checks of dst passed: t is a new tile)
     return t
 
 

@@ -365,13 +365,15 @@ class Run:
         placed between the question and the event, so ``issue``'s reuse of it always holds here."""
         tl = self.timeline
         if queue is None:                   # the DMA queue free first (dma_queue, with its Engine at hand)
-            eng = min(self._dma_queue_engines(), key=_FREE_NS)
+            cached = self._dma_queues       # (_dma_queue_engines' answer when it holds for this timeline)
+            eng = min(cached[1] if cached is not None and cached[0] is tl else self._dma_queue_engines(),
+                      key=_FREE_NS)
             queue = eng.name
         else:
             eng = tl.engines[queue]
         t = eng.free_ns
-        fs, fd = src.tv, dst.tv
-        t = tl._dependencies_end((fs,), (fd,), queue, t)
+        reads, writes = (src.tv,), (dst.tv,)     # (the same footprint tuples for both questions)
+        t = tl._dependencies_end(reads, writes, queue, t)
         fixed = self.chip.dma_fixed_ns
         engines = self.dma_engines
         not_before = engines.earliest(groups, t + fixed, data_ns) - fixed
@@ -381,7 +383,7 @@ class Run:
             dst.tv.memory.written = True
         if self._ready is not None:
             self._ready = None
-        ev = tl.place(queue, api, cycles, reads=[fs], writes=[fd], nbytes=dst.nbytes, order="none",
+        ev = tl.place(queue, api, cycles, reads=reads, writes=writes, nbytes=dst.nbytes, order="none",
                       elements=elements, not_before_ns=not_before)
         engines.reserve(groups, ev.end_ns - data_ns, data_ns)
         ins = _new_instruction(NkiInstruction)

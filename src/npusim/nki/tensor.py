@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from ..core.options import options
 from ..core.view import TensorView
 from . import access as _access
 from . import args as _args
+from .plan import sig as _sig
 
 
 class MemoryRegion(enum.Enum):
@@ -231,24 +233,66 @@ class NkiTensor:
 
     def __getitem__(self, key) -> "NkiTensor":
         if self.ind is None:
-            view = _basic_view(self, key)
-            if view is not None:
-                cls = type(self)
-                if cls is not NkiTensor and cls._derive is not NkiTensor._derive:
-                    return self._derive(view)       # (a subclass's own kind of view)
-                t = _new_tensor(cls)                # _derive(view) unrolled (its check needs an ind)
-                t.tv = view
-                t.buffer = self.buffer
-                t.name = self.name
-                t.root = self.root or self
-                t.run = self.run
-                t.full = t.stale = t.checked = False
-                t.sig = t.scope = t.ind = None
-                t.in_psum = self.in_psum
-                t.on_chip = on_chip = self.on_chip
-                _set_geometry(t, view, on_chip)
-                return t
+            # The view plan of (this geometry, this key) when one was made: a kernel slices the same HBM
+            # tensor with the same keys on every launch. The plan key names the parent's geometry (sig:
+            # shape, strides, dtype, buffer), its memory's lane size and every index field with its kind
+            # (_view_key).
+            mem = self.tv.memory
+            lb = mem.lane_bytes if mem.lanes > 1 else 0
+            parts = _view_key_of(self.sig or _sig(self), lb, key, DynSlice)
+            if parts is not None:
+                plan = _VIEW_PLANS.get(parts)
+                if plan is not None:
+                    return self._planned_view(plan)
+                plan = _view_plan(self, key)
+                if plan is not None:
+                    t = self._planned_view(plan)
+                    if len(_VIEW_PLANS) > _MAX_VIEW_PLANS:
+                        _VIEW_PLANS.clear()
+                    _VIEW_PLANS[parts] = plan._replace(sig=t.sig or _sig(t))
+                    return t
+        # (a key with no plan key (_view_key's None) or one _view_plan refuses: the general path's)
         return self._index(key)
+
+    def _planned_view(self, plan: "_ViewPlan") -> "NkiTensor":
+        """``self[key]`` for the key ``plan`` was made for (``_view_plan``): only what depends on where
+        this tensor lies (its offset and numpy view) is computed."""
+        delta, shape, strides, lb, lane_lo, lane_hi, lo, hi, index, sig, free_size, partitions, nbytes = plan
+        v = self.tv
+        offset = v.offset + delta
+        if index is None:
+            array = None
+        else:
+            parent = v._array
+            array = (parent if parent is not None else v.array())[index]
+        if lb:
+            lane, byte = divmod(offset, lb)
+            view = TensorView.placed(v.memory, offset, shape, strides, v.dtype, lane + lane_lo, lane + lane_hi,
+                                     byte + lo, byte + hi, array)
+        else:
+            view = TensorView.placed(v.memory, offset, shape, strides, v.dtype, 0, 1, offset + lo, offset + hi,
+                                     array)
+        on_chip = self.on_chip
+        cls = type(self)
+        if cls is not NkiTensor and cls._derive is not NkiTensor._derive:
+            return self._derive(view)       # (a subclass's own kind of view)
+        t = _new_tensor(cls)                # _derive(view) unrolled (its check needs an ind)
+        t.tv = view
+        t.buffer = self.buffer
+        t.name = self.name
+        t.root = self.root or self
+        t.run = self.run
+        t.full = t.stale = t.checked = False
+        t.scope = t.ind = None
+        t.sig = sig
+        t.in_psum = self.in_psum
+        t.on_chip = on_chip
+        t.shape = shape
+        t.free_size = free_size
+        t.partitions = partitions
+        t.nbytes = nbytes
+        t.start_partition = view.lane_lo if on_chip else 0      # (_set_geometry's rule)
+        return t
 
     def _index(self, key) -> "NkiTensor":
         """``self[key]``, every form and every check (``_basic_view`` is its short path)."""
@@ -444,8 +488,77 @@ class NkiTensor:
         return np.array(self.read(), copy=True)
 
 
+class _ViewPlan(NamedTuple):
+    """What ``t[key]`` is, relative to where ``t`` lies (``_view_plan``): the offset from t's, the new
+    geometry, the footprint box's spans (across lanes and inside a lane, or in the whole memory when
+    ``lane_bytes`` is 0), the numpy index that slices t's numpy view (None: none is made), and the new
+    tensor's sig and sizes."""
+    delta: int
+    shape: tuple
+    strides: tuple
+    lane_bytes: int
+    lane_lo: int
+    lane_hi: int
+    lo: int
+    hi: int
+    index: "tuple | None"
+    sig: int
+    free_size: int
+    partitions: int
+    nbytes: int
+
+
+#: (parent sig, lane bytes, the key's fields with their kinds) -> _ViewPlan (NkiTensor.__getitem__)
+_VIEW_PLANS: dict = {}
+_MAX_VIEW_PLANS = 4096
+_FIELD_TYPES = frozenset((int, type(None)))
+
+
+def _view_key(sig: int, lane_bytes: int, key, ds=DynSlice) -> "tuple | None":
+    """The plan key of ``t[key]`` (``sig``: t's; ``lane_bytes``: of its memory when laned, else 0):
+    ``(sig, lane_bytes, ...)`` then per index an int as it is, a slice as ``slice, start, stop, step``, an
+    nl.ds as ``DynSlice, start, size, step``; None when an index is of another kind or a field is not a
+    Python int or None (a bool, float or numpy number equals an int without being one: such keys take
+    the general path, which accepts or refuses them). native/slicing.c's ``view_key`` does the same."""
+    parts = [sig, lane_bytes]
+    fields = []
+    for k in (key if type(key) is tuple else (key,)):
+        tk = type(k)
+        if tk is int:
+            parts.append(k)
+            continue
+        if tk is slice:
+            f = (k.start, k.stop, k.step)
+        elif tk is ds:
+            f = (k.start, k.size, k.step)
+        else:
+            return None
+        parts.append(tk)
+        parts += f
+        fields += f
+    return tuple(parts) if {*map(type, fields)} <= _FIELD_TYPES else None
+
+
+def _decide_view_key(sig, lane_bytes, key, ds):
+    """The first call: bind ``_view_key_of`` to the C function, or to ``_view_key``."""
+    global _view_key_of
+    from .native_dma import slicing
+    ext = slicing()
+    _view_key_of = _view_key if ext is None else ext.view_key
+    return _view_key_of(sig, lane_bytes, key, ds)
+
+
+_view_key_of = _decide_view_key
+
+
 def _basic_view(t: NkiTensor, key) -> "TensorView | None":
-    """The view ``t[key]`` when every index is in range and a Python int, a slice of Python ints (or None)
+    """The view ``t[key]`` for the common keys (see ``_view_plan``), else None."""
+    plan = _view_plan(t, key)
+    return None if plan is None else NkiTensor._planned_view(t, plan).tv
+
+
+def _view_plan(t: NkiTensor, key) -> "_ViewPlan | None":
+    """The plan of ``t[key]`` when every index is in range and a Python int, a slice of Python ints (or None)
     with 0 <= start < stop and a positive step, or an ``nl.ds`` of such ints: the common forms
     (``tile[:, a:b]``, ``tensor[i, a:b, c:d]``, ``tile[nl.ds(p, n), :]``). None sends every other key
     (negative or empty ranges, numpy ints, bools, Ellipsis) and every bad one to the general path
@@ -453,7 +566,8 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
 
     The result's elements are a subset of ``t``'s, so it is inside the memory and keeps the laned stride
     rule, because ``t`` passed its own check: no bounds check, and its footprint box is summed here from
-    the spans of the new dims (what ``TensorView._box`` computes)."""
+    the spans of the new dims (what ``TensorView._box`` computes). Nothing here depends on where ``t``
+    lies, only on its geometry (shape, strides, dtype, buffer, lane size) and the key."""
     if type(key) is not tuple:
         key = (key,)
     v = t.tv
@@ -463,19 +577,16 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
         if missing < 0:
             return None
         key += _WHOLE[missing]
+    if 0 in vshape:
+        return None             # no basic key selects from an empty view (and it may lie past the end)
     mem = v.memory
     lb = mem.lane_bytes if mem.lanes > 1 else 0
-    offset = v.offset
+    offset = 0
     shape, strides = [], []
     lane_lo = lane_hi = lo = hi = 0        # spans: across lanes, inside a lane (or the whole memory)
     partition = t.on_chip                   # the next dim is an on-chip tile's partition dim
     # The new numpy view is a slice of t's: numpy slicing costs a third of the np.ndarray(buffer=...)
     # call array() would make per slice (a kernel slices each input tensor many times).
-    parent = v._array
-    if parent is None:
-        if 0 in vshape:
-            return None         # no basic key selects from an empty view (and it may lie past the end)
-        parent = v.array()
     # numpy's index: an HBM key as it is (ints drop their dim, slices are in range) unless it holds an
     # nl.ds; on chip it is built (an int on the partition dim keeps it, as slice(k, k + 1))
     np_key = [] if partition else None
@@ -553,13 +664,13 @@ def _basic_view(t: NkiTensor, key) -> "TensorView | None":
             shape.append(1)
             strides.append(item)
             index = None
-    array = parent[index] if index is not None and shape else None     # (all ints: a scalar)
-    if lb:
-        lane, byte = divmod(offset, lb)
-        return TensorView.placed(mem, offset, tuple(shape), tuple(strides), v.dtype, lane + lane_lo,
-                                 lane + lane_hi + 1, byte + lo, byte + hi + item, array)
-    return TensorView.placed(mem, offset, tuple(shape), tuple(strides), v.dtype, 0, 1, offset + lo,
-                             offset + hi + item, array)
+    if not shape:
+        index = None                # (all ints: a scalar, no numpy view)
+    shape = tuple(shape)
+    n = math.prod(shape[1:])
+    p = shape[0] if shape else 1
+    return _ViewPlan(offset, shape, tuple(strides), lb, lane_lo, lane_hi + 1 if lb else 1, lo, hi + item, index,
+                     None, n, p, p * n * item if shape else item)
 
 
 _WHOLE = [(slice(None),) * n for n in range(_args.MAX_DIMS + 1)]     # the implicit trailing ``:``s
