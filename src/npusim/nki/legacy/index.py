@@ -19,6 +19,9 @@ API = "NkiTensor.__getitem__"
 
 def arange(start, stop=None, step=1) -> np.ndarray:
     """``nl.arange``: a 1-D int index; add axes with ``[:, None]`` / ``[None, :]``."""
+    if stop is None and step.__class__ is int and step == 1 and (start.__class__ is int or isinstance(
+            start, np.integer)) and -2 ** 31 <= start <= 2 ** 31:
+        return np.arange(int(start), dtype=np.int64)     # (``nl.arange(n)``: what as_int would pass)
     start = as_int("nl.arange", "start", start, -2 ** 31, 2 ** 31)
     stop = None if stop is None else as_int("nl.arange", "stop", stop, -2 ** 31, 2 ** 31)
     step = as_int("nl.arange", "step", step, rule="a nonzero int")
@@ -170,7 +173,8 @@ def affine_view(t, key):
             if k.dtype != _INT64:
                 k = k.astype(np.int64)
             b = int(k.item(0))
-            parts.append((k.shape, (k - b).tobytes()))
+            # (an index starting at 0, ``iy``, is its own pattern: no subtraction)
+            parts.append((k.shape, (k - b).tobytes() if b else k.tobytes()))
             bases.append(b)
         elif tk is int:
             parts.append(None)

@@ -144,22 +144,22 @@ def ndarray(shape, dtype, buffer=sbuf, name="", **kwargs):
     return _blocked(_nl.ndarray(shape, dtype, buffer=buffer, name=name), nb)
 
 
-def _filled(fn, shape, dtype, buffer, name, *value):
-    shape, nb = _layout(shape, f"nl.{fn.__name__}")
+def _filled(fn, api, shape, dtype, buffer, name, *value):
+    shape, nb = _layout(shape, api)
     return _blocked(fn(shape, *value, dtype, buffer=buffer, name=name) if value else
                     fn(shape, dtype, buffer=buffer, name=name), nb)
 
 
 def zeros(shape, dtype, buffer=sbuf, name="", **kwargs):
-    return _filled(_nl.zeros, shape, dtype, buffer, name)
+    return _filled(_nl.zeros, "nl.zeros", shape, dtype, buffer, name)
 
 
 def ones(shape, dtype, buffer=sbuf, name="", **kwargs):
-    return _filled(_nl.ones, shape, dtype, buffer, name)
+    return _filled(_nl.ones, "nl.ones", shape, dtype, buffer, name)
 
 
 def full(shape, fill_value, dtype, buffer=sbuf, name="", **kwargs):
-    return _filled(_nl.full, shape, dtype, buffer, name, fill_value)
+    return _filled(_nl.full, "nl.full", shape, dtype, buffer, name, fill_value)
 
 
 def _like(api, a):
@@ -218,8 +218,11 @@ class LegacyAluOp(AluOp):
     and called as a function it returns a legacy tile (``mask=``, ``dtype=``)."""
 
     def __call__(self, x, y=None, dtype=None, mask=None, **kwargs):
-        x, y = _across_partitions(x, y)
-        out = legacy(_nl.elementwise(OPS[self.name], x, None if self.unary else y, dtype))
+        if type(x) is not LegacyTensor or type(y) is not LegacyTensor or x.partitions != y.partitions:
+            x, y = _across_partitions(x, y)     # (two legacy tiles of one partition count: nothing to do)
+        out = _nl.elementwise(OPS[self.name], x, None if self.unary else y, dtype)
+        if type(out) is NkiTensor:      # (legacy(out), inlined: an operator's one result)
+            out.__class__ = LegacyTensor
         return out if mask is None else _apply_mask(f"nl.{self.name}", out, mask)
 
 
@@ -250,7 +253,8 @@ def divide(x, y, dtype=None, mask=None, **kwargs):
         out = _nl.elementwise(OPS["multiply"], x, float(np.float32(1) / np.float32(y)), dtype)
     else:
         raise ConstraintError(api, "x", "at least one operand is a tile", (type(x).__name__, type(y).__name__))
-    out = legacy(out)
+    if type(out) is NkiTensor:          # (legacy(out), inlined)
+        out.__class__ = LegacyTensor
     return out if mask is None else _apply_mask(api, out, mask)
 
 
@@ -261,7 +265,9 @@ def _activation(name):
     act = ACT[name]
 
     def f(x, dtype=None, mask=None, **kwargs):
-        out = legacy(_nl.activation_call(act, x, dtype))
+        out = _nl.activation_call(act, x, dtype)
+        if type(out) is NkiTensor:      # (legacy(out), inlined)
+            out.__class__ = LegacyTensor
         return out if mask is None else _apply_mask(f"nl.{name}", out, mask)
     f.__name__ = name
     return f
@@ -292,7 +298,9 @@ def _reducer(name):
             order = [i for i in range(nd) if i not in axes] + list(axes)
             x = _index.permuted(x, order)
             axes = last
-        out = legacy(current_fn(x, axes, dtype=dtype, keepdims=keepdims))
+        out = current_fn(x, axes, dtype=dtype, keepdims=keepdims)
+        if type(out) is NkiTensor:      # (legacy(out), inlined)
+            out.__class__ = LegacyTensor
         return out if mask is None else _apply_mask(api, out, mask)
     f.__name__ = name
     return f

@@ -28,15 +28,20 @@ def _python_ints(key: tuple) -> tuple:
     (Kernels compute bounds from numpy arrays, ``h_start = h_starts[i]``: the views' short path takes
     Python ints only.)"""
     out = None
-    for i, k in enumerate(key):
+    i = -1
+    for k in key:
+        i += 1
         tk = type(k)
         if tk is int:
             continue
         if tk is slice:
             a, b, c = k.start, k.stop, k.step
-            if type(a) in _PLAIN_BOUNDS and type(b) in _PLAIN_BOUNDS and type(c) in _PLAIN_BOUNDS:
+            ta, tb, tc = type(a), type(b), type(c)
+            if (ta is int or a is None) and (tb is int or b is None) and (tc is int or c is None):
                 continue
-            k = slice(_int(a), _int(b), _int(c))
+            # (_int, inlined: a pooling kernel's three numpy-int slices per index)
+            k = slice(int(a) if isinstance(a, np.integer) else a, int(b) if isinstance(b, np.integer) else b,
+                      int(c) if isinstance(c, np.integer) else c)
         elif isinstance(k, np.integer):
             k = int(k)
         else:
@@ -45,10 +50,6 @@ def _python_ints(key: tuple) -> tuple:
             out = list(key)
         out[i] = k
     return key if out is None else tuple(out)
-
-
-def _int(b):
-    return int(b) if isinstance(b, np.integer) else b
 
 
 class LegacyTensor(NkiTensor):
@@ -103,7 +104,10 @@ class LegacyTensor(NkiTensor):
     def broadcast_to(self, shape):
         # (nl.broadcast_to's body: one frame fewer between the kernel and the engines, which every event's
         # source lookup walks)
-        return legacy(_current_nl.broadcast_to(self, shape))
+        t = _current_nl.broadcast_to(self, shape)
+        if type(t) is NkiTensor:        # (legacy(t), inlined)
+            t.__class__ = LegacyTensor
+        return t
 
     # ---- operators: the nl functions, called directly (one frame each) ----
     def __add__(self, o): return _nl.add(self, o)
@@ -197,7 +201,8 @@ class BlockTile:
         key fails (the two slicings then give their view or their own error)."""
         rest = _python_ints(rest)
         for r in rest:
-            if type(r) is not int and type(r) is not slice:
+            tr = type(r)
+            if tr is not int and tr is not slice:
                 return None
         try:
             return _tensor_getitem(self.base, (rest[0],) + blocks + rest[1:])
@@ -206,12 +211,15 @@ class BlockTile:
 
     def __getitem__(self, key):
         k = key if isinstance(key, tuple) else (key,)
-        if len(k) < self.nblocks:
-            blocks = _block_ints(k)
-            if blocks is not None:
-                # fewer block indices than block dims: the remaining block dims stay (a smaller block tile)
-                return BlockTile(self.base[(slice(None),) + blocks], self.nblocks - len(k))
-        blocks, rest = self._split(k)
+        if self.nblocks == 1 and len(k) > 1 and type(k[0]) is int:
+            blocks, rest = k[:1], k[1:]     # (the usual ``t[i, :, a:b]``: _split's first case, inlined)
+        else:
+            if len(k) < self.nblocks:
+                blocks = _block_ints(k)
+                if blocks is not None:
+                    # fewer block indices than block dims: the remaining block dims stay (a smaller block tile)
+                    return BlockTile(self.base[(slice(None),) + blocks], self.nblocks - len(k))
+            blocks, rest = self._split(k)
         out = self._folded(blocks, rest) if rest else None
         if out is not None:
             self._last = (key, out)         # (a folded key holds no index arrays)
