@@ -171,3 +171,77 @@ def test_ellipsis_is_every_dim_whole():
         return out
     a = np.arange(40 * 8, dtype=np.float32).reshape(40, 8)
     np.testing.assert_array_equal(run(k, a), a[:16] * 2)
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, np.int32(5), np.uint8(3), np.int64(12)])
+def test_arange_of_one_int_is_the_checked_arange(n):
+    """``nl.arange(n)`` (its shortcut) is the int64 ``np.arange`` of the Python int, as the checked path
+    (``nl.arange(0, n)``) gives it."""
+    got, want = nl.arange(n), nl.arange(0, n)
+    assert got.dtype == want.dtype == np.int64
+    np.testing.assert_array_equal(got, np.arange(int(n)))
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("bad", [True, np.bool_(True), 2.0, 2 ** 31 + 1, -2 ** 31 - 1, "4"])
+def test_arange_of_a_bad_start_raises_the_checked_error(bad):
+    msg = _error(lambda: nl.arange(bad))
+    assert "nl.arange" in msg and "start" in msg
+
+
+def test_one_dim_column_load_has_the_checked_view_and_values():
+    """``nl.load(A[c0:c1, j])`` loads a column: its (n, 1) view has the footprint box the checked
+    ``TensorView.derived`` computes, and the tile holds the column."""
+    from npusim.core.view import TensorView
+    from npusim.nki.legacy.movement import _as_tile_source
+    a = np.arange(40 * 8, dtype=np.float32).reshape(40, 8)
+
+    def k(x):
+        src = x[3:35, 5]
+        v = src.tv
+        got = _as_tile_source(src).tv
+        want = TensorView.derived(v, v.offset, (v.shape[0], 1), (v.strides[0], v.dtype.itemsize), "nl.load")
+        for f in ("memory", "offset", "shape", "strides", "dtype", "lane_lo", "lane_hi", "lo", "hi"):
+            assert getattr(got, f) == getattr(want, f), f
+        out = nl.ndarray((32, 1), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, nl.load(src))
+        return out
+    np.testing.assert_array_equal(run(k, a), a[3:35, 5:6])
+
+
+def _events(run_):
+    return [(e.engine, e.name, e.start_ns, e.end_ns, e.nbytes, e.elements, e.source) for e in run_.trace.events]
+
+
+def test_all_true_mask_on_load_and_store_is_the_unmasked_call():
+    """An all-true mask (``i * 128 + ix < n`` of a whole tile) takes the unmasked short path: the same
+    values and events as no mask; a partial mask still masks, a non-bool one raises as before."""
+    a = np.arange(64 * 8, dtype=np.float32).reshape(64, 8)
+
+    def kernel(masked, partial=False):
+        def k(x):
+            ix, iy = nl.arange(32)[:, None], nl.arange(8)[None, :]
+            m = (ix < (16 if partial else 32)) if masked else None
+            out = nl.ndarray((32, 8), nl.float32, buffer=nl.shared_hbm)
+            t = nl.load(x[32 + ix, iy], mask=m)
+            nl.store(out[ix, iy], value=nl.multiply(t, 2.0), mask=m)
+            return out
+        return k
+    plain = run(kernel(False), a)
+    plain_events = _events(current_nki.last_run())
+    np.testing.assert_array_equal(run(kernel(True), a), plain)
+    assert _events(current_nki.last_run()) == plain_events
+    np.testing.assert_array_equal(plain, a[32:] * 2)
+    from npusim.core.errors import UninitializedReadWarning
+    with pytest.warns(UninitializedReadWarning):        # the rows the mask leaves out are never written
+        part = run(kernel(True, partial=True), a)
+    np.testing.assert_array_equal(part[:16], a[32:48] * 2)
+
+    def bad(x):
+        nl.load(x[0:8, 0:8], mask=nl.arange(8)[:, None])
+    assert "boolean expression" in _error(lambda: run(bad, a))
+
+    def bad_store(x):
+        out = nl.ndarray((8, 8), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out[0:8, 0:8], nl.load(x[0:8, 0:8]), mask=nl.arange(8)[:, None])
+    assert "boolean expression" in _error(lambda: run(bad_store, a))
