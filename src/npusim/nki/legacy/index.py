@@ -152,7 +152,11 @@ def slices_as_arrays(key, shape):
 _PLANS: dict = {}
 _PLANS_MAX = 4096           # distinct index geometries kept (a kernel has a handful; cleared when full)
 _INT64 = np.dtype(np.int64)
-_count_nonzero = np.count_nonzero
+try:        # (numpy's C count, without np.count_nonzero's Python wrapper: one per masked call)
+    from numpy._core.multiarray import count_nonzero as _count_nonzero
+except ImportError:         # pragma: no cover (older numpy)
+    _count_nonzero = np.count_nonzero
+_BOOL = np.dtype(np.bool_)
 
 
 def affine_view(t, key):
@@ -269,7 +273,7 @@ def mask_array(api: str, mask, shape) -> np.ndarray | None:
     if mask is None:
         return None
     m = mask if type(mask) is np.ndarray else np.asarray(mask)
-    if m.dtype != np.bool_:
+    if m.dtype is not _BOOL and m.dtype != np.bool_:
         raise ConstraintError(api, "mask", "a boolean expression of nl.arange / nl.mgrid indices", str(m.dtype))
     if _count_nonzero(m) == m.size:
         # (m.all(), by counting: no reduction machinery for the usual all-true mask)
