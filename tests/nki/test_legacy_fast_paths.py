@@ -245,3 +245,30 @@ def test_all_true_mask_on_load_and_store_is_the_unmasked_call():
         out = nl.ndarray((8, 8), nl.float32, buffer=nl.shared_hbm)
         nl.store(out[0:8, 0:8], nl.load(x[0:8, 0:8]), mask=nl.arange(8)[:, None])
     assert "boolean expression" in _error(lambda: run(bad_store, a))
+
+
+def test_a_cached_plan_gives_the_checked_footprint_box():
+    """A plan hit builds its view from the plan's relative footprint box: for every base, on HBM and on
+    chip (laned), the box is the one TensorView.derived's check computes for that geometry."""
+    from npusim.core.view import TensorView
+    a = np.arange(64 * 24, dtype=np.float32).reshape(64, 24)
+
+    def box(tv):
+        return tv.offset, tv.shape, tv.strides, tv.lane_lo, tv.lane_hi, tv.lo, tv.hi
+
+    def k(x):
+        ix, iy = nl.arange(16)[:, None], nl.arange(8)[None, :]
+        t = nl.load(x[0:32, 0:24])
+        _index._PLANS.clear()
+        for tensor, key in [(x, (i * 16 + ix, iy + 2 * i)) for i in range(4)] + \
+                           [(t, (i * 16 + ix, 2 * iy + i)) for i in range(2)] + \
+                           [(x, (nl.arange(16)[:, None, None], nl.arange(2)[None, :, None] * 8 + nl.arange(4)[None, None, :] + i))
+                            for i in range(3)]:
+            got = tensor[key].tv
+            want = TensorView.derived(tensor.tv, got.offset, got.shape, got.strides, "check")
+            assert box(got) == box(want)
+        assert len(_index._PLANS) == 3          # one plan per geometry: the later bases were hits
+        out = nl.ndarray((1, 1), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, nl.zeros((1, 1), nl.float32))
+        return out
+    run(k, a)

@@ -147,7 +147,7 @@ def slices_as_arrays(key, shape):
 
 #: affine_view's plans: (on_chip, view shape, view strides, one entry per index: None for an int, else
 #: (shape, bytes of index - its first element)) -> (shape, strides, per index (stride, lo span, hi span,
-#: size)). Everything the analysis reads except the indices' first elements (their bases), which only
+#: size), the view's relative footprint box). Everything the analysis reads except the indices' first elements (their bases), which only
 #: move the offset and the bounds: a loop's ``i * 128 + ix`` is one plan for every i.
 _PLANS: dict = {}
 _PLANS_MAX = 4096           # distinct index geometries kept (a kernel has a handful; cleared when full)
@@ -189,13 +189,35 @@ def affine_view(t, key):
     plan = _PLANS.get(parts)
     if plan is None:
         return _analyse(t, key, parts)
-    shape, strides, dims = plan
+    shape, strides, dims, box = plan
     offset = v.offset
     for b, (s, lo, hi, n) in zip(bases, dims):
         if b + lo < 0 or b + hi >= n:
             return _analyse(t, key, None)       # the bounds error (or an OutOfBoundsIndex), as it was
         offset += b * s
-    return t._derive(TensorView.derived(v, offset, shape, strides, API))
+    # Every index lies inside its dim, so the view's elements are some of t's, which passed t's own check:
+    # its footprint box is the plan's, moved to this offset (what TensorView.derived's _box computes)
+    mem = v.memory
+    lb, item, lane_lo, lane_hi, lo, hi = box
+    if (mem.lane_bytes if mem.lanes > 1 else 0) != lb or v.dtype.np.itemsize != item:
+        return t._derive(TensorView.derived(v, offset, shape, strides, API))
+    if lb:
+        lane, byte = divmod(offset, lb)
+        return t._derive(TensorView.placed(mem, offset, shape, strides, v.dtype, lane + lane_lo, lane + lane_hi,
+                                           byte + lo, byte + hi))
+    return t._derive(TensorView.placed(mem, offset, shape, strides, v.dtype, 0, 1, offset + lo, offset + hi))
+
+
+def _relative_box(tv) -> tuple:
+    """(lane bytes (0: not laned), item size, the view's footprint box relative to its first byte's lane
+    and byte (laned) or to its first byte): the box of the same geometry at any other offset."""
+    m = tv.memory
+    item = tv.dtype.np.itemsize
+    if m.lanes > 1:
+        lb = m.lane_bytes
+        lane, byte = divmod(tv.offset, lb)
+        return lb, item, tv.lane_lo - lane, tv.lane_hi - lane, tv.lo - byte, tv.hi - byte
+    return 0, item, 0, 1, tv.lo - tv.offset, tv.hi - tv.offset
 
 
 def _analyse(t, key: tuple, plan_key):
@@ -257,7 +279,7 @@ def _analyse(t, key: tuple, plan_key):
     if plan_key is not None:
         if len(_PLANS) >= _PLANS_MAX:
             _PLANS.clear()
-        _PLANS[plan_key] = (out.tv.shape, out.tv.strides, tuple(dims))
+        _PLANS[plan_key] = (out.tv.shape, out.tv.strides, tuple(dims), _relative_box(out.tv))
     return out
 
 
