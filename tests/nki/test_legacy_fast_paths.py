@@ -272,3 +272,39 @@ def test_a_cached_plan_gives_the_checked_footprint_box():
         nl.store(out, nl.zeros((1, 1), nl.float32))
         return out
     run(k, a)
+
+
+def test_reduction_axes_are_checked_once_per_ndim_and_axis():
+    """nl.sum's checked axes are kept per (ndim, axis as written): the same axis of another rank is
+    another key, a bool (hashing like 1) or a numpy int is checked every time, and a refused axis stays
+    refused."""
+    from npusim.nki.legacy import language as legacy_nl
+    a = np.arange(32 * 24, dtype=np.float32).reshape(32, 24)
+
+    def k(x):
+        legacy_nl._AXES.clear()
+        t3 = nl.load(x[0:32, 0:24]).reshape((32, 4, 6))
+        t2 = nl.load(x[0:32, 0:6])
+        s1 = nl.sum(t3, axis=[-2, -1])
+        s2 = nl.sum(t3, axis=[-2, -1])
+        s3 = nl.sum(t2, axis=[-1])
+        assert len(legacy_nl._AXES) == 2
+        s4 = nl.sum(t3, axis=2)
+        assert len(legacy_nl._AXES) == 3
+        for bad in ([0], 0, True, [True], [1, 1], [5]):
+            msg = _error(lambda: nl.sum(t3, axis=bad))
+            assert "axis" in msg
+            assert msg == _error(lambda: nl.sum(t3, axis=bad))
+        assert len(legacy_nl._AXES) == 3
+        np.testing.assert_array_equal(nl.sum(t3, axis=np.int64(2)).numpy(), s4.numpy())
+        out = nl.ndarray((32, 4), nl.float32, buffer=nl.shared_hbm)
+        for j, s in enumerate((s1, s2, s3)):
+            nl.store(out[0:32, j:j + 1], s)
+        nl.store(out[0:32, 3:4], nl.sum(s4, axis=1))
+        return out
+    got = run(k, a)
+    want = a.reshape(32, 4, 6).sum(axis=(1, 2))
+    np.testing.assert_allclose(got[:, 0], want, rtol=1e-6)
+    np.testing.assert_allclose(got[:, 1], want, rtol=1e-6)
+    np.testing.assert_allclose(got[:, 2], a[:, :6].sum(axis=1), rtol=1e-6)
+    np.testing.assert_allclose(got[:, 3], want, rtol=1e-6)

@@ -282,17 +282,41 @@ for _name in ("exp", "log", "sin", "cos", "tan", "tanh", "sigmoid", "gelu", "gel
 
 # ---- reductions (any free axes) ----
 
+#: the reductions' checked axes: (ndim, axis as written) -> sorted non-negative free axes. Only axes of
+#: Python ints are keys (a bool or numpy int hashes like an int: those take the check every time), and
+#: only axes that passed every rule are kept.
+_AXES: dict = {}
+
+
+def _axes_key(nd, axis):
+    if type(axis) is int:
+        return nd, axis
+    if type(axis) is list or type(axis) is tuple:
+        for a in axis:
+            if type(a) is not int:
+                return None
+        return nd, tuple(axis)
+    return None
+
+
 def _reducer(name):
     current_fn = getattr(_nl, name)
+    api = f"nl.{name}"
 
     def f(x, axis, dtype=None, keepdims=False, mask=None, **kwargs):
-        api = f"nl.{name}"
         if not isinstance(x, NkiTensor):
             raise ConstraintError(api, "x", "an NKI tensor", x)
-        axes = _nl2._axes_of(api, x, axis)
         nd = len(x.shape)
-        if 0 in axes:
-            raise ConstraintError(api, "axis", "free axes only (the partition axis 0 is never reduced)", axis)
+        key = _axes_key(nd, axis)
+        axes = _AXES.get(key) if key is not None else None
+        if axes is None:
+            axes = _nl2._axes_of(api, x, axis)
+            if 0 in axes:
+                raise ConstraintError(api, "axis", "free axes only (the partition axis 0 is never reduced)", axis)
+            if key is not None:
+                if len(_AXES) >= 1024:
+                    _AXES.clear()
+                _AXES[key] = axes
         last = tuple(range(nd - len(axes), nd))
         if axes != last and not keepdims:
             order = [i for i in range(nd) if i not in axes] + list(axes)

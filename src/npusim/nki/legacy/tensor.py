@@ -20,13 +20,10 @@ from . import index as _index
 _tensor_getitem = NkiTensor.__getitem__
 
 
-_PLAIN_BOUNDS = (int, type(None))
-
-
-def _python_ints(key: tuple) -> tuple:
-    """``key`` with numpy ints (as ints and slice bounds) made Python ints; ``key`` itself when it has none.
-    (Kernels compute bounds from numpy arrays, ``h_start = h_starts[i]``: the views' short path takes
-    Python ints only.)"""
+def _plain_key(key: tuple):
+    """``key`` with numpy ints (as ints and slice bounds) made Python ints (``key`` itself when it has
+    none), or None when an entry is not an int or a slice. (Kernels compute bounds from numpy arrays,
+    ``h_start = h_starts[i]``: the views' short path takes Python ints only.)"""
     out = None
     i = -1
     for k in key:
@@ -36,16 +33,14 @@ def _python_ints(key: tuple) -> tuple:
             continue
         if tk is slice:
             a, b, c = k.start, k.stop, k.step
-            ta, tb, tc = type(a), type(b), type(c)
-            if (ta is int or a is None) and (tb is int or b is None) and (tc is int or c is None):
+            if (type(a) is int or a is None) and (type(b) is int or b is None) and (type(c) is int or c is None):
                 continue
-            # (_int, inlined: a pooling kernel's three numpy-int slices per index)
             k = slice(int(a) if isinstance(a, np.integer) else a, int(b) if isinstance(b, np.integer) else b,
                       int(c) if isinstance(c, np.integer) else c)
         elif isinstance(k, np.integer):
             k = int(k)
         else:
-            continue
+            return None
         if out is None:
             out = list(key)
         out[i] = k
@@ -58,24 +53,37 @@ class LegacyTensor(NkiTensor):
     __slots__ = ()
 
     def __getitem__(self, key):
-        if type(key) is tuple:      # (index.has_index_arrays, inlined: this runs for every legacy index)
-            plain = True
+        if type(key) is tuple:
+            # One pass: an index array anywhere makes it an affine view (index.has_index_arrays); numpy ints
+            # (as ints or slice bounds) are made the Python ints the views' short path takes.
+            ints = None
+            i = -1
             for k in key:
+                i += 1
                 tk = type(k)
+                if tk is int:
+                    continue
                 if tk is slice:
-                    if plain and not (type(k.start) in _PLAIN_BOUNDS and type(k.stop) in _PLAIN_BOUNDS):
-                        plain = False
-                elif tk is not int:
-                    if isinstance(k, np.ndarray):
-                        return _index.affine_view(self, key)
-                    plain = False
-            if not plain:
-                ints = _python_ints(key)
-                if ints is not key:
-                    try:
-                        return _tensor_getitem(self, ints)      # the same view as key's
-                    except ConstraintError:
-                        pass                # key's own error (or its out-of-bounds index), below
+                    a, b, c = k.start, k.stop, k.step
+                    if (type(a) is int or a is None) and (type(b) is int or b is None) and (
+                            type(c) is int or c is None):
+                        continue
+                    k = slice(int(a) if isinstance(a, np.integer) else a, int(b) if isinstance(b, np.integer)
+                              else b, int(c) if isinstance(c, np.integer) else c)
+                elif tk is np.ndarray or isinstance(k, np.ndarray):
+                    return _index.affine_view(self, key)
+                elif isinstance(k, np.integer):
+                    k = int(k)
+                else:
+                    continue
+                if ints is None:
+                    ints = list(key)
+                ints[i] = k
+            if ints is not None:
+                try:
+                    return _tensor_getitem(self, tuple(ints))      # the same view as key's
+                except ConstraintError:
+                    pass                # key's own error (or its out-of-bounds index), below
         elif isinstance(key, np.ndarray):
             return _index.affine_view(self, key)
         elif key is Ellipsis:
@@ -199,11 +207,9 @@ class BlockTile:
         """``base[:, *blocks][rest]`` made by one slicing of the base, ``base[rest[0], *blocks, *rest[1:]]``
         (the same dims, offset and strides), when ``rest`` is ints and slices; None otherwise and when that
         key fails (the two slicings then give their view or their own error)."""
-        rest = _python_ints(rest)
-        for r in rest:
-            tr = type(r)
-            if tr is not int and tr is not slice:
-                return None
+        rest = _plain_key(rest)
+        if rest is None:
+            return None
         try:
             return _tensor_getitem(self.base, (rest[0],) + blocks + rest[1:])
         except ConstraintError:
