@@ -308,3 +308,23 @@ def test_reduction_axes_are_checked_once_per_ndim_and_axis():
     np.testing.assert_allclose(got[:, 1], want, rtol=1e-6)
     np.testing.assert_allclose(got[:, 2], a[:, :6].sum(axis=1), rtol=1e-6)
     np.testing.assert_allclose(got[:, 3], want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("y", [7, 0.3, np.int32(7), np.uint8(3), np.float64(0.3), np.float32(1e-3)])
+def test_tile_divided_by_a_number_is_times_its_fp32_reciprocal(y):
+    """``tile / n`` (its short path for Python and numpy numbers) multiplies by fp32(1) / fp32(n)."""
+    a = (np.arange(32 * 8, dtype=np.float32).reshape(32, 8) + 1) / 7
+
+    def k(x):
+        out = nl.ndarray((32, 8), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, nl.load(x) / y)
+        return out
+    want = a * np.float32(float(np.float32(1) / np.float32(y)))
+    np.testing.assert_array_equal(run(k, a), want)
+
+
+@pytest.mark.parametrize("y", [True, np.bool_(False), "2", None])
+def test_tile_divided_by_a_non_number_raises(y):
+    def k(x):
+        nl.divide(nl.load(x), y)
+    assert "nl.divide" in _error(lambda: run(k, np.ones((8, 8), np.float32)))

@@ -234,11 +234,19 @@ def negative(x, dtype=None, mask=None, **kwargs):
     return _apply_mask("nl.negative", legacy(_nl.negative(x, dtype)), mask)
 
 
+#: numpy's int and float scalar types (a divisor of one of these takes divide's short path)
+_NP_REALS = frozenset(t for t in set(np.sctypeDict.values()) if issubclass(t, (np.integer, np.floating)))
+
+
 def divide(x, y, dtype=None, mask=None, **kwargs):
     """``x / y``: the engines have no divide; multiply by the reciprocal (fp32 for a scalar, VectorE
     ``reciprocal`` for a tile)."""
     api = "nl.divide"
-    if isinstance(y, NkiTensor):
+    ty = type(y)
+    if type(x) is LegacyTensor and (ty is int or ty is float or ty in _NP_REALS):
+        # (the usual ``tile / n``: what the tile-by-number branch below does for it)
+        out = _nl.elementwise(OPS["multiply"], x, float(np.float32(1) / np.float32(y)), dtype)
+    elif isinstance(y, NkiTensor):
         r = current(api).allocate(y.shape, "float32", sbuf, "", api)
         _isa.reciprocal(r, y)
         if not isinstance(x, NkiTensor):

@@ -20,6 +20,12 @@ from . import index as _index
 _tensor_getitem = NkiTensor.__getitem__
 
 
+#: numpy's integer scalar types (np.int32 ...): a bound of one of these is made a Python int. (A set
+#: lookup, not isinstance: a key has several bounds. Anything else stays as written, and the views'
+#: general path takes it or raises for it.)
+_NP_INTS = frozenset(t for t in set(np.sctypeDict.values()) if issubclass(t, np.integer))
+
+
 def _plain_key(key: tuple):
     """``key`` with numpy ints (as ints and slice bounds) made Python ints (``key`` itself when it has
     none), or None when an entry is not an int or a slice. (Kernels compute bounds from numpy arrays,
@@ -35,9 +41,9 @@ def _plain_key(key: tuple):
             a, b, c = k.start, k.stop, k.step
             if (type(a) is int or a is None) and (type(b) is int or b is None) and (type(c) is int or c is None):
                 continue
-            k = slice(int(a) if isinstance(a, np.integer) else a, int(b) if isinstance(b, np.integer) else b,
-                      int(c) if isinstance(c, np.integer) else c)
-        elif isinstance(k, np.integer):
+            k = slice(int(a) if type(a) in _NP_INTS else a, int(b) if type(b) in _NP_INTS else b,
+                      int(c) if type(c) in _NP_INTS else c)
+        elif tk in _NP_INTS:
             k = int(k)
         else:
             return None
@@ -68,11 +74,11 @@ class LegacyTensor(NkiTensor):
                     if (type(a) is int or a is None) and (type(b) is int or b is None) and (
                             type(c) is int or c is None):
                         continue
-                    k = slice(int(a) if isinstance(a, np.integer) else a, int(b) if isinstance(b, np.integer)
-                              else b, int(c) if isinstance(c, np.integer) else c)
+                    k = slice(int(a) if type(a) in _NP_INTS else a, int(b) if type(b) in _NP_INTS else b,
+                              int(c) if type(c) in _NP_INTS else c)
                 elif tk is np.ndarray or isinstance(k, np.ndarray):
                     return _index.affine_view(self, key)
-                elif isinstance(k, np.integer):
+                elif tk in _NP_INTS:
                     k = int(k)
                 else:
                     continue
