@@ -12,6 +12,12 @@ legacy API's cost here.
 
 Prints the best-of-N process time per instruction of each and the median of paired differences
 (alternating order, GC off during a run): on a shared machine a single difference of ~1 us is noise.
+
+Load-independent (CPU instructions per instruction under callgrind; K = 0 and K = 2 launches after a
+warm-up, (Ir(K=2) - Ir(K=0)) / 2 / N, for the published kernel and for its current-API twin):
+
+    OPENBLAS_NUM_THREADS=1 PYTHONHASHSEED=0 PYTHONPATH=src valgrind --tool=callgrind \
+        python benchmarks/nki_legacy_overhead.py ir [mamba|rmsnorm|pool] [published|twin] K
 """
 import gc
 import os
@@ -181,5 +187,19 @@ def main(which="mamba", rounds=20):
               f"{(a - b) * us:.2f} us/instr (best of {rounds}), {d * us:.2f} (median of paired differences)")
 
 
+def ir_launches(which, kind, k):
+    """One warm-up launch of the published kernel or its twin, then ``k`` more (for callgrind)."""
+    published, twins, _ = _kernels(which)
+    fn = published if kind == "published" else twins[0][1]
+    fn()
+    n = len(nki.last_run().trace.events)
+    for _ in range(k):
+        fn()
+    print("N", n)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "mamba", *(int(a) for a in sys.argv[2:3]))
+    if len(sys.argv) > 1 and sys.argv[1] == "ir":
+        ir_launches(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    else:
+        main(sys.argv[1] if len(sys.argv) > 1 else "mamba", *(int(a) for a in sys.argv[2:3]))

@@ -171,3 +171,160 @@ def test_ellipsis_is_every_dim_whole():
         return out
     a = np.arange(40 * 8, dtype=np.float32).reshape(40, 8)
     np.testing.assert_array_equal(run(k, a), a[:16] * 2)
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, np.int32(5), np.uint8(3), np.int64(12)])
+def test_arange_of_one_int_is_the_checked_arange(n):
+    """``nl.arange(n)`` (its shortcut) is the int64 ``np.arange`` of the Python int, as the checked path
+    (``nl.arange(0, n)``) gives it."""
+    got, want = nl.arange(n), nl.arange(0, n)
+    assert got.dtype == want.dtype == np.int64
+    np.testing.assert_array_equal(got, np.arange(int(n)))
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("bad", [True, np.bool_(True), 2.0, 2 ** 31 + 1, -2 ** 31 - 1, "4"])
+def test_arange_of_a_bad_start_raises_the_checked_error(bad):
+    msg = _error(lambda: nl.arange(bad))
+    assert "nl.arange" in msg and "start" in msg
+
+
+def test_one_dim_column_load_has_the_checked_view_and_values():
+    """``nl.load(A[c0:c1, j])`` loads a column: its (n, 1) view has the footprint box the checked
+    ``TensorView.derived`` computes, and the tile holds the column."""
+    from npusim.core.view import TensorView
+    from npusim.nki.legacy.movement import _as_tile_source
+    a = np.arange(40 * 8, dtype=np.float32).reshape(40, 8)
+
+    def k(x):
+        src = x[3:35, 5]
+        v = src.tv
+        got = _as_tile_source(src).tv
+        want = TensorView.derived(v, v.offset, (v.shape[0], 1), (v.strides[0], v.dtype.itemsize), "nl.load")
+        for f in ("memory", "offset", "shape", "strides", "dtype", "lane_lo", "lane_hi", "lo", "hi"):
+            assert getattr(got, f) == getattr(want, f), f
+        out = nl.ndarray((32, 1), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, nl.load(src))
+        return out
+    np.testing.assert_array_equal(run(k, a), a[3:35, 5:6])
+
+
+def _events(run_):
+    return [(e.engine, e.name, e.start_ns, e.end_ns, e.nbytes, e.elements, e.source) for e in run_.trace.events]
+
+
+def test_all_true_mask_on_load_and_store_is_the_unmasked_call():
+    """An all-true mask (``i * 128 + ix < n`` of a whole tile) takes the unmasked short path: the same
+    values and events as no mask; a partial mask still masks, a non-bool one raises as before."""
+    a = np.arange(64 * 8, dtype=np.float32).reshape(64, 8)
+
+    def kernel(masked, partial=False):
+        def k(x):
+            ix, iy = nl.arange(32)[:, None], nl.arange(8)[None, :]
+            m = (ix < (16 if partial else 32)) if masked else None
+            out = nl.ndarray((32, 8), nl.float32, buffer=nl.shared_hbm)
+            t = nl.load(x[32 + ix, iy], mask=m)
+            nl.store(out[ix, iy], value=nl.multiply(t, 2.0), mask=m)
+            return out
+        return k
+    plain = run(kernel(False), a)
+    plain_events = _events(current_nki.last_run())
+    np.testing.assert_array_equal(run(kernel(True), a), plain)
+    assert _events(current_nki.last_run()) == plain_events
+    np.testing.assert_array_equal(plain, a[32:] * 2)
+    from npusim.core.errors import UninitializedReadWarning
+    with pytest.warns(UninitializedReadWarning):        # the rows the mask leaves out are never written
+        part = run(kernel(True, partial=True), a)
+    np.testing.assert_array_equal(part[:16], a[32:48] * 2)
+
+    def bad(x):
+        nl.load(x[0:8, 0:8], mask=nl.arange(8)[:, None])
+    assert "boolean expression" in _error(lambda: run(bad, a))
+
+    def bad_store(x):
+        out = nl.ndarray((8, 8), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out[0:8, 0:8], nl.load(x[0:8, 0:8]), mask=nl.arange(8)[:, None])
+    assert "boolean expression" in _error(lambda: run(bad_store, a))
+
+
+def test_a_cached_plan_gives_the_checked_footprint_box():
+    """A plan hit builds its view from the plan's relative footprint box: for every base, on HBM and on
+    chip (laned), the box is the one TensorView.derived's check computes for that geometry."""
+    from npusim.core.view import TensorView
+    a = np.arange(64 * 24, dtype=np.float32).reshape(64, 24)
+
+    def box(tv):
+        return tv.offset, tv.shape, tv.strides, tv.lane_lo, tv.lane_hi, tv.lo, tv.hi
+
+    def k(x):
+        ix, iy = nl.arange(16)[:, None], nl.arange(8)[None, :]
+        t = nl.load(x[0:32, 0:24])
+        _index._PLANS.clear()
+        for tensor, key in [(x, (i * 16 + ix, iy + 2 * i)) for i in range(4)] + \
+                           [(t, (i * 16 + ix, 2 * iy + i)) for i in range(2)] + \
+                           [(x, (nl.arange(16)[:, None, None], nl.arange(2)[None, :, None] * 8 + nl.arange(4)[None, None, :] + i))
+                            for i in range(3)]:
+            got = tensor[key].tv
+            want = TensorView.derived(tensor.tv, got.offset, got.shape, got.strides, "check")
+            assert box(got) == box(want)
+        assert len(_index._PLANS) == 3          # one plan per geometry: the later bases were hits
+        out = nl.ndarray((1, 1), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, nl.zeros((1, 1), nl.float32))
+        return out
+    run(k, a)
+
+
+def test_reduction_axes_are_checked_once_per_ndim_and_axis():
+    """nl.sum's checked axes are kept per (ndim, axis as written): the same axis of another rank is
+    another key, a bool (hashing like 1) or a numpy int is checked every time, and a refused axis stays
+    refused."""
+    from npusim.nki.legacy import language as legacy_nl
+    a = np.arange(32 * 24, dtype=np.float32).reshape(32, 24)
+
+    def k(x):
+        legacy_nl._AXES.clear()
+        t3 = nl.load(x[0:32, 0:24]).reshape((32, 4, 6))
+        t2 = nl.load(x[0:32, 0:6])
+        s1 = nl.sum(t3, axis=[-2, -1])
+        s2 = nl.sum(t3, axis=[-2, -1])
+        s3 = nl.sum(t2, axis=[-1])
+        assert len(legacy_nl._AXES) == 2
+        s4 = nl.sum(t3, axis=2)
+        assert len(legacy_nl._AXES) == 3
+        for bad in ([0], 0, True, [True], [1, 1], [5]):
+            msg = _error(lambda: nl.sum(t3, axis=bad))
+            assert "axis" in msg
+            assert msg == _error(lambda: nl.sum(t3, axis=bad))
+        assert len(legacy_nl._AXES) == 3
+        np.testing.assert_array_equal(nl.sum(t3, axis=np.int64(2)).numpy(), s4.numpy())
+        out = nl.ndarray((32, 4), nl.float32, buffer=nl.shared_hbm)
+        for j, s in enumerate((s1, s2, s3)):
+            nl.store(out[0:32, j:j + 1], s)
+        nl.store(out[0:32, 3:4], nl.sum(s4, axis=1))
+        return out
+    got = run(k, a)
+    want = a.reshape(32, 4, 6).sum(axis=(1, 2))
+    np.testing.assert_allclose(got[:, 0], want, rtol=1e-6)
+    np.testing.assert_allclose(got[:, 1], want, rtol=1e-6)
+    np.testing.assert_allclose(got[:, 2], a[:, :6].sum(axis=1), rtol=1e-6)
+    np.testing.assert_allclose(got[:, 3], want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("y", [7, 0.3, np.int32(7), np.uint8(3), np.float64(0.3), np.float32(1e-3)])
+def test_tile_divided_by_a_number_is_times_its_fp32_reciprocal(y):
+    """``tile / n`` (its short path for Python and numpy numbers) multiplies by fp32(1) / fp32(n)."""
+    a = (np.arange(32 * 8, dtype=np.float32).reshape(32, 8) + 1) / 7
+
+    def k(x):
+        out = nl.ndarray((32, 8), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, nl.load(x) / y)
+        return out
+    want = a * np.float32(float(np.float32(1) / np.float32(y)))
+    np.testing.assert_array_equal(run(k, a), want)
+
+
+@pytest.mark.parametrize("y", [True, np.bool_(False), "2", None])
+def test_tile_divided_by_a_non_number_raises(y):
+    def k(x):
+        nl.divide(nl.load(x), y)
+    assert "nl.divide" in _error(lambda: run(k, np.ones((8, 8), np.float32)))

@@ -44,7 +44,7 @@ def loop_reduce(x, op, loop_indices, dtype=None, mask=None, **kwargs):
 def assign(dst, value) -> None:
     """``t[key] = value``: copy a tile into the view (VectorE ``tensor_copy``, casting to dst's dtype) or
     fill it with a scalar (``memset``). Assigning a view to itself (``t[i] += x``) does nothing."""
-    if isinstance(value, LoopReduce):
+    if type(value) is LoopReduce:
         if value.first:
             _isa.tensor_copy(dst, value.x)
         else:

@@ -19,6 +19,9 @@ API = "NkiTensor.__getitem__"
 
 def arange(start, stop=None, step=1) -> np.ndarray:
     """``nl.arange``: a 1-D int index; add axes with ``[:, None]`` / ``[None, :]``."""
+    if stop is None and step.__class__ is int and step == 1 and (start.__class__ is int or isinstance(
+            start, np.integer)) and -2 ** 31 <= start <= 2 ** 31:
+        return np.arange(int(start), dtype=np.int64)     # (``nl.arange(n)``: what as_int would pass)
     start = as_int("nl.arange", "start", start, -2 ** 31, 2 ** 31)
     stop = None if stop is None else as_int("nl.arange", "stop", stop, -2 ** 31, 2 ** 31)
     step = as_int("nl.arange", "step", step, rule="a nonzero int")
@@ -144,12 +147,16 @@ def slices_as_arrays(key, shape):
 
 #: affine_view's plans: (on_chip, view shape, view strides, one entry per index: None for an int, else
 #: (shape, bytes of index - its first element)) -> (shape, strides, per index (stride, lo span, hi span,
-#: size)). Everything the analysis reads except the indices' first elements (their bases), which only
+#: size), the view's relative footprint box). Everything the analysis reads except the indices' first elements (their bases), which only
 #: move the offset and the bounds: a loop's ``i * 128 + ix`` is one plan for every i.
 _PLANS: dict = {}
 _PLANS_MAX = 4096           # distinct index geometries kept (a kernel has a handful; cleared when full)
 _INT64 = np.dtype(np.int64)
-_count_nonzero = np.count_nonzero
+try:        # (numpy's C count, without np.count_nonzero's Python wrapper: one per masked call)
+    from numpy._core.multiarray import count_nonzero as _count_nonzero
+except ImportError:         # pragma: no cover (older numpy)
+    _count_nonzero = np.count_nonzero
+_BOOL = np.dtype(np.bool_)
 
 
 def affine_view(t, key):
@@ -170,7 +177,8 @@ def affine_view(t, key):
             if k.dtype != _INT64:
                 k = k.astype(np.int64)
             b = int(k.item(0))
-            parts.append((k.shape, (k - b).tobytes()))
+            # (an index starting at 0, ``iy``, is its own pattern: no subtraction)
+            parts.append((k.shape, (k - b).tobytes() if b else k.tobytes()))
             bases.append(b)
         elif tk is int:
             parts.append(None)
@@ -181,13 +189,35 @@ def affine_view(t, key):
     plan = _PLANS.get(parts)
     if plan is None:
         return _analyse(t, key, parts)
-    shape, strides, dims = plan
+    shape, strides, dims, box = plan
     offset = v.offset
     for b, (s, lo, hi, n) in zip(bases, dims):
         if b + lo < 0 or b + hi >= n:
             return _analyse(t, key, None)       # the bounds error (or an OutOfBoundsIndex), as it was
         offset += b * s
-    return t._derive(TensorView.derived(v, offset, shape, strides, API))
+    # Every index lies inside its dim, so the view's elements are some of t's, which passed t's own check:
+    # its footprint box is the plan's, moved to this offset (what TensorView.derived's _box computes)
+    mem = v.memory
+    lb, item, lane_lo, lane_hi, lo, hi = box
+    if (mem.lane_bytes if mem.lanes > 1 else 0) != lb or v.dtype.np.itemsize != item:
+        return t._derive(TensorView.derived(v, offset, shape, strides, API))
+    if lb:
+        lane, byte = divmod(offset, lb)
+        return t._derive(TensorView.placed(mem, offset, shape, strides, v.dtype, lane + lane_lo, lane + lane_hi,
+                                           byte + lo, byte + hi))
+    return t._derive(TensorView.placed(mem, offset, shape, strides, v.dtype, 0, 1, offset + lo, offset + hi))
+
+
+def _relative_box(tv) -> tuple:
+    """(lane bytes (0: not laned), item size, the view's footprint box relative to its first byte's lane
+    and byte (laned) or to its first byte): the box of the same geometry at any other offset."""
+    m = tv.memory
+    item = tv.dtype.np.itemsize
+    if m.lanes > 1:
+        lb = m.lane_bytes
+        lane, byte = divmod(tv.offset, lb)
+        return lb, item, tv.lane_lo - lane, tv.lane_hi - lane, tv.lo - byte, tv.hi - byte
+    return 0, item, 0, 1, tv.lo - tv.offset, tv.hi - tv.offset
 
 
 def _analyse(t, key: tuple, plan_key):
@@ -249,7 +279,7 @@ def _analyse(t, key: tuple, plan_key):
     if plan_key is not None:
         if len(_PLANS) >= _PLANS_MAX:
             _PLANS.clear()
-        _PLANS[plan_key] = (out.tv.shape, out.tv.strides, tuple(dims))
+        _PLANS[plan_key] = (out.tv.shape, out.tv.strides, tuple(dims), _relative_box(out.tv))
     return out
 
 
@@ -265,7 +295,7 @@ def mask_array(api: str, mask, shape) -> np.ndarray | None:
     if mask is None:
         return None
     m = mask if type(mask) is np.ndarray else np.asarray(mask)
-    if m.dtype != np.bool_:
+    if m.dtype is not _BOOL and m.dtype != np.bool_:
         raise ConstraintError(api, "mask", "a boolean expression of nl.arange / nl.mgrid indices", str(m.dtype))
     if _count_nonzero(m) == m.size:
         # (m.all(), by counting: no reduction machinery for the usual all-true mask)

@@ -144,22 +144,22 @@ def ndarray(shape, dtype, buffer=sbuf, name="", **kwargs):
     return _blocked(_nl.ndarray(shape, dtype, buffer=buffer, name=name), nb)
 
 
-def _filled(fn, shape, dtype, buffer, name, *value):
-    shape, nb = _layout(shape, f"nl.{fn.__name__}")
+def _filled(fn, api, shape, dtype, buffer, name, *value):
+    shape, nb = _layout(shape, api)
     return _blocked(fn(shape, *value, dtype, buffer=buffer, name=name) if value else
                     fn(shape, dtype, buffer=buffer, name=name), nb)
 
 
 def zeros(shape, dtype, buffer=sbuf, name="", **kwargs):
-    return _filled(_nl.zeros, shape, dtype, buffer, name)
+    return _filled(_nl.zeros, "nl.zeros", shape, dtype, buffer, name)
 
 
 def ones(shape, dtype, buffer=sbuf, name="", **kwargs):
-    return _filled(_nl.ones, shape, dtype, buffer, name)
+    return _filled(_nl.ones, "nl.ones", shape, dtype, buffer, name)
 
 
 def full(shape, fill_value, dtype, buffer=sbuf, name="", **kwargs):
-    return _filled(_nl.full, shape, dtype, buffer, name, fill_value)
+    return _filled(_nl.full, "nl.full", shape, dtype, buffer, name, fill_value)
 
 
 def _like(api, a):
@@ -218,8 +218,11 @@ class LegacyAluOp(AluOp):
     and called as a function it returns a legacy tile (``mask=``, ``dtype=``)."""
 
     def __call__(self, x, y=None, dtype=None, mask=None, **kwargs):
-        x, y = _across_partitions(x, y)
-        out = legacy(_nl.elementwise(OPS[self.name], x, None if self.unary else y, dtype))
+        if type(x) is not LegacyTensor or type(y) is not LegacyTensor or x.partitions != y.partitions:
+            x, y = _across_partitions(x, y)     # (two legacy tiles of one partition count: nothing to do)
+        out = _nl.elementwise(OPS[self.name], x, None if self.unary else y, dtype)
+        if type(out) is NkiTensor:      # (legacy(out), inlined: an operator's one result)
+            out.__class__ = LegacyTensor
         return out if mask is None else _apply_mask(f"nl.{self.name}", out, mask)
 
 
@@ -231,11 +234,19 @@ def negative(x, dtype=None, mask=None, **kwargs):
     return _apply_mask("nl.negative", legacy(_nl.negative(x, dtype)), mask)
 
 
+#: numpy's int and float scalar types (a divisor of one of these takes divide's short path)
+_NP_REALS = frozenset(t for t in set(np.sctypeDict.values()) if issubclass(t, (np.integer, np.floating)))
+
+
 def divide(x, y, dtype=None, mask=None, **kwargs):
     """``x / y``: the engines have no divide; multiply by the reciprocal (fp32 for a scalar, VectorE
     ``reciprocal`` for a tile)."""
     api = "nl.divide"
-    if isinstance(y, NkiTensor):
+    ty = type(y)
+    if type(x) is LegacyTensor and (ty is int or ty is float or ty in _NP_REALS):
+        # (the usual ``tile / n``: what the tile-by-number branch below does for it)
+        out = _nl.elementwise(OPS["multiply"], x, float(np.float32(1) / np.float32(y)), dtype)
+    elif isinstance(y, NkiTensor):
         r = current(api).allocate(y.shape, "float32", sbuf, "", api)
         _isa.reciprocal(r, y)
         if not isinstance(x, NkiTensor):
@@ -250,7 +261,8 @@ def divide(x, y, dtype=None, mask=None, **kwargs):
         out = _nl.elementwise(OPS["multiply"], x, float(np.float32(1) / np.float32(y)), dtype)
     else:
         raise ConstraintError(api, "x", "at least one operand is a tile", (type(x).__name__, type(y).__name__))
-    out = legacy(out)
+    if type(out) is NkiTensor:          # (legacy(out), inlined)
+        out.__class__ = LegacyTensor
     return out if mask is None else _apply_mask(api, out, mask)
 
 
@@ -261,7 +273,9 @@ def _activation(name):
     act = ACT[name]
 
     def f(x, dtype=None, mask=None, **kwargs):
-        out = legacy(_nl.activation_call(act, x, dtype))
+        out = _nl.activation_call(act, x, dtype)
+        if type(out) is NkiTensor:      # (legacy(out), inlined)
+            out.__class__ = LegacyTensor
         return out if mask is None else _apply_mask(f"nl.{name}", out, mask)
     f.__name__ = name
     return f
@@ -276,23 +290,49 @@ for _name in ("exp", "log", "sin", "cos", "tan", "tanh", "sigmoid", "gelu", "gel
 
 # ---- reductions (any free axes) ----
 
+#: the reductions' checked axes: (ndim, axis as written) -> sorted non-negative free axes. Only axes of
+#: Python ints are keys (a bool or numpy int hashes like an int: those take the check every time), and
+#: only axes that passed every rule are kept.
+_AXES: dict = {}
+
+
+def _axes_key(nd, axis):
+    if type(axis) is int:
+        return nd, axis
+    if type(axis) is list or type(axis) is tuple:
+        for a in axis:
+            if type(a) is not int:
+                return None
+        return nd, tuple(axis)
+    return None
+
+
 def _reducer(name):
     current_fn = getattr(_nl, name)
+    api = f"nl.{name}"
 
     def f(x, axis, dtype=None, keepdims=False, mask=None, **kwargs):
-        api = f"nl.{name}"
         if not isinstance(x, NkiTensor):
             raise ConstraintError(api, "x", "an NKI tensor", x)
-        axes = _nl2._axes_of(api, x, axis)
         nd = len(x.shape)
-        if 0 in axes:
-            raise ConstraintError(api, "axis", "free axes only (the partition axis 0 is never reduced)", axis)
+        key = _axes_key(nd, axis)
+        axes = _AXES.get(key) if key is not None else None
+        if axes is None:
+            axes = _nl2._axes_of(api, x, axis)
+            if 0 in axes:
+                raise ConstraintError(api, "axis", "free axes only (the partition axis 0 is never reduced)", axis)
+            if key is not None:
+                if len(_AXES) >= 1024:
+                    _AXES.clear()
+                _AXES[key] = axes
         last = tuple(range(nd - len(axes), nd))
         if axes != last and not keepdims:
             order = [i for i in range(nd) if i not in axes] + list(axes)
             x = _index.permuted(x, order)
             axes = last
-        out = legacy(current_fn(x, axes, dtype=dtype, keepdims=keepdims))
+        out = current_fn(x, axes, dtype=dtype, keepdims=keepdims)
+        if type(out) is NkiTensor:      # (legacy(out), inlined)
+            out.__class__ = LegacyTensor
         return out if mask is None else _apply_mask(api, out, mask)
     f.__name__ = name
     return f

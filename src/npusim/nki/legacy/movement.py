@@ -47,8 +47,9 @@ def _as_tile_source(src):
     if ndim == 0:                   # one element (sinks[b, h]): a (1, 1) tile
         return src._derive(TensorView(v.memory, v.offset, (1, 1), (v.dtype.itemsize, v.dtype.itemsize), v.dtype,
                                       api="nl.load"))
-    return src._derive(TensorView.derived(v, v.offset, (v.shape[0], 1), (v.strides[0], v.dtype.itemsize),
-                                          "nl.load"))
+    # (n,) as (n, 1): the same elements, so the same footprint box as v's (a size-1 dim adds no span)
+    return src._derive(TensorView.placed(v.memory, v.offset, (v.shape[0], 1), (v.strides[0], v.dtype.itemsize),
+                                         v.dtype, v.lane_lo, v.lane_hi, v.lo, v.hi))
 
 
 def _box(m):
@@ -91,8 +92,11 @@ def load(src, mask=None, dtype=None, **kwargs):
     """A new SBUF tile holding ``src`` (``dma_copy``); with ``mask``, only the masked elements: a box mask
     (``ix < n``) moves just that box, any other mask moves everything and keeps the masked elements."""
     api = "nl.load"
-    if mask is None and type(src) is LegacyTensor and len(src.shape) > 1:
-        t = _nl.load(src, dtype=dtype)      # (the usual call: what the general path below does for it)
+    if type(src) is LegacyTensor and len(src.shape) > 1 and (
+            mask is None or _index.mask_array(api, mask, src.shape) is None):
+        # (the usual call, and an all-true mask (``i * 128 + ix < n`` of a whole tile): what the general
+        # path below does for them)
+        t = _nl.load(src, dtype=dtype)
         if type(t) is NkiTensor:
             t.__class__ = LegacyTensor
         return t
@@ -130,6 +134,10 @@ def load_transpose2d(src, dtype=None, mask=None, **kwargs):
 def store(dst, value, mask=None, **kwargs):
     """Write ``value`` into ``dst`` (``dma_copy``); with ``mask``, only the masked elements (a box)."""
     api = "nl.store"
+    if type(dst) is LegacyTensor and type(value) is LegacyTensor and not value.in_psum and (
+            mask is None or _index.mask_array(api, mask, dst.shape) is None):
+        _nl.store(dst, value)               # (the usual call: what the general path below does for it)
+        return
     if not isinstance(dst, (NkiTensor, BlockTile, _index.OutOfBoundsIndex)):
         raise ConstraintError(api, "dst", "an NKI tensor (or an index of one)", dst)
     if not isinstance(value, (NkiTensor, BlockTile)) and (isinstance(value, (bool, np.bool_)) or not isinstance(

@@ -20,35 +20,37 @@ from . import index as _index
 _tensor_getitem = NkiTensor.__getitem__
 
 
-_PLAIN_BOUNDS = (int, type(None))
+#: numpy's integer scalar types (np.int32 ...): a bound of one of these is made a Python int. (A set
+#: lookup, not isinstance: a key has several bounds. Anything else stays as written, and the views'
+#: general path takes it or raises for it.)
+_NP_INTS = frozenset(t for t in set(np.sctypeDict.values()) if issubclass(t, np.integer))
 
 
-def _python_ints(key: tuple) -> tuple:
-    """``key`` with numpy ints (as ints and slice bounds) made Python ints; ``key`` itself when it has none.
-    (Kernels compute bounds from numpy arrays, ``h_start = h_starts[i]``: the views' short path takes
-    Python ints only.)"""
+def _plain_key(key: tuple):
+    """``key`` with numpy ints (as ints and slice bounds) made Python ints (``key`` itself when it has
+    none), or None when an entry is not an int or a slice. (Kernels compute bounds from numpy arrays,
+    ``h_start = h_starts[i]``: the views' short path takes Python ints only.)"""
     out = None
-    for i, k in enumerate(key):
+    i = -1
+    for k in key:
+        i += 1
         tk = type(k)
         if tk is int:
             continue
         if tk is slice:
             a, b, c = k.start, k.stop, k.step
-            if type(a) in _PLAIN_BOUNDS and type(b) in _PLAIN_BOUNDS and type(c) in _PLAIN_BOUNDS:
+            if (type(a) is int or a is None) and (type(b) is int or b is None) and (type(c) is int or c is None):
                 continue
-            k = slice(_int(a), _int(b), _int(c))
-        elif isinstance(k, np.integer):
+            k = slice(int(a) if type(a) in _NP_INTS else a, int(b) if type(b) in _NP_INTS else b,
+                      int(c) if type(c) in _NP_INTS else c)
+        elif tk in _NP_INTS:
             k = int(k)
         else:
-            continue
+            return None
         if out is None:
             out = list(key)
         out[i] = k
     return key if out is None else tuple(out)
-
-
-def _int(b):
-    return int(b) if isinstance(b, np.integer) else b
 
 
 class LegacyTensor(NkiTensor):
@@ -57,24 +59,37 @@ class LegacyTensor(NkiTensor):
     __slots__ = ()
 
     def __getitem__(self, key):
-        if type(key) is tuple:      # (index.has_index_arrays, inlined: this runs for every legacy index)
-            plain = True
+        if type(key) is tuple:
+            # One pass: an index array anywhere makes it an affine view (index.has_index_arrays); numpy ints
+            # (as ints or slice bounds) are made the Python ints the views' short path takes.
+            ints = None
+            i = -1
             for k in key:
+                i += 1
                 tk = type(k)
+                if tk is int:
+                    continue
                 if tk is slice:
-                    if plain and not (type(k.start) in _PLAIN_BOUNDS and type(k.stop) in _PLAIN_BOUNDS):
-                        plain = False
-                elif tk is not int:
-                    if isinstance(k, np.ndarray):
-                        return _index.affine_view(self, key)
-                    plain = False
-            if not plain:
-                ints = _python_ints(key)
-                if ints is not key:
-                    try:
-                        return _tensor_getitem(self, ints)      # the same view as key's
-                    except ConstraintError:
-                        pass                # key's own error (or its out-of-bounds index), below
+                    a, b, c = k.start, k.stop, k.step
+                    if (type(a) is int or a is None) and (type(b) is int or b is None) and (
+                            type(c) is int or c is None):
+                        continue
+                    k = slice(int(a) if type(a) in _NP_INTS else a, int(b) if type(b) in _NP_INTS else b,
+                              int(c) if type(c) in _NP_INTS else c)
+                elif tk is np.ndarray or isinstance(k, np.ndarray):
+                    return _index.affine_view(self, key)
+                elif tk in _NP_INTS:
+                    k = int(k)
+                else:
+                    continue
+                if ints is None:
+                    ints = list(key)
+                ints[i] = k
+            if ints is not None:
+                try:
+                    return _tensor_getitem(self, tuple(ints))      # the same view as key's
+                except ConstraintError:
+                    pass                # key's own error (or its out-of-bounds index), below
         elif isinstance(key, np.ndarray):
             return _index.affine_view(self, key)
         elif key is Ellipsis:
@@ -103,7 +118,10 @@ class LegacyTensor(NkiTensor):
     def broadcast_to(self, shape):
         # (nl.broadcast_to's body: one frame fewer between the kernel and the engines, which every event's
         # source lookup walks)
-        return legacy(_current_nl.broadcast_to(self, shape))
+        t = _current_nl.broadcast_to(self, shape)
+        if type(t) is NkiTensor:        # (legacy(t), inlined)
+            t.__class__ = LegacyTensor
+        return t
 
     # ---- operators: the nl functions, called directly (one frame each) ----
     def __add__(self, o): return _nl.add(self, o)
@@ -195,10 +213,9 @@ class BlockTile:
         """``base[:, *blocks][rest]`` made by one slicing of the base, ``base[rest[0], *blocks, *rest[1:]]``
         (the same dims, offset and strides), when ``rest`` is ints and slices; None otherwise and when that
         key fails (the two slicings then give their view or their own error)."""
-        rest = _python_ints(rest)
-        for r in rest:
-            if type(r) is not int and type(r) is not slice:
-                return None
+        rest = _plain_key(rest)
+        if rest is None:
+            return None
         try:
             return _tensor_getitem(self.base, (rest[0],) + blocks + rest[1:])
         except ConstraintError:
@@ -206,12 +223,15 @@ class BlockTile:
 
     def __getitem__(self, key):
         k = key if isinstance(key, tuple) else (key,)
-        if len(k) < self.nblocks:
-            blocks = _block_ints(k)
-            if blocks is not None:
-                # fewer block indices than block dims: the remaining block dims stay (a smaller block tile)
-                return BlockTile(self.base[(slice(None),) + blocks], self.nblocks - len(k))
-        blocks, rest = self._split(k)
+        if self.nblocks == 1 and len(k) > 1 and type(k[0]) is int:
+            blocks, rest = k[:1], k[1:]     # (the usual ``t[i, :, a:b]``: _split's first case, inlined)
+        else:
+            if len(k) < self.nblocks:
+                blocks = _block_ints(k)
+                if blocks is not None:
+                    # fewer block indices than block dims: the remaining block dims stay (a smaller block tile)
+                    return BlockTile(self.base[(slice(None),) + blocks], self.nblocks - len(k))
+            blocks, rest = self._split(k)
         out = self._folded(blocks, rest) if rest else None
         if out is not None:
             self._last = (key, out)         # (a folded key holds no index arrays)
