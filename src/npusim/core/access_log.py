@@ -32,10 +32,10 @@ FRESH = 2 + 2 * CLEAN_STEP      # a new bucket's length that triggers dropping t
 INDEX_AFTER = 24     # entries a scan of the whole (unindexed) log may visit before the log gets its index
 
 
-class MemoryLog:
-    """The remembered accesses of one memory, and what the scans need to know about them."""
-    __slots__ = ("accesses", "horizon", "prune_at", "engine", "archive", "archive_for",
-                 "archive_horizon", "shift", "buckets", "wide", "indexed", "ends_max", "has_sync", "write_end")
+class LogMethods:
+    """``MemoryLog``'s methods, shared with the native timeline's log (``timeline_native.MemoryLog``, whose
+    fields are the extension's ``MemoryLogBase`` slots: the C paths read them without attribute lookups)."""
+    __slots__ = ()
 
     def __init__(self, prune_at: int):
         self.accesses: list[list] = []       # in the order remembered (a fold sorts them by end)
@@ -93,6 +93,12 @@ class MemoryLog:
         self.engine = engine
         if not indexed:
             self.ends_max = ends_max
+
+
+class MemoryLog(LogMethods):
+    """The remembered accesses of one memory, and what the scans need to know about them."""
+    __slots__ = ("accesses", "horizon", "prune_at", "engine", "archive", "archive_for",
+                 "archive_horizon", "shift", "buckets", "wide", "indexed", "ends_max", "has_sync", "write_end")
 
 
 def build_index(log: MemoryLog) -> None:

@@ -156,6 +156,7 @@ class Timeline(_NATIVE.TimelineCore if _NATIVE is not None else object):
         operand's view and event; a finished run is usually a reference cycle, so they would otherwise
         wait for a full collection of the garbage collector, tens of thousands of objects a launch."""
         self._logs.clear()
+        self._forget_log_cache()
 
 
     def place_py(self, engine: str, name: str, cycles: float, *, reads=(), writes=(), order: str = "data",
@@ -423,6 +424,9 @@ class Timeline(_NATIVE.TimelineCore if _NATIVE is not None else object):
             is_write = True
 
     if _NATIVE is None:
+        def _forget_log_cache(self) -> None:
+            """(The C methods remember the logs of the last memories met; the Python ones do not.)"""
+
         place = place_py
         place_rw = place_rw_py
         _dependencies_end = _dependencies_end_py
@@ -567,6 +571,7 @@ class Timeline(_NATIVE.TimelineCore if _NATIVE is not None else object):
             e.count = e.seq = 0
             e.clock = {}
         self._logs.clear()
+        self._forget_log_cache()
         self._used.clear()
         self.trace.events.clear()
 

@@ -23,6 +23,10 @@ FLAGS = ["-std=gnu99", "-O2", "-fPIC", "-shared", "-fno-strict-aliasing",
          "-I" + sysconfig.get_paths()["include"], f"-DNPUSIM_SOABI=\"{sysconfig.get_config_var('SOABI')}\""]
 
 
+#: the log class of the native timeline (load sets it), access_log.MemoryLog's fields in C slots
+MemoryLog = None
+
+
 def wanted() -> bool:
     """False when the environment forces the pure-Python timeline."""
     return (os.environ.get("NPUSIM_NATIVE", "1") != "0"
@@ -62,8 +66,12 @@ def load():
         warnings.warn("npusim.core: trace.Event is no longer a plain slots dataclass, using the Python timeline",
                       RuntimeWarning)
         return None
+    global MemoryLog
+    # the native timeline's log: MemoryLog's methods over the extension's fields (same attributes)
+    MemoryLog = type("MemoryLog", (module.MemoryLogBase, access_log.LogMethods),
+                     {"__slots__": (), "__module__": __name__, "__doc__": access_log.MemoryLog.__doc__})
     module.configure({
-        "MemoryLog": access_log.MemoryLog, "build_index": access_log.build_index, "append": access_log.append,
+        "MemoryLog": MemoryLog, "build_index": access_log.build_index, "append": access_log.append,
         "end_of": access_log.end_of,
         "BUCKET_SPAN": access_log.BUCKET_SPAN, "INDEX_AFTER": access_log.INDEX_AFTER, "FRESH": access_log.FRESH,
         "Event": trace.Event, "event_slots": slots, "active_traces": trace._active,

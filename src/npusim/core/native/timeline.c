@@ -108,6 +108,95 @@ static inline int set_attr_memo(PyObject *o, PyObject *name, PyObject *v, SlotMe
 
 #define set_attr(o, name, v) ({ static SlotMemo memo_[MEMO_WAYS]; set_attr_memo((o), (name), (v), memo_); })
 
+/* ---- the memory log's fields (access_log.MemoryLog derives from this type when the extension is built) ---- */
+
+/* MemoryLog's fields in the instance: the C paths read and write them with a load and a store where
+   attribute access would cost a type lookup per field. Python sees the same attributes (member
+   descriptors): prune_at and shift are ints, indexed and has_sync bools, the rest objects. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *accesses, *horizon, *engine, *archive, *archive_for, *archive_horizon, *buckets, *wide, *ends_max,
+        *write_end;
+    Py_ssize_t prune_at, shift;
+    char indexed, has_sync;
+} LogObject;
+
+static PyMemberDef log_members[] = {
+    {"accesses", T_OBJECT_EX, offsetof(LogObject, accesses), 0, NULL},
+    {"horizon", T_OBJECT_EX, offsetof(LogObject, horizon), 0, NULL},
+    {"engine", T_OBJECT_EX, offsetof(LogObject, engine), 0, NULL},
+    {"archive", T_OBJECT_EX, offsetof(LogObject, archive), 0, NULL},
+    {"archive_for", T_OBJECT_EX, offsetof(LogObject, archive_for), 0, NULL},
+    {"archive_horizon", T_OBJECT_EX, offsetof(LogObject, archive_horizon), 0, NULL},
+    {"buckets", T_OBJECT_EX, offsetof(LogObject, buckets), 0, NULL},
+    {"wide", T_OBJECT_EX, offsetof(LogObject, wide), 0, NULL},
+    {"ends_max", T_OBJECT_EX, offsetof(LogObject, ends_max), 0, NULL},
+    {"write_end", T_OBJECT_EX, offsetof(LogObject, write_end), 0, NULL},
+    {"prune_at", T_PYSSIZET, offsetof(LogObject, prune_at), 0, NULL},
+    {"shift", T_PYSSIZET, offsetof(LogObject, shift), 0, NULL},
+    {"indexed", T_BOOL, offsetof(LogObject, indexed), 0, NULL},
+    {"has_sync", T_BOOL, offsetof(LogObject, has_sync), 0, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static int log_traverse(LogObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->accesses); Py_VISIT(self->horizon); Py_VISIT(self->engine); Py_VISIT(self->archive);
+    Py_VISIT(self->archive_for); Py_VISIT(self->archive_horizon); Py_VISIT(self->buckets); Py_VISIT(self->wide);
+    Py_VISIT(self->ends_max); Py_VISIT(self->write_end);
+    return 0;
+}
+
+static int log_clear(LogObject *self)
+{
+    Py_CLEAR(self->accesses); Py_CLEAR(self->horizon); Py_CLEAR(self->engine); Py_CLEAR(self->archive);
+    Py_CLEAR(self->archive_for); Py_CLEAR(self->archive_horizon); Py_CLEAR(self->buckets); Py_CLEAR(self->wide);
+    Py_CLEAR(self->ends_max); Py_CLEAR(self->write_end);
+    return 0;
+}
+
+static void log_dealloc(LogObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    log_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject LogBase = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "npusim.core._timeline_c.MemoryLogBase",
+    .tp_basicsize = sizeof(LogObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "The fields of access_log.MemoryLog, stored in the instance (its base type with the extension).",
+    .tp_members = log_members,
+    .tp_traverse = (traverseproc)log_traverse,
+    .tp_clear = (inquiry)log_clear,
+    .tp_dealloc = (destructor)log_dealloc,
+    .tp_new = PyType_GenericNew,
+};
+
+/* `log` as a LogObject, or NULL with a TypeError (a log made by another class) */
+static inline LogObject *as_log(PyObject *log)
+{
+    if (!PyObject_TypeCheck(log, &LogBase)) {
+        PyErr_Format(PyExc_TypeError, "timeline: a memory log must be an access_log.MemoryLog, not %.100s",
+                     Py_TYPE(log)->tp_name);
+        return NULL;
+    }
+    return (LogObject *)log;
+}
+
+/* a log's object field (borrowed), or NULL with an AttributeError when it was deleted */
+static inline PyObject *field(PyObject *v, const char *name)
+{
+    if (v == NULL)
+        PyErr_Format(PyExc_AttributeError, "timeline: MemoryLog.%s is not set", name);
+    return v;
+}
+#define LOG_GET(lg, f) field((lg)->f, #f)
+/* lg->f = v (a new reference taken) */
+#define LOG_SET(lg, f, v) Py_XSETREF((lg)->f, Py_NewRef(v))
+
 /* ---- Python's comparisons ---- */
 
 /* a op b (Py_LT, Py_LE, Py_GT) as Python evaluates it: 1, 0, or -1 with an exception */
@@ -177,37 +266,6 @@ static inline int truth(PyObject *o)
     if (o == Py_False || o == Py_None)
         return 0;
     return PyObject_IsTrue(o);
-}
-
-/* an attribute that must be a list */
-static PyObject *get_list(PyObject *o, PyObject *name)
-{
-    PyObject *v = attr(o, name);
-    if (v != NULL && !PyList_Check(v)) {
-        PyErr_Format(PyExc_TypeError, "timeline: %R must be a list, not %.100s", name, Py_TYPE(v)->tp_name);
-        Py_CLEAR(v);
-    }
-    return v;
-}
-
-/* an integer attribute (anything with __index__) as a long long */
-static int get_ll(PyObject *o, PyObject *name, long long *out)
-{
-    PyObject *v = attr(o, name);
-    if (v == NULL)
-        return -1;
-    if (PyLong_CheckExact(v)) {
-        *out = PyLong_AsLongLong(v);
-        Py_DECREF(v);
-        return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
-    }
-    PyObject *i = PyNumber_Index(v);
-    Py_DECREF(v);
-    if (i == NULL)
-        return -1;
-    *out = PyLong_AsLongLong(i);
-    Py_DECREF(i);
-    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
 }
 
 /* x >> shift with Python's floor semantics */
@@ -331,28 +389,58 @@ static int scan_all(PyObject *accesses, Box *q, int is_write, PyObject *engine, 
     return 0;
 }
 
-/* The indexed branch of Timeline._dependencies_end for one footprint (log.indexed) */
-static int indexed_end(PyObject *log, PyObject *fp, Box *q, int is_write, PyObject *engine, PyObject **t)
+/* a log's list field (a new reference), or NULL with an error */
+static PyObject *log_list(PyObject *v, const char *name)
 {
-    long long shift, lo, hi;
-    if (get_ll(log, s_shift, &shift) < 0 || get_ll(fp, s_lo, &lo) < 0 || get_ll(fp, s_hi, &hi) < 0)
+    if (v == NULL) {
+        PyErr_Format(PyExc_AttributeError, "timeline: MemoryLog.%s is not set", name);
+        return NULL;
+    }
+    if (!PyList_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "timeline: MemoryLog.%s must be a list, not %.100s", name, Py_TYPE(v)->tp_name);
+        return NULL;
+    }
+    return Py_NewRef(v);
+}
+#define LOG_LIST(lg, f) log_list((lg)->f, #f)
+
+/* an integer object (anything with __index__) as a long long */
+static int obj_ll(PyObject *v, long long *out)
+{
+    if (PyLong_CheckExact(v)) {
+        *out = PyLong_AsLongLong(v);
+        return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+    }
+    PyObject *i = PyNumber_Index(v);
+    if (i == NULL)
+        return -1;
+    *out = PyLong_AsLongLong(i);
+    Py_DECREF(i);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* The indexed branch of Timeline._dependencies_end for one footprint (log.indexed) */
+static int indexed_end(LogObject *lg, Box *q, int is_write, PyObject *engine, PyObject **t)
+{
+    long long shift = lg->shift, lo, hi;
+    if (obj_ll(q->lo, &lo) < 0 || obj_ll(q->hi, &hi) < 0)
         return -1;
     long long b = shr(lo, shift), last = shr(hi - 1, shift);
     int rc = -1;
     PyObject *wide = NULL, *buckets = NULL;
     if (hi <= lo || last - b >= BUCKET_SPAN) {
-        PyObject *accesses = get_list(log, s_accesses);
+        PyObject *accesses = LOG_LIST(lg, accesses);
         if (accesses == NULL)
             return -1;
         rc = scan_all(accesses, q, is_write, engine, t);
         Py_DECREF(accesses);
         return rc;
     }
-    if (!(wide = get_list(log, s_wide)))
+    if (!(wide = LOG_LIST(lg, wide)))
         goto done;
     if (PyList_GET_SIZE(wide) > 2 && scan_bucket(wide, q, is_write, engine, t) < 0)
         goto done;
-    if (!(buckets = attr(log, s_buckets)))
+    if (!(buckets = Py_XNewRef(LOG_GET(lg, buckets))))
         goto done;
     if (!PyDict_Check(buckets)) {
         PyErr_SetString(PyExc_TypeError, "timeline: log.buckets must be a dict");
@@ -393,11 +481,11 @@ done:
 
 /* The unindexed branch: the whole log newest first until its prefix max of ends says nothing older can
    raise t; a scan longer than INDEX_AFTER builds the log's index. */
-static int unindexed_end(PyObject *log, Box *q, int is_write, PyObject *engine, PyObject **t)
+static int unindexed_end(LogObject *lg, Box *q, int is_write, PyObject *engine, PyObject **t)
 {
-    PyObject *accesses = get_list(log, s_accesses), *ends_max = NULL;
+    PyObject *accesses = LOG_LIST(lg, accesses), *ends_max = NULL;
     int rc = -1;
-    if (accesses == NULL || !(ends_max = get_list(log, s_ends_max)))
+    if (accesses == NULL || !(ends_max = LOG_LIST(lg, ends_max)))
         goto done;
     Py_ssize_t n = PyList_GET_SIZE(accesses), i = n;
     while (i) {
@@ -418,7 +506,7 @@ static int unindexed_end(PyObject *log, Box *q, int is_write, PyObject *engine, 
             goto done;
     }
     if (n - i > INDEX_AFTER) {
-        PyObject *res = PyObject_CallOneArg(build_index_fn, log);
+        PyObject *res = PyObject_CallOneArg(build_index_fn, (PyObject *)lg);
         if (res == NULL)
             goto done;
         Py_DECREF(res);
@@ -430,19 +518,75 @@ done:
     return rc;
 }
 
-/* The log of fp's memory in logs (a new reference), or NULL with no exception when there is none */
-static PyObject *log_of(PyObject *logs, PyObject *fp)
+/* ---- the log of a memory ---- */
+
+/* The timeline's own attributes the C paths read on every instruction live in the instance (member
+   descriptors of the base type, which Timeline.__init__'s assignments store to): a read is a load, not
+   an instance-dict lookup. The last memories met and their logs are remembered (log_of). */
+#define LOG_CACHE 4
+typedef struct {
+    PyObject_HEAD
+    PyObject *core, *engines, *trace, *logs, *used;
+    PyObject *cache_mem[LOG_CACHE];     /* held: a memory's address is not reused while it is here */
+    PyObject *cache_log[LOG_CACHE];     /* borrowed: _logs holds them while its version tag is cache_tag */
+    PyObject *cache_logs;               /* the _logs dict the entries are of (compared by address only) */
+    uint64_t cache_tag;
+    int cache_next;
+} TimelineCoreObject;
+
+static void cache_flush(TimelineCoreObject *self)
+{
+    for (int k = 0; k < LOG_CACHE; k++) {
+        Py_CLEAR(self->cache_mem[k]);
+        self->cache_log[k] = NULL;
+    }
+    self->cache_logs = NULL;
+    self->cache_next = 0;
+}
+
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+#define DICT_TAG(d) (((PyDictObject *)(d))->ma_version_tag)
+#define HAVE_DICT_TAG 1
+#else
+#define DICT_TAG(d) ((uint64_t)0)
+#define HAVE_DICT_TAG 0
+#endif
+
+/* The log of fp's memory in self._logs (a new reference), or NULL with no exception when there is none.
+   _logs is keyed by memory.id (an instance attribute: a dict lookup of its own); a memory's id never
+   changes, so a memory met before maps to the same log for as long as _logs is unchanged (CPython 3.11's
+   dict version tag says so; elsewhere every call looks it up). */
+static PyObject *log_of(TimelineCoreObject *self, PyObject *logs, PyObject *fp)
 {
     PyObject *mem = attr(fp, s_memory);
     if (mem == NULL)
         return NULL;
+    if (HAVE_DICT_TAG && self->cache_logs == logs && self->cache_tag == DICT_TAG(logs))
+        for (int k = 0; k < LOG_CACHE; k++)
+            if (self->cache_mem[k] == mem) {
+                Py_DECREF(mem);
+                return Py_NewRef(self->cache_log[k]);
+            }
     PyObject *mid = attr(mem, s_id);
-    Py_DECREF(mem);
-    if (mid == NULL)
+    if (mid == NULL) {
+        Py_DECREF(mem);
         return NULL;
+    }
     PyObject *log = PyDict_GetItemWithError(logs, mid);
-    Py_XINCREF(log);
     Py_DECREF(mid);
+    if (log != NULL && HAVE_DICT_TAG) {
+        if (self->cache_logs != logs || self->cache_tag != DICT_TAG(logs)) {
+            cache_flush(self);
+            self->cache_logs = logs;
+            self->cache_tag = DICT_TAG(logs);
+        }
+        int k = self->cache_next;
+        self->cache_next = (k + 1) % LOG_CACHE;
+        Py_XSETREF(self->cache_mem[k], Py_NewRef(mem));
+        self->cache_log[k] = log;
+    }
+    Py_DECREF(mem);
+    Py_XINCREF(log);
     return log;
 }
 
@@ -450,22 +594,25 @@ static PyObject *log_of(PyObject *logs, PyObject *fp)
 static int footprint_end(PyObject *self, PyObject *logs, PyObject *fp, int is_write, PyObject *engine,
                          PyObject **t)
 {
-    PyObject *log = log_of(logs, fp), *v = NULL;
+    PyObject *log = log_of((TimelineCoreObject *)self, logs, fp), *v;
+    LogObject *lg;
     Box q = {NULL, NULL, NULL, NULL};
     int rc = -1, r;
     if (log == NULL)
         return PyErr_Occurred() ? -1 : 0;
-    if (!(v = attr(log, s_horizon)) || (r = compare(v, *t, Py_GT)) < 0)
+    if (!(lg = as_log(log)) || !(v = LOG_GET(lg, horizon)) || (r = compare(v, *t, Py_GT)) < 0)
         goto done;
     if (r)
-        Py_SETREF(*t, Py_NewRef(v));
-    Py_CLEAR(v);
+        Py_SETREF(*t, Py_NewRef(lg->horizon));
     /* rare: a late first use of an engine */
-    if (!(v = attr(log, s_archive_for)) || (r = truth(v)) < 0)
+    if (!(v = Py_XNewRef(LOG_GET(lg, archive_for))))
         goto done;
-    if (r && (r = PySequence_Contains(v, engine)) < 0)
+    r = truth(v);
+    if (r > 0)
+        r = PySequence_Contains(v, engine);
+    Py_DECREF(v);
+    if (r < 0)
         goto done;
-    Py_CLEAR(v);
     if (r) {
         PyObject *res = PyObject_CallMethodObjArgs(self, s_archived_end, log, fp, is_write ? Py_True : Py_False,
                                                    engine, *t, NULL);
@@ -474,17 +621,23 @@ static int footprint_end(PyObject *self, PyObject *logs, PyObject *fp, int is_wr
         Py_SETREF(*t, res);
     }
     /* one engine's accesses only: program order covers them; a read meets only writes */
-    if (!(v = attr(log, s_engine)) || (r = equal(v, engine)) < 0)
+    if (!(v = Py_XNewRef(LOG_GET(lg, engine))))
         goto done;
-    Py_CLEAR(v);
+    r = equal(v, engine);
+    Py_DECREF(v);
+    if (r < 0)
+        goto done;
     if (r) {
         rc = 0;
         goto done;
     }
     if (!is_write) {
-        if (!(v = attr(log, s_write_end)) || (r = compare(v, *t, Py_LE)) < 0)
+        if (!(v = Py_XNewRef(LOG_GET(lg, write_end))))
             goto done;
-        Py_CLEAR(v);
+        r = compare(v, *t, Py_LE);
+        Py_DECREF(v);
+        if (r < 0)
+            goto done;
         if (r) {
             rc = 0;
             goto done;
@@ -492,12 +645,8 @@ static int footprint_end(PyObject *self, PyObject *logs, PyObject *fp, int is_wr
     }
     if (box_get(&q, fp) < 0)
         goto done;
-    if (!(v = attr(log, s_indexed)) || (r = truth(v)) < 0)
-        goto done;
-    Py_CLEAR(v);
-    rc = r ? indexed_end(log, fp, &q, is_write, engine, t) : unindexed_end(log, &q, is_write, engine, t);
+    rc = lg->indexed ? indexed_end(lg, &q, is_write, engine, t) : unindexed_end(lg, &q, is_write, engine, t);
 done:
-    Py_XDECREF(v);
     Py_DECREF(log);
     box_clear(&q);
     return rc;
@@ -540,17 +689,15 @@ static PyObject *dependencies_end(PyObject *self, PyObject *const *args, Py_ssiz
 
 /* ---- remembering ---- */
 
-/* access_log.index_add, inlined as Timeline._remember has it */
-static int index_add(PyObject *log, PyObject *fp, PyObject *acc, PyObject *end)
+/* access_log.index_add, inlined as Timeline._remember has it (lo, hi: the footprint's) */
+static int index_add(LogObject *lg, PyObject *acc, PyObject *end, long long lo, long long hi)
 {
-    long long shift, lo, hi;
-    if (get_ll(log, s_shift, &shift) < 0 || get_ll(fp, s_lo, &lo) < 0 || get_ll(fp, s_hi, &hi) < 0)
-        return -1;
+    long long shift = lg->shift;
     long long b = shr(lo, shift), last = shr(hi - 1, shift);
     PyObject *buckets = NULL, *res;
     int rc = -1;
     if (hi <= lo || last - b >= BUCKET_SPAN) {
-        PyObject *wide = attr(log, s_wide);
+        PyObject *wide = Py_XNewRef(LOG_GET(lg, wide));
         if (wide == NULL)
             return -1;
         res = PyObject_CallFunctionObjArgs(append_fn, wide, acc, NULL);
@@ -558,7 +705,7 @@ static int index_add(PyObject *log, PyObject *fp, PyObject *acc, PyObject *end)
         Py_XDECREF(res);
         return res == NULL ? -1 : 0;
     }
-    if (!(buckets = attr(log, s_buckets)))
+    if (!(buckets = Py_XNewRef(LOG_GET(lg, buckets))))
         return -1;
     if (!PyDict_Check(buckets)) {
         PyErr_SetString(PyExc_TypeError, "timeline: log.buckets must be a dict");
@@ -598,9 +745,19 @@ static int index_add(PyObject *log, PyObject *fp, PyObject *acc, PyObject *end)
             goto done;
         }
         Py_INCREF(bucket);
-        PyObject *size = PyLong_FromSsize_t(PyList_GET_SIZE(bucket));
-        int r = size ? compare(size, PyList_GET_ITEM(bucket, 0), Py_LT) : -1;
-        Py_XDECREF(size);
+        /* len(bucket) < bucket[0]: an exact int trigger compares as a C integer */
+        PyObject *trigger = PyList_GET_ITEM(bucket, 0);
+        int r, overflow = 1;
+        long long trig = PyLong_CheckExact(trigger) ? PyLong_AsLongLongAndOverflow(trigger, &overflow) : 0;
+        if (!overflow) {
+            r = (long long)PyList_GET_SIZE(bucket) < trig;
+        } else {
+            PyObject *size = PyLong_FromSsize_t(PyList_GET_SIZE(bucket));
+            Py_INCREF(trigger);
+            r = size ? compare(size, trigger, Py_LT) : -1;
+            Py_DECREF(trigger);
+            Py_XDECREF(size);
+        }
         if (r == 1) {       /* append's common case (a bucket at rest is never empty) */
             PyObject *m = Py_NewRef(PyList_GET_ITEM(bucket, 1));
             r = compare(end, m, Py_GT);
@@ -628,11 +785,6 @@ done:
     return rc;
 }
 
-static int set_attr_if(PyObject *o, PyObject *name, PyObject *v)
-{
-    return set_attr(o, name, v);
-}
-
 /* ---- pruning (Timeline._prune's common case: no sync-ordered access) ---- */
 
 static PyObject *end_of_fn, *s_sort, *kw_key;
@@ -650,23 +802,22 @@ static int class_ll(PyObject *self, PyObject *name, Py_ssize_t *out)
 }
 
 /* log.prune_at = n + self.PRUNE_AT */
-static int set_prune_at(PyObject *self, PyObject *log, Py_ssize_t n)
+static int set_prune_at(PyObject *self, LogObject *lg, Py_ssize_t n)
 {
     Py_ssize_t prune_at;
     if (class_ll(self, s_PRUNE_AT, &prune_at) < 0)
         return -1;
-    PyObject *v = PyLong_FromSsize_t(n + prune_at);
-    int rc = v ? set_attr(log, s_prune_at, v) : -1;
-    Py_XDECREF(v);
-    return rc;
+    lg->prune_at = n + prune_at;
+    return 0;
 }
 
 /* MemoryLog.keep_only(keep) for a log with has_sync False */
-static int keep_only(PyObject *log, PyObject *keep)
+static int keep_only(LogObject *lg, PyObject *keep)
 {
-    PyObject *write_end = NULL, *engine = NULL, *ends_max = NULL, *m = NULL, *v = NULL;
-    int rc = -1, r, indexed;
-    if (set_attr(log, s_accesses, keep) < 0 || !(write_end = PyFloat_FromDouble(-Py_HUGE_VAL)))
+    PyObject *write_end = NULL, *engine = NULL, *ends_max = NULL, *m = NULL;
+    int rc = -1, r, indexed = lg->indexed;
+    LOG_SET(lg, accesses, keep);
+    if (!(write_end = PyFloat_FromDouble(-Py_HUGE_VAL)))
         goto done;
     Py_ssize_t n = PyList_GET_SIZE(keep);
     if (n) {
@@ -679,8 +830,6 @@ static int keep_only(PyObject *log, PyObject *keep)
     } else {
         engine = Py_NewRef(Py_None);
     }
-    if (!(v = attr(log, s_indexed)) || (indexed = truth(v)) < 0)
-        goto done;
     if (!indexed && !(ends_max = PyList_New(0)))
         goto done;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(keep); k++) {
@@ -710,12 +859,13 @@ static int keep_only(PyObject *log, PyObject *keep)
         if (r < 0)
             goto done;
     }
-    if (set_attr(log, s_write_end, write_end) < 0 || set_attr(log, s_engine, engine) < 0 ||
-        (!indexed && set_attr(log, s_ends_max, ends_max) < 0))
-        goto done;
+    LOG_SET(lg, write_end, write_end);
+    LOG_SET(lg, engine, engine);
+    if (!indexed)
+        LOG_SET(lg, ends_max, ends_max);
     rc = 0;
 done:
-    Py_XDECREF(write_end); Py_XDECREF(engine); Py_XDECREF(ends_max); Py_XDECREF(m); Py_XDECREF(v);
+    Py_XDECREF(write_end); Py_XDECREF(engine); Py_XDECREF(ends_max); Py_XDECREF(m);
     return rc;
 }
 
@@ -747,7 +897,7 @@ static int unsynced(PyObject *engines, PyObject *a)
 
 /* Timeline._archive(log, unused, dropped): move the dropped accesses that could still delay or race with
    an unused engine's instructions into the memory's archive */
-static int archive(PyObject *self, PyObject *log, PyObject *unused, PyObject *dropped)
+static int archive(PyObject *self, LogObject *lg, PyObject *unused, PyObject *dropped)
 {
     PyObject *first_free = NULL, *moved = NULL, *arch = NULL, *archive_for = NULL, *v = NULL, *m = NULL;
     int rc = -1, r;
@@ -786,9 +936,9 @@ static int archive(PyObject *self, PyObject *log, PyObject *unused, PyObject *dr
         rc = 0;
         goto done;
     }
-    if (!(arch = get_list(log, s_archive)) || PyList_SetSlice(arch, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, moved) < 0)
+    if (!(arch = LOG_LIST(lg, archive)) || PyList_SetSlice(arch, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, moved) < 0)
         goto done;
-    if (!(archive_for = attr(log, s_archive_for)))
+    if (!(archive_for = Py_XNewRef(LOG_GET(lg, archive_for))))
         goto done;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(unused); k++) {     /* archive_for.update(e.name ...) */
         PyObject *name = attr(PyList_GET_ITEM(unused, k), s_name);
@@ -822,9 +972,10 @@ static int archive(PyObject *self, PyObject *log, PyObject *unused, PyObject *dr
             if (r < 0)
                 goto done;
         }
-        if (!(v = attr(log, s_archive_horizon)) || (r = compare(m, v, Py_GT)) < 0)
+        if (!(v = Py_XNewRef(LOG_GET(lg, archive_horizon))) || (r = compare(m, v, Py_GT)) < 0)
             goto done;
-        if (set_attr(log, s_archive_horizon, r ? m : v) < 0 || PyList_SetSlice(arch, 0, cut, NULL) < 0)
+        LOG_SET(lg, archive_horizon, r ? m : v);
+        if (PyList_SetSlice(arch, 0, cut, NULL) < 0)
             goto done;
     }
     rc = 0;
@@ -834,17 +985,69 @@ done:
     return rc;
 }
 
+/* keep.sort(key=end_of) when every end is a float that is not NaN: a stable sort on C doubles (Python's
+   sort is stable and compares two such floats as C doubles do). 1 sorted, 0 not (the caller sorts in
+   Python), -1 error. */
+typedef struct { double end; Py_ssize_t k; } EndKey;
+
+static int by_end(const void *x, const void *y)
+{
+    const EndKey *a = x, *b = y;
+    if (a->end < b->end)
+        return -1;
+    if (b->end < a->end)
+        return 1;
+    return a->k < b->k ? -1 : a->k > b->k;     /* equal ends keep their order: stable */
+}
+
+static int sort_by_end(PyObject *keep)
+{
+    Py_ssize_t n = PyList_GET_SIZE(keep);
+    EndKey *keys = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(EndKey));
+    PyObject **items = keys ? PyMem_Malloc((size_t)(n ? n : 1) * sizeof(PyObject *)) : NULL;
+    if (items == NULL) {
+        PyMem_Free(keys);
+        PyErr_NoMemory();
+        return -1;
+    }
+    int ok = 1;
+    for (Py_ssize_t k = 0; k < n && ok; k++) {
+        PyObject *a = PyList_GET_ITEM(keep, k);
+        PyObject *end = PyList_Check(a) && PyList_GET_SIZE(a) >= 8 ? PyList_GET_ITEM(a, 0) : NULL;
+        ok = end != NULL && PyFloat_CheckExact(end) && !isnan(PyFloat_AS_DOUBLE(end));
+        if (ok) {
+            keys[k].end = PyFloat_AS_DOUBLE(end);
+            keys[k].k = k;
+        }
+    }
+    if (ok) {
+        qsort(keys, (size_t)n, sizeof(EndKey), by_end);
+        for (Py_ssize_t k = 0; k < n; k++)
+            items[k] = PyList_GET_ITEM(keep, keys[k].k);
+        for (Py_ssize_t k = 0; k < n; k++)
+            PyList_SET_ITEM(keep, k, items[k]);       /* a permutation: the references stay as they are */
+    }
+    PyMem_Free(items);
+    PyMem_Free(keys);
+    return ok;
+}
+
 /* Timeline._fold(log, keep): sort keep by end, fold the oldest (all but MAX_TRACKED // 2) into
    log.horizon, mark them dead; the rest (a new list). */
-static PyObject *fold(PyObject *self, PyObject *log, PyObject *keep, Py_ssize_t max_tracked)
+static PyObject *fold(PyObject *self, LogObject *lg, PyObject *keep, Py_ssize_t max_tracked)
 {
     Py_ssize_t cut = PyList_GET_SIZE(keep) - max_tracked / 2;
     if (max_tracked < 0 || cut < 1)         /* (never, as _prune calls it; Python's indexing rules then) */
-        return PyObject_CallMethodObjArgs(self, s_fold, log, keep, NULL);
-    PyObject *args[2] = {keep, end_of_fn}, *res = PyObject_VectorcallMethod(s_sort, args, 1, kw_key);
-    if (res == NULL)
+        return PyObject_CallMethodObjArgs(self, s_fold, (PyObject *)lg, keep, NULL);
+    int sorted = sort_by_end(keep);
+    if (sorted < 0)
         return NULL;
-    Py_DECREF(res);
+    if (!sorted) {
+        PyObject *args[2] = {keep, end_of_fn}, *res = PyObject_VectorcallMethod(s_sort, args, 1, kw_key);
+        if (res == NULL)
+            return NULL;
+        Py_DECREF(res);
+    }
     if (PyList_GET_SIZE(keep) < cut) {
         PyErr_SetString(PyExc_RuntimeError, "timeline: the kept accesses changed while sorting");
         return NULL;
@@ -853,8 +1056,10 @@ static PyObject *fold(PyObject *self, PyObject *log, PyObject *keep, Py_ssize_t 
     int r = -1;
     if (PyList_Check(last) && PyList_GET_SIZE(last) >= 8) {
         end = Py_NewRef(PyList_GET_ITEM(last, 0));
-        if ((horizon = attr(log, s_horizon)) && (r = compare(end, horizon, Py_GT)) >= 0)
-            r = set_attr(log, s_horizon, r ? end : horizon);        /* max(log.horizon, end) */
+        if ((horizon = Py_XNewRef(LOG_GET(lg, horizon))) && (r = compare(end, horizon, Py_GT)) >= 0) {
+            LOG_SET(lg, horizon, r ? end : horizon);        /* max(log.horizon, end) */
+            r = 0;
+        }
     } else {
         PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
     }
@@ -875,19 +1080,16 @@ static PyObject *fold(PyObject *self, PyObject *log, PyObject *keep, Py_ssize_t 
 }
 
 /* Timeline._prune(log); the general case (some sync-ordered access) is the Python method's */
-static int prune(PyObject *self, PyObject *log)
+static int prune(PyObject *self, LogObject *lg)
 {
-    PyObject *v = attr(log, s_has_sync), *used = NULL, *horizon = NULL, *accesses = NULL, *keep = NULL,
+    PyObject *v = NULL, *used = NULL, *horizon = NULL, *accesses = NULL, *keep = NULL,
              *dropped = NULL, *engines = NULL, *res = NULL;
     int rc = -1, r;
-    if (v == NULL || (r = truth(v)) < 0)
-        goto done;
-    if (r) {
-        res = PyObject_CallMethodOneArg(self, s_prune_py, log);
+    if (lg->has_sync) {
+        res = PyObject_CallMethodOneArg(self, s_prune_py, (PyObject *)lg);
         rc = res ? 0 : -1;
         goto done;
     }
-    Py_CLEAR(v);
     if (!(used = attr(self, s_used)))
         goto done;
     if (!PyList_Check(used) || PyList_GET_SIZE(used) == 0) {
@@ -903,7 +1105,7 @@ static int prune(PyObject *self, PyObject *log)
             Py_SETREF(horizon, Py_NewRef(v));
         Py_CLEAR(v);
     }
-    if (!(accesses = get_list(log, s_accesses)) || !(keep = PyList_New(0)) || !(dropped = PyList_New(0)))
+    if (!(accesses = LOG_LIST(lg, accesses)) || !(keep = PyList_New(0)) || !(dropped = PyList_New(0)))
         goto done;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(accesses); k++) {
         PyObject *a = PyList_GET_ITEM(accesses, k);
@@ -947,7 +1149,7 @@ static int prune(PyObject *self, PyObject *log)
                     r = 0;
             }
             if (r == 0)
-                r = archive(self, log, unused, dropped);
+                r = archive(self, lg, unused, dropped);
             Py_XDECREF(unused);
             Py_XDECREF(values);
             Py_XDECREF(seq);
@@ -955,11 +1157,11 @@ static int prune(PyObject *self, PyObject *log)
                 goto done;
         }
     } else if (n_keep <= max_tracked) {        /* nothing to forget: the log stays as it is */
-        rc = set_prune_at(self, log, n_keep);
+        rc = set_prune_at(self, lg, n_keep);
         goto done;
     }
     if (n_keep > max_tracked) {
-        PyObject *folded = fold(self, log, keep, max_tracked);
+        PyObject *folded = fold(self, lg, keep, max_tracked);
         if (folded == NULL)
             goto done;
         Py_SETREF(keep, folded);
@@ -968,9 +1170,9 @@ static int prune(PyObject *self, PyObject *log)
             goto done;
         }
     }
-    if (keep_only(log, keep) < 0)
+    if (keep_only(lg, keep) < 0)
         goto done;
-    rc = set_prune_at(self, log, PyList_GET_SIZE(keep));
+    rc = set_prune_at(self, lg, PyList_GET_SIZE(keep));
 done:
     Py_XDECREF(v); Py_XDECREF(used); Py_XDECREF(horizon); Py_XDECREF(accesses); Py_XDECREF(keep);
     Py_XDECREF(dropped); Py_XDECREF(engines); Py_XDECREF(res);
@@ -981,35 +1183,37 @@ done:
 static int remember_one(PyObject *self, PyObject *logs, PyObject *fp, int is_write, PyObject *end,
                         PyObject *engine, PyObject *seq, PyObject *ev, PyObject *sync, int sync_true)
 {
-    PyObject *mem = NULL, *mid = NULL, *log = NULL, *accesses = NULL, *acc = NULL, *v = NULL;
+    PyObject *log = NULL, *accesses = NULL, *acc = NULL, *v = NULL;
+    LogObject *lg;
     int rc = -1, r;
-    if (!(mem = attr(fp, s_memory)) || !(mid = attr(mem, s_id)))
-        goto done;
-    log = PyDict_GetItemWithError(logs, mid);
+    log = log_of((TimelineCoreObject *)self, logs, fp);
     if (log == NULL) {
         if (PyErr_Occurred())
             goto done;
-        PyObject *prune_at = attr(self, s_PRUNE_AT);
-        if (prune_at == NULL)
+        PyObject *mem = attr(fp, s_memory), *mid = mem ? attr(mem, s_id) : NULL;
+        Py_XDECREF(mem);
+        PyObject *prune_at = mid ? attr(self, s_PRUNE_AT) : NULL;
+        if (prune_at == NULL) {
+            Py_XDECREF(mid);
             goto done;
+        }
         log = PyObject_CallOneArg(MemoryLogType, prune_at);
         Py_DECREF(prune_at);
-        if (log == NULL || PyDict_SetItem(logs, mid, log) < 0)
+        r = log == NULL ? -1 : PyDict_SetItem(logs, mid, log);
+        Py_DECREF(mid);
+        if (r < 0)
             goto done;
-    } else {
-        Py_INCREF(log);
     }
-    if (!(accesses = get_list(log, s_accesses)))
+    if (!(lg = as_log(log)) || !(accesses = LOG_LIST(lg, accesses)))
         goto done;
     if (PyList_GET_SIZE(accesses) == 0) {
-        if (set_attr_if(log, s_engine, engine) < 0)
-            goto done;
+        LOG_SET(lg, engine, engine);
     } else {
-        if (!(v = attr(log, s_engine)) || (r = not_equal(v, engine)) < 0)
+        if (!(v = Py_XNewRef(LOG_GET(lg, engine))) || (r = not_equal(v, engine)) < 0)
             goto done;
         Py_CLEAR(v);
-        if (r && set_attr_if(log, s_engine, Py_None) < 0)
-            goto done;
+        if (r)
+            LOG_SET(lg, engine, Py_None);
     }
     if (!(acc = PyList_New(8)))
         goto done;
@@ -1023,23 +1227,30 @@ static int remember_one(PyObject *self, PyObject *logs, PyObject *fp, int is_wri
     PyList_SET_ITEM(acc, 7, Py_NewRef(Py_True));
     if (PyList_Append(accesses, acc) < 0)
         goto done;
-    if (sync_true && set_attr_if(log, s_has_sync, Py_True) < 0)
-        goto done;
+    if (sync_true)
+        lg->has_sync = 1;
     if (is_write) {
-        if (!(v = attr(log, s_write_end)) || (r = compare(end, v, Py_GT)) < 0)
+        if (!(v = Py_XNewRef(LOG_GET(lg, write_end))) || (r = compare(end, v, Py_GT)) < 0)
             goto done;
         Py_CLEAR(v);
-        if (r && set_attr_if(log, s_write_end, end) < 0)
-            goto done;
+        if (r)
+            LOG_SET(lg, write_end, end);
     }
-    if (!(v = attr(log, s_indexed)) || (r = truth(v)) < 0)
-        goto done;
-    Py_CLEAR(v);
-    if (r) {
-        if (index_add(log, fp, acc, end) < 0)
+    if (lg->indexed) {
+        long long lo, hi;
+        PyObject *o;
+        if (!(o = attr(fp, s_lo)))
+            goto done;
+        r = obj_ll(o, &lo);
+        Py_DECREF(o);
+        if (r < 0 || !(o = attr(fp, s_hi)))
+            goto done;
+        r = obj_ll(o, &hi);
+        Py_DECREF(o);
+        if (r < 0 || index_add(lg, acc, end, lo, hi) < 0)
             goto done;
     } else {
-        if (!(v = get_list(log, s_ends_max)))
+        if (!(v = LOG_LIST(lg, ends_max)))
             goto done;
         Py_ssize_t n = PyList_GET_SIZE(v);
         PyObject *m = end;
@@ -1056,20 +1267,10 @@ static int remember_one(PyObject *self, PyObject *logs, PyObject *fp, int is_wri
             goto done;
         Py_CLEAR(v);
     }
-    if (!(v = attr(log, s_prune_at)))
-        goto done;
-    PyObject *len = PyLong_FromSsize_t(PyList_GET_SIZE(accesses));
-    r = len ? compare(len, v, Py_GT) : -1;
-    Py_XDECREF(len);
-    Py_CLEAR(v);
-    if (r < 0)
-        goto done;
-    if (r && prune(self, log) < 0)
+    if (PyList_GET_SIZE(accesses) > lg->prune_at && prune(self, lg) < 0)
         goto done;
     rc = 0;
 done:
-    Py_XDECREF(mem);
-    Py_XDECREF(mid);
     Py_XDECREF(log);
     Py_XDECREF(accesses);
     Py_XDECREF(acc);
@@ -1328,6 +1529,14 @@ static PyObject *make_event(PyObject *const *fields, Py_ssize_t n)
         return NULL;
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *d = PyTuple_GET_ITEM(event_slots, k);
+        if (Py_IS_TYPE(d, &PyMemberDescr_Type)) {
+            /* what the descriptor's set does for a writable object slot of a fresh instance: a store */
+            PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+            if (m->type == T_OBJECT_EX && !(m->flags & READONLY)) {
+                Py_XSETREF(*(PyObject **)((char *)ev + m->offset), Py_NewRef(fields[k]));
+                continue;
+            }
+        }
         if (Py_TYPE(d)->tp_descr_set(d, ev, fields[k]) < 0) {
             Py_DECREF(ev);
             return NULL;
@@ -1634,6 +1843,8 @@ done:
 
 /* ---- the module ---- */
 
+static PyObject *forget_log_cache(PyObject *self, PyObject *unused);
+
 static PyMethodDef core_methods[] = {
     {"_dependencies_end", (PyCFunction)(void (*)(void))dependencies_end, METH_FASTCALL,
      "The later of t and the end of every remembered access that data order waits for (C)."},
@@ -1642,18 +1853,11 @@ static PyMethodDef core_methods[] = {
     {"place", (PyCFunction)(void (*)(void))place, METH_FASTCALL | METH_KEYWORDS,
      "place(engine, name, cycles, *, reads=(), writes=(), order='data', not_before_ns=0.0, nbytes=0, "
      "elements=0, args=None, source=None) -> Event (C; timeline.Timeline.place_py is the reference)"},
+    {"_forget_log_cache", forget_log_cache, METH_NOARGS, "Drop the memories whose logs are remembered (C)."},
     {"place_rw", (PyCFunction)(void (*)(void))place_rw, METH_FASTCALL | METH_KEYWORDS,
      "place_rw(engine, name, cycles, read, write, nbytes=0, elements=0, args=None) -> Event (C)"},
     {NULL, NULL, 0, NULL},
 };
-
-/* The timeline's own attributes the C paths read on every instruction live in the instance (member
-   descriptors of the base type, which Timeline.__init__'s assignments store to): a read is a load, not
-   an instance-dict lookup. */
-typedef struct {
-    PyObject_HEAD
-    PyObject *core, *engines, *trace, *logs, *used;
-} TimelineCoreObject;
 
 static PyMemberDef core_members[] = {
     {"core", T_OBJECT_EX, offsetof(TimelineCoreObject, core), 0, NULL},
@@ -1672,6 +1876,8 @@ static int core_traverse(TimelineCoreObject *self, visitproc visit, void *arg)
     Py_VISIT(self->trace);
     Py_VISIT(self->logs);
     Py_VISIT(self->used);
+    for (int k = 0; k < LOG_CACHE; k++)
+        Py_VISIT(self->cache_mem[k]);
     return 0;
 }
 
@@ -1682,7 +1888,15 @@ static int core_clear(TimelineCoreObject *self)
     Py_CLEAR(self->trace);
     Py_CLEAR(self->logs);
     Py_CLEAR(self->used);
+    cache_flush(self);
     return 0;
+}
+
+/* Timeline._forget_log_cache(): drop the memories log_of remembers (forget_accesses, reset) */
+static PyObject *forget_log_cache(PyObject *self, PyObject *unused)
+{
+    cache_flush((TimelineCoreObject *)self);
+    Py_RETURN_NONE;
 }
 
 static void core_dealloc(TimelineCoreObject *self)
@@ -1792,12 +2006,20 @@ PyMODINIT_FUNC PyInit__timeline_c(void)
         return NULL;
     if (PyType_Ready(&TimelineCore) < 0)
         return NULL;
+    if (PyType_Ready(&LogBase) < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
         return NULL;
     Py_INCREF(&TimelineCore);
     if (PyModule_AddObject(m, "TimelineCore", (PyObject *)&TimelineCore) < 0) {
         Py_DECREF(&TimelineCore);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&LogBase);
+    if (PyModule_AddObject(m, "MemoryLogBase", (PyObject *)&LogBase) < 0) {
+        Py_DECREF(&LogBase);
         Py_DECREF(m);
         return NULL;
     }
