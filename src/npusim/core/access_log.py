@@ -104,6 +104,10 @@ class MemoryLog(LogMethods):
 def build_index(log: MemoryLog) -> None:
     """List every remembered access of ``log`` in the index. The buckets are made as small as lets the
     widest access remembered span at most ``BUCKET_SPAN - 1`` of them (at least ``1 << MIN_SHIFT``)."""
+    native = getattr(log, "_build_index", None)
+    if native is not None:      # the native timeline's log keeps its index in C (the same rules)
+        native()
+        return
     widest = max((a[FP].hi - a[FP].lo for a in log.accesses), default=1)
     shift = log.shift = max(MIN_SHIFT, (-(-widest // (BUCKET_SPAN - 1)) - 1).bit_length())
     for acc in log.accesses:

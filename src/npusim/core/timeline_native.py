@@ -74,6 +74,7 @@ def load():
         "MemoryLog": MemoryLog, "build_index": access_log.build_index, "append": access_log.append,
         "end_of": access_log.end_of,
         "BUCKET_SPAN": access_log.BUCKET_SPAN, "INDEX_AFTER": access_log.INDEX_AFTER, "FRESH": access_log.FRESH,
+        "MIN_SHIFT": access_log.MIN_SHIFT,
         "Event": trace.Event, "event_slots": slots, "active_traces": trace._active,
         "timeline_globals": vars(timeline), "basename": os.path.basename})
     return module

@@ -113,12 +113,32 @@ static inline int set_attr_memo(PyObject *o, PyObject *name, PyObject *v, SlotMe
 /* MemoryLog's fields in the instance: the C paths read and write them with a load and a store where
    attribute access would cost a type lookup per field. Python sees the same attributes (member
    descriptors): prune_at and shift are ints, indexed and has_sync bools, the rest objects. */
+/* One bucket of the address index (access_log.py's flat list [trigger, newest max, max0, acc0, ...] in C):
+   its entries oldest first, each an access (held) and the latest end of it and those before it. */
+typedef struct {
+    double max;
+    PyObject *acc;
+} Entry;
+
+typedef struct {
+    long long key;              /* its number (address >> shift) */
+    Py_ssize_t n, cap;
+    Py_ssize_t trigger;         /* the Python list length (2 + 2 * entries) that triggers dropping the dead */
+    double newest;              /* the newest entry's max (the list's [1]) */
+    Entry *e;
+} Bucket;
+
 typedef struct {
     PyObject_HEAD
-    PyObject *accesses, *horizon, *engine, *archive, *archive_for, *archive_horizon, *buckets, *wide, *ends_max,
-        *write_end;
+    PyObject *accesses, *horizon, *engine, *archive, *archive_for, *archive_horizon, *ends_max, *write_end;
     Py_ssize_t prune_at, shift;
     char indexed, has_sync;
+    /* the address index: buckets in the order made, a hash table of their positions by number, the wide
+       list; `busy` while a scan walks an entry array (nothing may grow it then) */
+    Bucket *bk, wide;
+    Py_ssize_t nbk, capbk, *tab, tabcap;
+    char no_index;      /* an end that is not a float was met: scans take the whole log (the same answer) */
+    int busy;
 } LogObject;
 
 static PyMemberDef log_members[] = {
@@ -128,8 +148,6 @@ static PyMemberDef log_members[] = {
     {"archive", T_OBJECT_EX, offsetof(LogObject, archive), 0, NULL},
     {"archive_for", T_OBJECT_EX, offsetof(LogObject, archive_for), 0, NULL},
     {"archive_horizon", T_OBJECT_EX, offsetof(LogObject, archive_horizon), 0, NULL},
-    {"buckets", T_OBJECT_EX, offsetof(LogObject, buckets), 0, NULL},
-    {"wide", T_OBJECT_EX, offsetof(LogObject, wide), 0, NULL},
     {"ends_max", T_OBJECT_EX, offsetof(LogObject, ends_max), 0, NULL},
     {"write_end", T_OBJECT_EX, offsetof(LogObject, write_end), 0, NULL},
     {"prune_at", T_PYSSIZET, offsetof(LogObject, prune_at), 0, NULL},
@@ -139,19 +157,50 @@ static PyMemberDef log_members[] = {
     {NULL, 0, 0, 0, NULL},
 };
 
+static void bucket_clear(Bucket *b)
+{
+    Entry *e = b->e;
+    Py_ssize_t n = b->n;
+    b->e = NULL;
+    b->n = b->cap = 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        Py_DECREF(e[k].acc);
+    PyMem_Free(e);
+}
+
+/* empty the address index (its buckets gone, wide empty) */
+static void index_clear(LogObject *self)
+{
+    Bucket *bk = self->bk;
+    Py_ssize_t nbk = self->nbk;
+    self->bk = NULL;
+    self->nbk = self->capbk = 0;
+    PyMem_Free(self->tab);
+    self->tab = NULL;
+    self->tabcap = 0;
+    for (Py_ssize_t b = 0; b < nbk; b++)
+        bucket_clear(&bk[b]);
+    PyMem_Free(bk);
+    bucket_clear(&self->wide);
+}
+
 static int log_traverse(LogObject *self, visitproc visit, void *arg)
 {
     Py_VISIT(self->accesses); Py_VISIT(self->horizon); Py_VISIT(self->engine); Py_VISIT(self->archive);
-    Py_VISIT(self->archive_for); Py_VISIT(self->archive_horizon); Py_VISIT(self->buckets); Py_VISIT(self->wide);
-    Py_VISIT(self->ends_max); Py_VISIT(self->write_end);
+    Py_VISIT(self->archive_for); Py_VISIT(self->archive_horizon); Py_VISIT(self->ends_max); Py_VISIT(self->write_end);
+    for (Py_ssize_t b = 0; b < self->nbk; b++)
+        for (Py_ssize_t k = 0; k < self->bk[b].n; k++)
+            Py_VISIT(self->bk[b].e[k].acc);
+    for (Py_ssize_t k = 0; k < self->wide.n; k++)
+        Py_VISIT(self->wide.e[k].acc);
     return 0;
 }
 
 static int log_clear(LogObject *self)
 {
     Py_CLEAR(self->accesses); Py_CLEAR(self->horizon); Py_CLEAR(self->engine); Py_CLEAR(self->archive);
-    Py_CLEAR(self->archive_for); Py_CLEAR(self->archive_horizon); Py_CLEAR(self->buckets); Py_CLEAR(self->wide);
-    Py_CLEAR(self->ends_max); Py_CLEAR(self->write_end);
+    Py_CLEAR(self->archive_for); Py_CLEAR(self->archive_horizon); Py_CLEAR(self->ends_max); Py_CLEAR(self->write_end);
+    index_clear(self);
     return 0;
 }
 
@@ -355,31 +404,6 @@ done:
     return r < 0 ? -1 : 0;
 }
 
-/* access_log.scan: a bucket (or wide) newest first, stopping at the first prefix max <= t */
-static int scan_bucket(PyObject *bucket, Box *q, int is_write, PyObject *engine, PyObject **t)
-{
-    Py_ssize_t i = PyList_GET_SIZE(bucket) - 2;
-    while (i > 1) {
-        if (i + 1 >= PyList_GET_SIZE(bucket)) {
-            PyErr_SetString(PyExc_RuntimeError, "timeline: a bucket changed during a scan");
-            return -1;
-        }
-        PyObject *m = PyList_GET_ITEM(bucket, i);
-        Py_INCREF(m);
-        int r = compare(m, *t, Py_LE);
-        Py_DECREF(m);
-        if (r < 0)
-            return -1;
-        if (r)
-            break;
-        PyObject *acc = PyList_GET_ITEM(bucket, i + 1);
-        if (consider(acc, q, is_write, engine, t, 1) < 0)
-            return -1;
-        i -= 2;
-    }
-    return 0;
-}
-
 /* access_log.scan_all: the whole log, oldest first */
 static int scan_all(PyObject *accesses, Box *q, int is_write, PyObject *engine, PyObject **t)
 {
@@ -419,6 +443,356 @@ static int obj_ll(PyObject *v, long long *out)
     return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
 }
 
+/* an integer attribute of o (anything with __index__) as a long long */
+static int attr_ll(PyObject *o, PyObject *name, long long *out)
+{
+    PyObject *v = attr(o, name);
+    if (v == NULL)
+        return -1;
+    int r = obj_ll(v, out);
+    Py_DECREF(v);
+    return r;
+}
+
+/* ---- the address index of a log, in C (access_log.py's buckets and wide list, same rules) ---- */
+
+static Py_ssize_t MIN_SHIFT = 6, CLEAN_STEP = 16;
+
+/* an access's end as a C double (a float, or a float subclass such as numpy's float64, compares as its
+   double does); 0 when it is not a float */
+static inline int end_double(PyObject *acc, double *out)
+{
+    if (!PyList_Check(acc) || PyList_GET_SIZE(acc) < 8)
+        return 0;
+    PyObject *end = PyList_GET_ITEM(acc, 0);
+    if (!PyFloat_Check(end))
+        return 0;
+    *out = PyFloat_AS_DOUBLE(end);
+    return 1;
+}
+
+/* m <= t as Python compares them (m: a float's value) */
+static int max_le(double m, PyObject *t)
+{
+    if (PyFloat_Check(t))
+        return m <= PyFloat_AS_DOUBLE(t);
+    PyObject *f = PyFloat_FromDouble(m);
+    if (f == NULL)
+        return -1;
+    int r = compare(f, t, Py_LE);
+    Py_DECREF(f);
+    return r;
+}
+
+/* access_log.append (and index_add's common case): drop the dead first when the bucket has grown by
+   CLEAN_STEP, then add acc (held) with its prefix max */
+static int bucket_push(Bucket *b, PyObject *acc, double end)
+{
+    if (2 + 2 * b->n >= b->trigger) {
+        Py_ssize_t j = 0;
+        double m = -Py_HUGE_VAL;
+        for (Py_ssize_t k = 0; k < b->n; k++) {
+            PyObject *a = b->e[k].acc;
+            int alive = truth(PyList_GET_ITEM(a, 7));     /* (entries are 8-field lists: index_add checks) */
+            if (alive < 0)
+                return -1;
+            if (!alive) {
+                Py_DECREF(a);
+                continue;
+            }
+            double x = 0.0;
+            end_double(a, &x);          /* (a float: index_add checked) */
+            if (x > m)
+                m = x;
+            b->e[j].acc = a;
+            b->e[j].max = m;
+            j++;
+        }
+        b->n = j;
+        b->newest = m;
+        b->trigger = 2 + 2 * j + 2 * CLEAN_STEP;
+    }
+    if (b->n == b->cap) {
+        Py_ssize_t cap = b->cap ? 2 * b->cap : 4;
+        Entry *e = PyMem_Realloc(b->e, (size_t)cap * sizeof(Entry));
+        if (e == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        b->e = e;
+        b->cap = cap;
+    }
+    if (b->n == 0 || end > b->newest)
+        b->newest = end;
+    b->e[b->n].acc = Py_NewRef(acc);
+    b->e[b->n].max = b->newest;
+    b->n++;
+    return 0;
+}
+
+static inline Py_ssize_t tab_home(long long key, Py_ssize_t tabcap)
+{
+    return (Py_ssize_t)(((unsigned long long)key * 0x9E3779B97F4A7C15ull) >> 20) & (tabcap - 1);
+}
+
+/* the bucket numbered key, or NULL */
+static inline Bucket *bucket_find(LogObject *lg, long long key)
+{
+    if (lg->tabcap == 0)
+        return NULL;
+    for (Py_ssize_t i = tab_home(key, lg->tabcap);; i = (i + 1) & (lg->tabcap - 1)) {
+        Py_ssize_t p = lg->tab[i];
+        if (p < 0)
+            return NULL;
+        if (lg->bk[p].key == key)
+            return &lg->bk[p];
+    }
+}
+
+/* a new empty bucket numbered key (not present); pointers to buckets are invalid after this */
+static Bucket *bucket_make(LogObject *lg, long long key)
+{
+    if (2 * (lg->nbk + 1) > lg->tabcap) {       /* at most half full */
+        Py_ssize_t cap = lg->tabcap ? 2 * lg->tabcap : 64;
+        Py_ssize_t *tab = PyMem_Malloc((size_t)cap * sizeof(Py_ssize_t));
+        if (tab == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < cap; i++)
+            tab[i] = -1;
+        for (Py_ssize_t p = 0; p < lg->nbk; p++) {
+            Py_ssize_t i = tab_home(lg->bk[p].key, cap);
+            while (tab[i] >= 0)
+                i = (i + 1) & (cap - 1);
+            tab[i] = p;
+        }
+        PyMem_Free(lg->tab);
+        lg->tab = tab;
+        lg->tabcap = cap;
+    }
+    if (lg->nbk == lg->capbk) {
+        Py_ssize_t cap = lg->capbk ? 2 * lg->capbk : 16;
+        Bucket *bk = PyMem_Realloc(lg->bk, (size_t)cap * sizeof(Bucket));
+        if (bk == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        lg->bk = bk;
+        lg->capbk = cap;
+    }
+    Bucket *b = &lg->bk[lg->nbk];
+    b->key = key;
+    b->n = b->cap = 0;
+    b->e = NULL;
+    b->trigger = FRESH;
+    b->newest = -Py_HUGE_VAL;
+    Py_ssize_t i = tab_home(key, lg->tabcap);
+    while (lg->tab[i] >= 0)
+        i = (i + 1) & (lg->tabcap - 1);
+    lg->tab[i] = lg->nbk++;
+    return b;
+}
+
+/* access_log.index_add: list acc (its footprint's in-lane bytes [lo, hi)) in each bucket it spans, or in
+   wide */
+static int index_add(LogObject *lg, PyObject *acc, long long lo, long long hi)
+{
+    double end;
+    if (lg->no_index)
+        return 0;
+    if (lg->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "timeline: an access was remembered during a scan of its memory");
+        return -1;
+    }
+    if (!end_double(acc, &end)) {       /* (never: ends are floats) scans take the whole log from now on */
+        lg->no_index = 1;
+        return 0;
+    }
+    long long shift = lg->shift, b = shr(lo, shift), last = shr(hi - 1, shift);
+    if (hi <= lo || last - b >= BUCKET_SPAN)
+        return bucket_push(&lg->wide, acc, end);
+    for (; b <= last; b++) {
+        Bucket *bucket = bucket_find(lg, b);
+        if (bucket == NULL && (bucket = bucket_make(lg, b)) == NULL)
+            return -1;
+        if (bucket_push(bucket, acc, end) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* access_log.build_index: list every remembered access in the index; the buckets as small as lets the
+   widest access span at most BUCKET_SPAN - 1 of them (at least 1 << MIN_SHIFT bytes) */
+static int build_index(LogObject *lg)
+{
+    if (lg->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "timeline: an index was built during a scan of its memory");
+        return -1;
+    }
+    PyObject *accesses = LOG_LIST(lg, accesses);
+    int rc = -1;
+    if (accesses == NULL)
+        return -1;
+    long long widest = 1, lo, hi;
+    Py_ssize_t n = PyList_GET_SIZE(accesses);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *a = PyList_GET_ITEM(accesses, k);
+        if (!PyList_Check(a) || PyList_GET_SIZE(a) < 8) {
+            PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
+            goto done;
+        }
+        PyObject *fp = PyList_GET_ITEM(a, 4);
+        if (attr_ll(fp, s_lo, &lo) < 0 || attr_ll(fp, s_hi, &hi) < 0)
+            goto done;
+        if (k == 0 || hi - lo > widest)
+            widest = hi - lo;
+    }
+    /* max(MIN_SHIFT, (-(-widest // (BUCKET_SPAN - 1)) - 1).bit_length()) */
+    long long d = BUCKET_SPAN - 1, c = widest >= 0 ? (widest + d - 1) / d : -((-widest) / d), x = c - 1;
+    unsigned long long u = x < 0 ? -(unsigned long long)x : (unsigned long long)x;
+    Py_ssize_t bits = 0;
+    while (u) {
+        bits++;
+        u >>= 1;
+    }
+    lg->shift = bits > MIN_SHIFT ? bits : MIN_SHIFT;
+    index_clear(lg);
+    lg->wide.trigger = FRESH;
+    lg->wide.newest = -Py_HUGE_VAL;
+    lg->no_index = 0;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(accesses); k++) {
+        PyObject *a = PyList_GET_ITEM(accesses, k), *fp = PyList_GET_ITEM(a, 4);
+        Py_INCREF(a);
+        int r = attr_ll(fp, s_lo, &lo) < 0 || attr_ll(fp, s_hi, &hi) < 0 || index_add(lg, a, lo, hi) < 0;
+        Py_DECREF(a);
+        if (r)
+            goto done;
+    }
+    lg->indexed = 1;
+    PyObject *empty = PyList_New(0);
+    if (empty == NULL)
+        goto done;
+    Py_XSETREF(lg->ends_max, empty);
+    rc = 0;
+done:
+    Py_DECREF(accesses);
+    return rc;
+}
+
+/* access_log.scan over a bucket: newest first, stopping at the first prefix max <= t */
+static int bucket_scan(LogObject *lg, Bucket *b, Box *q, int is_write, PyObject *engine, PyObject **t)
+{
+    int rc = 0;
+    lg->busy++;
+    for (Py_ssize_t i = b->n - 1; i >= 0; i--) {
+        int r = max_le(b->e[i].max, *t);
+        if (r < 0 || (r == 0 && consider(b->e[i].acc, q, is_write, engine, t, 1) < 0)) {
+            rc = -1;
+            break;
+        }
+        if (r)
+            break;
+    }
+    lg->busy--;
+    return rc;
+}
+
+/* a bucket as access_log.py's list: [trigger, newest max, max0, acc0, max1, acc1, ...] */
+static PyObject *bucket_list(Bucket *b)
+{
+    PyObject *l = PyList_New(2 + 2 * b->n), *v;
+    if (l == NULL)
+        return NULL;
+    if (!(v = PyLong_FromSsize_t(b->trigger)))
+        goto fail;
+    PyList_SET_ITEM(l, 0, v);
+    if (!(v = PyFloat_FromDouble(b->newest)))
+        goto fail;
+    PyList_SET_ITEM(l, 1, v);
+    for (Py_ssize_t k = 0; k < b->n; k++) {
+        if (!(v = PyFloat_FromDouble(b->e[k].max)))
+            goto fail;
+        PyList_SET_ITEM(l, 2 + 2 * k, v);
+        PyList_SET_ITEM(l, 3 + 2 * k, Py_NewRef(b->e[k].acc));
+    }
+    return l;
+fail:
+    Py_DECREF(l);
+    return NULL;
+}
+
+/* MemoryLog.buckets of a native log: a snapshot dict {number: bucket list} (tests and debugging read it) */
+static PyObject *log_get_buckets(LogObject *lg, void *closure)
+{
+    PyObject *d = PyDict_New();
+    for (Py_ssize_t p = 0; d != NULL && p < lg->nbk; p++) {
+        PyObject *key = PyLong_FromLongLong(lg->bk[p].key), *l = key ? bucket_list(&lg->bk[p]) : NULL;
+        if (l == NULL || PyDict_SetItem(d, key, l) < 0)
+            Py_CLEAR(d);
+        Py_XDECREF(key);
+        Py_XDECREF(l);
+    }
+    return d;
+}
+
+/* assigning an empty dict empties the buckets (MemoryLog.__init__); nothing else can be assigned */
+static int log_set_buckets(LogObject *lg, PyObject *v, void *closure)
+{
+    if (v == NULL || !PyDict_Check(v) || PyDict_GET_SIZE(v) != 0) {
+        PyErr_SetString(PyExc_TypeError, "the native timeline's log keeps its index itself: only {} may be assigned");
+        return -1;
+    }
+    Bucket wide = lg->wide;
+    lg->wide.e = NULL;
+    lg->wide.n = lg->wide.cap = 0;
+    index_clear(lg);
+    lg->wide = wide;
+    return 0;
+}
+
+static PyObject *log_get_wide(LogObject *lg, void *closure)
+{
+    return bucket_list(&lg->wide);
+}
+
+/* assigning [trigger, max] (an empty list, MemoryLog.__init__) empties wide */
+static int log_set_wide(LogObject *lg, PyObject *v, void *closure)
+{
+    if (v == NULL || !PyList_Check(v) || PyList_GET_SIZE(v) != 2) {
+        PyErr_SetString(PyExc_TypeError, "the native timeline's log keeps its index itself: only [trigger, max] "
+                        "may be assigned to wide");
+        return -1;
+    }
+    Py_ssize_t trigger = PyLong_AsSsize_t(PyList_GET_ITEM(v, 0));
+    double newest = PyFloat_AsDouble(PyList_GET_ITEM(v, 1));
+    if (PyErr_Occurred())
+        return -1;
+    bucket_clear(&lg->wide);
+    lg->wide.trigger = trigger;
+    lg->wide.newest = newest;
+    return 0;
+}
+
+static PyGetSetDef log_getset[] = {
+    {"buckets", (getter)log_get_buckets, (setter)log_set_buckets,
+     "bucket number -> [trigger, newest max, max0, acc0, ...] (a snapshot of the C index)", NULL},
+    {"wide", (getter)log_get_wide, (setter)log_set_wide, "[trigger, newest max, max0, acc0, ...] (a snapshot)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyObject *log_build_index(PyObject *self, PyObject *unused)
+{
+    if (build_index((LogObject *)self) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef log_methods[] = {
+    {"_build_index", log_build_index, METH_NOARGS, "access_log.build_index for a native log (C)."},
+    {NULL, NULL, 0, NULL},
+};
+
 /* The indexed branch of Timeline._dependencies_end for one footprint (log.indexed) */
 static int indexed_end(LogObject *lg, Box *q, int is_write, PyObject *engine, PyObject **t)
 {
@@ -426,57 +800,25 @@ static int indexed_end(LogObject *lg, Box *q, int is_write, PyObject *engine, Py
     if (obj_ll(q->lo, &lo) < 0 || obj_ll(q->hi, &hi) < 0)
         return -1;
     long long b = shr(lo, shift), last = shr(hi - 1, shift);
-    int rc = -1;
-    PyObject *wide = NULL, *buckets = NULL;
-    if (hi <= lo || last - b >= BUCKET_SPAN) {
+    if (hi <= lo || last - b >= BUCKET_SPAN || lg->no_index) {
         PyObject *accesses = LOG_LIST(lg, accesses);
         if (accesses == NULL)
             return -1;
-        rc = scan_all(accesses, q, is_write, engine, t);
+        int rc = scan_all(accesses, q, is_write, engine, t);
         Py_DECREF(accesses);
         return rc;
     }
-    if (!(wide = LOG_LIST(lg, wide)))
-        goto done;
-    if (PyList_GET_SIZE(wide) > 2 && scan_bucket(wide, q, is_write, engine, t) < 0)
-        goto done;
-    if (!(buckets = Py_XNewRef(LOG_GET(lg, buckets))))
-        goto done;
-    if (!PyDict_Check(buckets)) {
-        PyErr_SetString(PyExc_TypeError, "timeline: log.buckets must be a dict");
-        goto done;
-    }
+    if (lg->wide.n > 0 && bucket_scan(lg, &lg->wide, q, is_write, engine, t) < 0)
+        return -1;
     for (; b <= last; b++) {
-        PyObject *key = PyLong_FromLongLong(b);
-        if (key == NULL)
-            goto done;
-        PyObject *bucket = PyDict_GetItemWithError(buckets, key);
-        Py_DECREF(key);
-        if (bucket == NULL) {
-            if (PyErr_Occurred())
-                goto done;
+        Bucket *bucket = bucket_find(lg, b);
+        if (bucket == NULL)
             continue;
-        }
-        if (!PyList_Check(bucket) || PyList_GET_SIZE(bucket) < 2) {
-            PyErr_SetString(PyExc_TypeError, "timeline: a bucket must be a list [trigger, max, ...]");
-            goto done;
-        }
-        Py_INCREF(bucket);
-        PyObject *m = PyList_GET_ITEM(bucket, 1);
-        Py_INCREF(m);
-        int r = compare(m, *t, Py_LE);
-        Py_DECREF(m);
-        if (r == 0)
-            r = scan_bucket(bucket, q, is_write, engine, t);
-        Py_DECREF(bucket);
-        if (r < 0)
-            goto done;
+        int r = max_le(bucket->newest, *t);
+        if (r < 0 || (r == 0 && bucket_scan(lg, bucket, q, is_write, engine, t) < 0))
+            return -1;
     }
-    rc = 0;
-done:
-    Py_XDECREF(wide);
-    Py_XDECREF(buckets);
-    return rc;
+    return 0;
 }
 
 /* The unindexed branch: the whole log newest first until its prefix max of ends says nothing older can
@@ -506,10 +848,8 @@ static int unindexed_end(LogObject *lg, Box *q, int is_write, PyObject *engine, 
             goto done;
     }
     if (n - i > INDEX_AFTER) {
-        PyObject *res = PyObject_CallOneArg(build_index_fn, (PyObject *)lg);
-        if (res == NULL)
+        if (build_index(lg) < 0)
             goto done;
-        Py_DECREF(res);
     }
     rc = 0;
 done:
@@ -688,102 +1028,6 @@ static PyObject *dependencies_end(PyObject *self, PyObject *const *args, Py_ssiz
 }
 
 /* ---- remembering ---- */
-
-/* access_log.index_add, inlined as Timeline._remember has it (lo, hi: the footprint's) */
-static int index_add(LogObject *lg, PyObject *acc, PyObject *end, long long lo, long long hi)
-{
-    long long shift = lg->shift;
-    long long b = shr(lo, shift), last = shr(hi - 1, shift);
-    PyObject *buckets = NULL, *res;
-    int rc = -1;
-    if (hi <= lo || last - b >= BUCKET_SPAN) {
-        PyObject *wide = Py_XNewRef(LOG_GET(lg, wide));
-        if (wide == NULL)
-            return -1;
-        res = PyObject_CallFunctionObjArgs(append_fn, wide, acc, NULL);
-        Py_DECREF(wide);
-        Py_XDECREF(res);
-        return res == NULL ? -1 : 0;
-    }
-    if (!(buckets = Py_XNewRef(LOG_GET(lg, buckets))))
-        return -1;
-    if (!PyDict_Check(buckets)) {
-        PyErr_SetString(PyExc_TypeError, "timeline: log.buckets must be a dict");
-        goto done;
-    }
-    for (; b <= last; b++) {
-        PyObject *key = PyLong_FromLongLong(b);
-        if (key == NULL)
-            goto done;
-        PyObject *bucket = PyDict_GetItemWithError(buckets, key);
-        if (bucket == NULL) {
-            if (PyErr_Occurred()) {
-                Py_DECREF(key);
-                goto done;
-            }
-            PyObject *fresh = PyLong_FromSsize_t(FRESH);
-            PyObject *nb = fresh ? PyList_New(4) : NULL;
-            if (nb == NULL) {
-                Py_XDECREF(fresh);
-                Py_DECREF(key);
-                goto done;
-            }
-            PyList_SET_ITEM(nb, 0, fresh);
-            PyList_SET_ITEM(nb, 1, Py_NewRef(end));
-            PyList_SET_ITEM(nb, 2, Py_NewRef(end));
-            PyList_SET_ITEM(nb, 3, Py_NewRef(acc));
-            int r = PyDict_SetItem(buckets, key, nb);
-            Py_DECREF(nb);
-            Py_DECREF(key);
-            if (r < 0)
-                goto done;
-            continue;
-        }
-        Py_DECREF(key);
-        if (!PyList_Check(bucket) || PyList_GET_SIZE(bucket) < 2) {
-            PyErr_SetString(PyExc_TypeError, "timeline: a bucket must be a list [trigger, max, ...]");
-            goto done;
-        }
-        Py_INCREF(bucket);
-        /* len(bucket) < bucket[0]: an exact int trigger compares as a C integer */
-        PyObject *trigger = PyList_GET_ITEM(bucket, 0);
-        int r, overflow = 1;
-        long long trig = PyLong_CheckExact(trigger) ? PyLong_AsLongLongAndOverflow(trigger, &overflow) : 0;
-        if (!overflow) {
-            r = (long long)PyList_GET_SIZE(bucket) < trig;
-        } else {
-            PyObject *size = PyLong_FromSsize_t(PyList_GET_SIZE(bucket));
-            Py_INCREF(trigger);
-            r = size ? compare(size, trigger, Py_LT) : -1;
-            Py_DECREF(trigger);
-            Py_XDECREF(size);
-        }
-        if (r == 1) {       /* append's common case (a bucket at rest is never empty) */
-            PyObject *m = Py_NewRef(PyList_GET_ITEM(bucket, 1));
-            r = compare(end, m, Py_GT);
-            if (r == 1) {
-                Py_SETREF(m, Py_NewRef(end));
-                r = PyList_SetItem(bucket, 1, Py_NewRef(end));
-            }
-            if (r >= 0)
-                r = PyList_Append(bucket, m);
-            if (r >= 0)
-                r = PyList_Append(bucket, acc);
-            Py_DECREF(m);
-        } else if (r == 0) {    /* drops the bucket's dead first */
-            res = PyObject_CallFunctionObjArgs(append_fn, bucket, acc, NULL);
-            r = res == NULL ? -1 : 0;
-            Py_XDECREF(res);
-        }
-        Py_DECREF(bucket);
-        if (r < 0)
-            goto done;
-    }
-    rc = 0;
-done:
-    Py_XDECREF(buckets);
-    return rc;
-}
 
 /* ---- pruning (Timeline._prune's common case: no sync-ordered access) ---- */
 
@@ -1247,7 +1491,7 @@ static int remember_one(PyObject *self, PyObject *logs, PyObject *fp, int is_wri
             goto done;
         r = obj_ll(o, &hi);
         Py_DECREF(o);
-        if (r < 0 || index_add(lg, acc, end, lo, hi) < 0)
+        if (r < 0 || index_add(lg, acc, lo, hi) < 0)
             goto done;
     } else {
         if (!(v = LOG_LIST(lg, ends_max)))
@@ -1934,7 +2178,7 @@ static int take(PyObject *d, const char *key, PyObject **slot)
 
 static PyObject *configure(PyObject *mod, PyObject *d)
 {
-    PyObject *span = NULL, *after = NULL, *fresh = NULL;
+    PyObject *span = NULL, *after = NULL, *fresh = NULL, *min_shift = NULL;
     if (!PyDict_Check(d)) {
         PyErr_SetString(PyExc_TypeError, "configure(dict)");
         return NULL;
@@ -1944,7 +2188,8 @@ static PyObject *configure(PyObject *mod, PyObject *d)
         take(d, "event_slots", &event_slots) < 0 ||
         take(d, "active_traces", &active_traces) < 0 || take(d, "timeline_globals", &timeline_globals) < 0 ||
         take(d, "basename", &basename_fn) < 0 || take(d, "end_of", &end_of_fn) < 0 || take(d, "BUCKET_SPAN", &span) < 0 ||
-        take(d, "INDEX_AFTER", &after) < 0 || take(d, "FRESH", &fresh) < 0)
+        take(d, "INDEX_AFTER", &after) < 0 || take(d, "FRESH", &fresh) < 0 ||
+        take(d, "MIN_SHIFT", &min_shift) < 0)
         goto fail;
     if (!PyType_Check(EventType) || !PyDict_Check(timeline_globals)) {
         PyErr_SetString(PyExc_TypeError, "configure: Event must be a type and timeline_globals a dict");
@@ -1953,12 +2198,16 @@ static PyObject *configure(PyObject *mod, PyObject *d)
     BUCKET_SPAN = PyLong_AsSsize_t(span);
     INDEX_AFTER = PyLong_AsSsize_t(after);
     FRESH = PyLong_AsSsize_t(fresh);
+    CLEAN_STEP = (FRESH - 2) / 2;       /* (access_log: FRESH = 2 + 2 * CLEAN_STEP) */
     if (PyErr_Occurred())
         goto fail;
-    Py_DECREF(span); Py_DECREF(after); Py_DECREF(fresh);
+    MIN_SHIFT = PyLong_AsSsize_t(min_shift);
+    if (PyErr_Occurred())
+        goto fail;
+    Py_DECREF(span); Py_DECREF(after); Py_DECREF(fresh); Py_DECREF(min_shift);
     Py_RETURN_NONE;
 fail:
-    Py_XDECREF(span); Py_XDECREF(after); Py_XDECREF(fresh);
+    Py_XDECREF(span); Py_XDECREF(after); Py_XDECREF(fresh); Py_XDECREF(min_shift);
     return NULL;
 }
 
@@ -2006,6 +2255,8 @@ PyMODINIT_FUNC PyInit__timeline_c(void)
         return NULL;
     if (PyType_Ready(&TimelineCore) < 0)
         return NULL;
+    LogBase.tp_getset = log_getset;
+    LogBase.tp_methods = log_methods;
     if (PyType_Ready(&LogBase) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
