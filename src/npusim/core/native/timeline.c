@@ -1230,19 +1230,9 @@ done:
 }
 
 /* keep.sort(key=end_of) when every end is a float that is not NaN: a stable sort on C doubles (Python's
-   sort is stable and compares two such floats as C doubles do). 1 sorted, 0 not (the caller sorts in
+   sort is stable and compares two such floats as C doubles do; the order of equal ends is kept). 1 sorted, 0 not (the caller sorts in
    Python), -1 error. */
 typedef struct { double end; Py_ssize_t k; } EndKey;
-
-static int by_end(const void *x, const void *y)
-{
-    const EndKey *a = x, *b = y;
-    if (a->end < b->end)
-        return -1;
-    if (b->end < a->end)
-        return 1;
-    return a->k < b->k ? -1 : a->k > b->k;     /* equal ends keep their order: stable */
-}
 
 static int sort_by_end(PyObject *keep)
 {
@@ -1265,7 +1255,16 @@ static int sort_by_end(PyObject *keep)
         }
     }
     if (ok) {
-        qsort(keys, (size_t)n, sizeof(EndKey), by_end);
+        /* insertion sort: stable, and the kept accesses are mostly in order of their ends already */
+        for (Py_ssize_t k = 1; k < n; k++) {
+            EndKey x = keys[k];
+            Py_ssize_t j = k;
+            while (j > 0 && x.end < keys[j - 1].end) {
+                keys[j] = keys[j - 1];
+                j--;
+            }
+            keys[j] = x;
+        }
         for (Py_ssize_t k = 0; k < n; k++)
             items[k] = PyList_GET_ITEM(keep, keys[k].k);
         for (Py_ssize_t k = 0; k < n; k++)
@@ -1349,22 +1348,46 @@ static int prune(PyObject *self, LogObject *lg)
             Py_SETREF(horizon, Py_NewRef(v));
         Py_CLEAR(v);
     }
-    if (!(accesses = LOG_LIST(lg, accesses)) || !(keep = PyList_New(0)) || !(dropped = PyList_New(0)))
+    if (!(accesses = LOG_LIST(lg, accesses)))
         goto done;
-    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(accesses); k++) {
-        PyObject *a = PyList_GET_ITEM(accesses, k);
-        if (!PyList_Check(a) || PyList_GET_SIZE(a) < 8) {
-            PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
+    {
+        /* which to keep (a[END] > horizon), then the two lists made at their sizes */
+        Py_ssize_t n = PyList_GET_SIZE(accesses), n_kept = 0;
+        char *kept = PyMem_Malloc((size_t)(n ? n : 1));
+        if (kept == NULL) {
+            PyErr_NoMemory();
             goto done;
         }
-        Py_INCREF(a);
-        PyObject *end = Py_NewRef(PyList_GET_ITEM(a, 0));
-        r = compare(end, horizon, Py_GT);
-        Py_DECREF(end);
-        if (r >= 0)
-            r = PyList_Append(r ? keep : dropped, a);
-        Py_DECREF(a);
-        if (r < 0)
+        r = 0;
+        for (Py_ssize_t k = 0; k < n && r >= 0; k++) {
+            PyObject *a = PyList_GET_ITEM(accesses, k);
+            if (!PyList_Check(a) || PyList_GET_SIZE(a) < 8) {
+                PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
+                r = -1;
+                break;
+            }
+            PyObject *end = Py_NewRef(PyList_GET_ITEM(a, 0));
+            r = compare(end, horizon, Py_GT);
+            Py_DECREF(end);
+            kept[k] = r == 1;
+            n_kept += r == 1;
+        }
+        if (r >= 0 && PyList_GET_SIZE(accesses) != n) {
+            PyErr_SetString(PyExc_RuntimeError, "timeline: the log changed while pruning");
+            r = -1;
+        }
+        if (r >= 0 && (keep = PyList_New(n_kept)) != NULL && (dropped = PyList_New(n - n_kept)) != NULL) {
+            Py_ssize_t i = 0, j = 0;
+            for (Py_ssize_t k = 0; k < n; k++) {
+                PyObject *a = Py_NewRef(PyList_GET_ITEM(accesses, k));
+                if (kept[k])
+                    PyList_SET_ITEM(keep, i++, a);
+                else
+                    PyList_SET_ITEM(dropped, j++, a);
+            }
+        }
+        PyMem_Free(kept);
+        if (r < 0 || keep == NULL || dropped == NULL)
             goto done;
     }
     Py_ssize_t n_keep = PyList_GET_SIZE(keep), max_tracked;
