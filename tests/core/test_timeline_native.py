@@ -81,8 +81,11 @@ def _state(tl):
 
 
 def _do(tl, engine, reads, writes, cycles, not_before, order):
-    """One placement: its event, or the RaceError text (same source line for both timelines)."""
+    """One placement: its event, or the RaceError text (same source line for both timelines). One write in
+    data order goes through ``place_data`` every other time (its events must equal ``place``'s)."""
     try:
+        if order == "data" and len(writes) == 1 and cycles % 2:
+            return _event(tl.place_data(engine, "op", cycles, tuple(reads), writes[0], cycles, 0, None, not_before))
         return _event(tl.place(engine, "op", cycles, reads=reads, writes=writes, order=order,
                                not_before_ns=not_before, nbytes=cycles))
     except RaceError as e:
@@ -276,6 +279,40 @@ def test_place_takes_its_arguments_as_the_python_method_does():
         Timeline(ENGINES).place("vector", "x", 1, bogus=1)
     with pytest.raises(TypeError):
         Timeline(ENGINES).place("vector", "x")
+
+
+@native
+@settings(max_examples=60, deadline=None)
+@given(st.lists(step, min_size=1, max_size=120))
+def test_place_data_equals_place(steps):
+    """``place_data`` (positional, one write, data order) gives ``place``'s events and state, on the C and
+    the Python timeline."""
+    data = [(e, r, w[:1] or [_fp(SBUF, 0, 1, 0, 64)], c, nb) for e, r, w, c, nb, _, _ in steps]
+    runs = []
+    for cls in (Timeline, PythonTimeline):
+        for via_data in (False, True):
+            tl, events = cls(ENGINES), []
+            for engine, reads, writes, cycles, not_before in data:
+                if via_data:
+                    ev = tl.place_data(engine, "op", cycles, reads, writes[0], 3, 2, {"a": 1}, not_before)
+                else:
+                    ev = tl.place(engine, "op", cycles, reads=reads, writes=writes, nbytes=3, elements=2,
+                                  args={"a": 1}, not_before_ns=not_before)
+                events.append(_event(ev)[:-1] + (ev.elements, ev.args))     # (the source: two call lines)
+            runs.append((events, _state(tl)))
+    assert all(run == runs[0] for run in runs[1:])
+
+
+@native
+def test_place_data_checks_its_arguments():
+    tl = Timeline(ENGINES)
+    fp = _fp(SBUF, 0, 4, 0, 64)
+    with pytest.raises(TypeError):
+        tl.place_data("vector", "x", 1, fp, fp, 0, 0, None, 0.0)        # reads not a list or tuple
+    with pytest.raises(TypeError):
+        tl.place_data("vector", "x", 1, (), fp)
+    with pytest.raises(KeyError):
+        tl.place_data("nope", "x", 1, (), fp, 0, 0, None, 0.0)
 
 
 @native

@@ -199,6 +199,20 @@ class Timeline(_NATIVE.TimelineCore if _NATIVE is not None else object):
         return self._record(eng, engine, name, cycles, start, (read,), (write,), False, nbytes, elements, args,
                             source)
 
+    def place_data_py(self, engine: str, name: str, cycles: float, reads, write: Footprint, nbytes: int,
+                      elements: int, args: dict | None, not_before_ns: float) -> Event:
+        """``place(engine, name, cycles, reads=reads, writes=[write], nbytes=, elements=, args=,
+        not_before_ns=)`` in data order, every argument positional: ``reads`` a list or tuple of footprints
+        (no None), one written footprint (front ends' per-instruction path: nothing to bind or normalise)."""
+        eng = self.engines[engine]
+        start = eng.free_ns
+        if not_before_ns > start:           # max(free, not_before): the first of equals, as max() picks
+            start = not_before_ns
+        writes = (write,)
+        start = self._dependencies_end(reads, writes, engine, start)
+        source = caller_source() if options().record_source else ""
+        return self._record(eng, engine, name, cycles, start, reads, writes, False, nbytes, elements, args, source)
+
     def _record(self, eng: Engine, engine: str, name: str, cycles: float, start: float, reads, writes,
                 sync: bool, nbytes: int, elements: int, args: dict | None, source: str) -> Event:
         """The event of an instruction starting at ``start``: advance its engine, remember its accesses."""
@@ -429,6 +443,7 @@ class Timeline(_NATIVE.TimelineCore if _NATIVE is not None else object):
 
         place = place_py
         place_rw = place_rw_py
+        place_data = place_data_py
         _dependencies_end = _dependencies_end_py
         _remember = _remember_py
 
@@ -581,5 +596,6 @@ class PythonTimeline(Timeline):
     reference the C methods are tested against."""
     place = Timeline.place_py
     place_rw = Timeline.place_rw_py
+    place_data = Timeline.place_data_py
     _dependencies_end = Timeline._dependencies_end_py
     _remember = Timeline._remember_py

@@ -2108,6 +2108,52 @@ done:
     return res;
 }
 
+/* Timeline.place_data(engine, name, cycles, reads, write, nbytes, elements, args, not_before_ns): place in
+   data order for a sequence of read footprints and one written footprint, every argument positional
+   (front ends' per-instruction path: no keywords to bind, nothing to normalise) */
+static PyObject *place_data(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError, "Timeline.place_data(engine, name, cycles, reads, write, nbytes, elements, "
+                        "args, not_before_ns) takes 9 arguments");
+        return NULL;
+    }
+    PyObject *engine = args[0], *engines = NULL, *eng = NULL, *writes = NULL, *start = NULL, *opts = NULL,
+             *source = NULL, *res = NULL, *v = NULL;
+    int r;
+    if (!PyList_Check(args[3]) && !PyTuple_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "Timeline.place_data: reads must be a list or tuple of footprints");
+        return NULL;
+    }
+    if (!(engines = attr(self, s_engines)) || !(eng = PyObject_GetItem(engines, engine)) ||
+        !(writes = PyTuple_Pack(1, args[4])) || !(start = attr(eng, s_free_ns)))
+        goto done;
+    if ((r = compare(args[8], start, Py_GT)) < 0)       /* max(free, not_before): the first of equals */
+        goto done;
+    if (r)
+        Py_SETREF(start, Py_NewRef(args[8]));
+    {
+        PyObject *dargs[4] = {args[3], writes, engine, start};
+        if (!(v = dependencies_end(self, dargs, 4)))
+            goto done;
+        Py_SETREF(start, v);
+        v = NULL;
+    }
+    if (!(opts = call_options()) || !(v = attr(opts, s_record_source)) || (r = truth(v)) < 0)
+        goto done;
+    if (!(source = r ? caller_source() : Py_NewRef(str_empty)))
+        goto done;
+    {
+        PyObject *rargs[12] = {eng, engine, args[1], args[2], start, args[3], writes, Py_False, args[5], args[6],
+                               args[7], source};
+        res = record(self, rargs);
+    }
+done:
+    Py_XDECREF(engines); Py_XDECREF(eng); Py_XDECREF(writes); Py_XDECREF(start); Py_XDECREF(opts);
+    Py_XDECREF(source); Py_XDECREF(v);
+    return res;
+}
+
 /* ---- the module ---- */
 
 static PyObject *forget_log_cache(PyObject *self, PyObject *unused);
@@ -2121,6 +2167,8 @@ static PyMethodDef core_methods[] = {
      "place(engine, name, cycles, *, reads=(), writes=(), order='data', not_before_ns=0.0, nbytes=0, "
      "elements=0, args=None, source=None) -> Event (C; timeline.Timeline.place_py is the reference)"},
     {"_forget_log_cache", forget_log_cache, METH_NOARGS, "Drop the memories whose logs are remembered (C)."},
+    {"place_data", (PyCFunction)(void (*)(void))place_data, METH_FASTCALL,
+     "place_data(engine, name, cycles, reads, write, nbytes, elements, args, not_before_ns) -> Event (C)"},
     {"place_rw", (PyCFunction)(void (*)(void))place_rw, METH_FASTCALL | METH_KEYWORDS,
      "place_rw(engine, name, cycles, read, write, nbytes=0, elements=0, args=None) -> Event (C)"},
     {NULL, NULL, 0, NULL},
