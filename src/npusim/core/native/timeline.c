@@ -1710,6 +1710,21 @@ done:
     return res;
 }
 
+/* The lines found last, by (code object, instruction offset), in front of the _LINES dict (whose lookup
+   builds a key tuple of two ints): a code object's line at an offset never changes, nor does its file's
+   basename, and an entry is made only for a frame found outside npusim. Direct-mapped; an entry holds its
+   code object (its address is not reused while cached) and its "file:line". */
+#define LINE_CACHE 1024
+static struct {
+    PyObject *code, *line;
+    int lasti;
+} line_cache[LINE_CACHE];
+
+static inline Py_ssize_t line_slot(PyObject *code, int lasti)
+{
+    return (Py_ssize_t)((((uintptr_t)code >> 4) ^ ((uintptr_t)(unsigned)lasti * 2654435761u)) & (LINE_CACHE - 1));
+}
+
 /* file:line of the first frame from `f` outward whose file is outside the npusim package, through the
    same caches (_INSIDE, _BASENAMES, _LINES) as timeline.caller_source; "" when there is none.
    The SOURCE_OVERRIDE test is the caller's. */
@@ -1726,6 +1741,13 @@ static PyObject *source_from(Frame *f)
     while (f != NULL) {
         PyCodeObject *code = (PyCodeObject *)Py_NewRef(frame_code(f));
         PyObject *fn = code->co_filename, *base;
+        int lasti = frame_lasti(f);
+        Py_ssize_t slot = line_slot((PyObject *)code, lasti);
+        if (line_cache[slot].code == (PyObject *)code && line_cache[slot].lasti == lasti) {
+            res = Py_NewRef(line_cache[slot].line);
+            Py_DECREF(code);
+            break;
+        }
         int r = PySet_Contains(inside, fn);
         if (r == 0) {
             base = PyDict_GetItemWithError(basenames, fn);
@@ -1741,6 +1763,11 @@ static PyObject *source_from(Frame *f)
             if (r == 0 && base != NULL) {
                 res = line_of(f, code, base);
                 r = 2;      /* found (or failed: res NULL with an exception) */
+                if (res != NULL && PyUnicode_CheckExact(res)) {
+                    Py_XSETREF(line_cache[slot].code, Py_NewRef(code));
+                    Py_XSETREF(line_cache[slot].line, Py_NewRef(res));
+                    line_cache[slot].lasti = lasti;
+                }
             } else if (base == NULL && r == 0) {
                 r = -1;
             }
