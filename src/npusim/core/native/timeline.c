@@ -64,7 +64,7 @@ typedef struct {
 
 #define MEMO_WAYS 4
 
-static inline PyObject **slot_addr_memo(PyObject *o, PyObject *name, SlotMemo *memo)
+static PyObject **slot_addr_slow(PyObject *o, PyObject *name, SlotMemo *memo)
 {
     PyTypeObject *tp = Py_TYPE(o);
     int valid = PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG);
@@ -84,8 +84,18 @@ static inline PyObject **slot_addr_memo(PyObject *o, PyObject *name, SlotMemo *m
     return a;
 }
 
+/* slot_addr_slow with its common case inlined: the call site's first entry is o's type, still valid */
+static inline __attribute__((always_inline)) PyObject **slot_addr_memo(PyObject *o, PyObject *name, SlotMemo *memo)
+{
+    PyTypeObject *tp = Py_TYPE(o);
+    if (memo[0].type == tp && memo[0].name == name && memo[0].tag == tp->tp_version_tag &&
+            PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG))
+        return memo[0].off < 0 ? NULL : (PyObject **)((char *)o + memo[0].off);
+    return slot_addr_slow(o, name, memo);
+}
+
 /* o.name (a new reference), through the slot when there is one */
-static inline PyObject *attr_memo(PyObject *o, PyObject *name, SlotMemo *memo)
+static inline __attribute__((always_inline)) PyObject *attr_memo(PyObject *o, PyObject *name, SlotMemo *memo)
 {
     PyObject **a = slot_addr_memo(o, name, memo);
     if (a != NULL && *a != NULL)
@@ -352,22 +362,21 @@ static void box_clear(Box *q)
    evaluated in the same order, stopping at the first false) */
 static int box_overlaps(Box *q, PyObject *o)
 {
-    static PyObject **names[4] = {&s_hi, &s_lo, &s_lane_hi, &s_lane_lo};
-    for (int k = 0; k < 4; k++) {
-        PyObject *v = attr(o, *names[k]);
-        if (v == NULL)
-            return -1;
-        int r;
-        switch (k) {
-        case 0: r = compare(q->lo, v, Py_LT); break;
-        case 1: r = compare(v, q->hi, Py_LT); break;
-        case 2: r = compare(q->lane_lo, v, Py_LT); break;
-        default: r = compare(v, q->lane_hi, Py_LT); break;
-        }
-        Py_DECREF(v);
-        if (r != 1)
-            return r;
-    }
+    /* one attr call site per field: each keeps its own memo */
+    PyObject *v;
+    int r;
+#define BOX_TEST(name, expr) \
+    if ((v = attr(o, name)) == NULL) \
+        return -1; \
+    r = (expr); \
+    Py_DECREF(v); \
+    if (r != 1) \
+        return r;
+    BOX_TEST(s_hi, compare(q->lo, v, Py_LT))
+    BOX_TEST(s_lo, compare(v, q->hi, Py_LT))
+    BOX_TEST(s_lane_hi, compare(q->lane_lo, v, Py_LT))
+    BOX_TEST(s_lane_lo, compare(v, q->lane_hi, Py_LT))
+#undef BOX_TEST
     return 1;
 }
 
