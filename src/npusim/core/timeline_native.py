@@ -60,7 +60,10 @@ def load():
             warnings.warn(f"npusim.core: native timeline.c does not build, using Python: {why[:500]}",
                           RuntimeWarning)
         return None
+    import sys
     from . import access_log, timeline, trace
+    from .options import options
+    options_module = sys.modules[options.__module__]     # (npusim.core's `options` is the function)
     slots = event_slots(trace.Event)
     if slots is None:
         warnings.warn("npusim.core: trace.Event is no longer a plain slots dataclass, using the Python timeline",
@@ -75,6 +78,7 @@ def load():
         "end_of": access_log.end_of,
         "BUCKET_SPAN": access_log.BUCKET_SPAN, "INDEX_AFTER": access_log.INDEX_AFTER, "FRESH": access_log.FRESH,
         "MIN_SHIFT": access_log.MIN_SHIFT,
+        "options": options_module.options, "options_globals": vars(options_module),
         "Event": trace.Event, "event_slots": slots, "active_traces": trace._active,
         "timeline_globals": vars(timeline), "basename": os.path.basename})
     return module

@@ -1813,9 +1813,23 @@ static PyObject *caller_source(void)
 /* ---- placing an instruction ---- */
 
 /* options() through timeline.py's global of that name, as the Python methods call it */
+static PyObject *options_fn, *options_code, *options_globals, *s_current;
+
 static PyObject *call_options(void)
 {
-    return globals_fresh() < 0 ? NULL : PyObject_CallNoArgs(G.options);
+    if (globals_fresh() < 0)
+        return NULL;
+    /* options.options is `return _current`: while timeline.py's `options` is that function with its own
+       code, read its module's _current (what the call returns) without making a frame */
+    if (G.options == options_fn && PyFunction_Check(options_fn) &&
+            PyFunction_GET_CODE(options_fn) == options_code) {
+        PyObject *v = PyDict_GetItemWithError(options_globals, s_current);
+        if (v != NULL)
+            return Py_NewRef(v);
+        if (PyErr_Occurred())
+            return NULL;
+    }
+    return PyObject_CallNoArgs(G.options);
 }
 
 /* the Event of an instruction: trace.Event(...) without running its generated __init__ (which only
@@ -1854,11 +1868,26 @@ static PyObject *increment(PyObject *o, PyObject *name)
     PyObject *v = attr(o, name);
     if (v == NULL)
         return NULL;
-    PyObject *w = PyNumber_Add(v, long_1);
+    int overflow = 1;
+    long long x = PyLong_CheckExact(v) ? PyLong_AsLongLongAndOverflow(v, &overflow) : 0;
+    PyObject *w = !overflow && x < LLONG_MAX ? PyLong_FromLongLong(x + 1) : PyNumber_Add(v, long_1);
     Py_DECREF(v);
     if (w != NULL && set_attr(o, name, w) < 0)
         Py_CLEAR(w);
     return w;
+}
+
+/* v == 1 as Python evaluates it */
+static int is_one(PyObject *v)
+{
+    if (PyLong_CheckExact(v)) {
+        int overflow;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (x == -1 && PyErr_Occurred())
+            return -1;
+        return !overflow && x == 1;
+    }
+    return PyObject_RichCompareBool(v, long_1, Py_EQ);
 }
 
 /* self._used = [e for e in self.engines.values() if e.count] */
@@ -1910,7 +1939,8 @@ static PyObject *record(PyObject *self, PyObject *const *a)
     if (v == NULL || set_attr(eng, s_busy_ns, v) < 0)
         goto done;
     Py_CLEAR(v);
-    if (!(v = increment(eng, s_count)) || (r = PyObject_RichCompareBool(v, long_1, Py_EQ)) < 0)
+    if (!(v = increment(eng, s_count)) ||
+            (r = is_one(v)) < 0)
         goto done;
     if (r && note_used(self) < 0)       /* its first instruction */
         goto done;
@@ -2296,7 +2326,8 @@ static PyObject *configure(PyObject *mod, PyObject *d)
         take(d, "active_traces", &active_traces) < 0 || take(d, "timeline_globals", &timeline_globals) < 0 ||
         take(d, "basename", &basename_fn) < 0 || take(d, "end_of", &end_of_fn) < 0 || take(d, "BUCKET_SPAN", &span) < 0 ||
         take(d, "INDEX_AFTER", &after) < 0 || take(d, "FRESH", &fresh) < 0 ||
-        take(d, "MIN_SHIFT", &min_shift) < 0)
+        take(d, "MIN_SHIFT", &min_shift) < 0 ||
+        take(d, "options", &options_fn) < 0 || take(d, "options_globals", &options_globals) < 0)
         goto fail;
     if (!PyType_Check(EventType) || !PyDict_Check(timeline_globals)) {
         PyErr_SetString(PyExc_TypeError, "configure: Event must be a type and timeline_globals a dict");
@@ -2308,6 +2339,11 @@ static PyObject *configure(PyObject *mod, PyObject *d)
     CLEAN_STEP = (FRESH - 2) / 2;       /* (access_log: FRESH = 2 + 2 * CLEAN_STEP) */
     if (PyErr_Occurred())
         goto fail;
+    Py_XSETREF(options_code, PyFunction_Check(options_fn) ? Py_NewRef(PyFunction_GET_CODE(options_fn)) : NULL);
+    if (!PyDict_Check(options_globals)) {
+        PyErr_SetString(PyExc_TypeError, "configure: options_globals must be a dict");
+        goto fail;
+    }
     MIN_SHIFT = PyLong_AsSsize_t(min_shift);
     if (PyErr_Occurred())
         goto fail;
@@ -2346,7 +2382,7 @@ PyMODINIT_FUNC PyInit__timeline_c(void)
     INTERN(s_record_source, "record_source"); INTERN(s_check_races_m, "_check_races");
     INTERN(s_SOURCE_OVERRIDE, "SOURCE_OVERRIDE"); INTERN(s_INSIDE, "_INSIDE");
     INTERN(s_BASENAMES, "_BASENAMES"); INTERN(s_PKG_DIR, "_PKG_DIR"); INTERN(s_LINES, "_LINES");
-    INTERN(s_LINES_CAP, "_LINES_CAP"); INTERN(s_options, "options");
+    INTERN(s_LINES_CAP, "_LINES_CAP"); INTERN(s_options, "options"); INTERN(s_current, "_current");
     INTERN(s_prune_py, "_prune"); INTERN(s_MAX_TRACKED, "MAX_TRACKED"); INTERN(s_archive, "archive");
     INTERN(s_fold, "_fold"); INTERN(s_name, "name"); INTERN(s_ARCHIVE_CAP, "ARCHIVE_CAP");
     INTERN(s_archive_horizon, "archive_horizon"); INTERN(s_sort, "sort");
