@@ -19,7 +19,7 @@ SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "native", "tim
 MODULE = "npusim.core._timeline_c"      # its PyInit__timeline_c names the last part
 #: the Python ABI (SOABI) is in the flags, so it is part of the build's cache key: an extension is
 #: reused only by the Python it was built for
-FLAGS = ["-std=gnu99", "-O2", "-fPIC", "-shared", "-fno-strict-aliasing",
+FLAGS = ["-std=gnu99", "-O2", "-fPIC", "-shared", "-fno-strict-aliasing", "-ffp-contract=off",
          "-I" + sysconfig.get_paths()["include"], f"-DNPUSIM_SOABI=\"{sysconfig.get_config_var('SOABI')}\""]
 
 

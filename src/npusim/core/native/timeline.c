@@ -956,8 +956,8 @@ static int footprint_end(PyObject *self, PyObject *logs, PyObject *fp, int is_wr
     /* rare: a late first use of an engine */
     if (!(v = Py_XNewRef(LOG_GET(lg, archive_for))))
         goto done;
-    r = truth(v);
-    if (r > 0)
+    r = PyAnySet_CheckExact(v) ? (PySet_GET_SIZE(v) ? PySet_Contains(v, engine) : 0) : truth(v);
+    if (r > 0 && !PyAnySet_CheckExact(v))
         r = PySequence_Contains(v, engine);
     Py_DECREF(v);
     if (r < 0)
@@ -1815,6 +1815,24 @@ static PyObject *caller_source(void)
 /* options() through timeline.py's global of that name, as the Python methods call it */
 static PyObject *options_fn, *options_code, *options_globals, *s_current;
 
+/* opts.record_source as a truth value. Options is a frozen dataclass: the answer for the last options
+   object is kept (with the object, so its address is not reused). */
+static int record_source(PyObject *opts)
+{
+    static PyObject *last;
+    static int answer;
+    if (opts == last)
+        return answer;
+    PyObject *v = attr(opts, s_record_source);
+    int r = v ? truth(v) : -1;
+    Py_XDECREF(v);
+    if (r >= 0) {
+        Py_XSETREF(last, Py_NewRef(opts));
+        answer = r;
+    }
+    return r;
+}
+
 static PyObject *call_options(void)
 {
     if (globals_fresh() < 0)
@@ -1924,9 +1942,23 @@ static PyObject *record(PyObject *self, PyObject *const *a)
     PyObject *freq = NULL, *tmp = NULL, *dur = NULL, *end = NULL, *core = NULL, *ev = NULL, *v = NULL,
              *seq = NULL, *clock = NULL, *trace = NULL, *events = NULL, *res = NULL;
     int r;
-    if (!(freq = attr(eng, s_freq_hz)) || !(tmp = PyNumber_Multiply(cycles, float_1e9)) ||
-        !(dur = PyNumber_TrueDivide(tmp, freq)) || !(end = PyNumber_Add(start, dur)) ||
-        !(core = attr(self, s_core)))
+    if (!(freq = attr(eng, s_freq_hz)))
+        goto done;
+    if ((PyFloat_CheckExact(cycles) || PyLong_CheckExact(cycles)) && PyFloat_CheckExact(freq) &&
+            PyFloat_AS_DOUBLE(freq) != 0.0 && PyFloat_CheckExact(start)) {
+        /* cycles * 1e9 / freq and start + dur on doubles: what float's operators do (an int operand is
+           converted by PyLong_AsDouble, as float * int converts it; -ffp-contract=off: no fused ops) */
+        double c = PyFloat_CheckExact(cycles) ? PyFloat_AS_DOUBLE(cycles) : PyLong_AsDouble(cycles);
+        if (c == -1.0 && PyErr_Occurred())
+            goto done;
+        double d = c * 1e9 / PyFloat_AS_DOUBLE(freq);
+        if (!(dur = PyFloat_FromDouble(d)) || !(end = PyFloat_FromDouble(PyFloat_AS_DOUBLE(start) + d)))
+            goto done;
+    } else if (!(tmp = PyNumber_Multiply(cycles, float_1e9)) || !(dur = PyNumber_TrueDivide(tmp, freq)) ||
+               !(end = PyNumber_Add(start, dur))) {
+        goto done;
+    }
+    if (!(core = attr(self, s_core)))
         goto done;
     {
         PyObject *fields[11] = {core, engine, name, start, end, cycles, freq, a[8], a[9], a[11], a[10]};
@@ -1935,7 +1967,10 @@ static PyObject *record(PyObject *self, PyObject *const *a)
     }
     if (set_attr(eng, s_free_ns, end) < 0 || !(v = attr(eng, s_busy_ns)))
         goto done;
-    Py_SETREF(v, PyNumber_InPlaceAdd(v, dur));
+    if (PyFloat_CheckExact(v) && PyFloat_CheckExact(dur))
+        Py_SETREF(v, PyFloat_FromDouble(PyFloat_AS_DOUBLE(v) + PyFloat_AS_DOUBLE(dur)));
+    else
+        Py_SETREF(v, PyNumber_InPlaceAdd(v, dur));
     if (v == NULL || set_attr(eng, s_busy_ns, v) < 0)
         goto done;
     Py_CLEAR(v);
@@ -2108,9 +2143,8 @@ static PyObject *place(PyObject *self, PyObject *const *args, Py_ssize_t nargs, 
     }
     source = Py_NewRef(p[10] ? p[10] : Py_None);
     if (source == Py_None) {
-        if (!(v = attr(opts, s_record_source)) || (r = truth(v)) < 0)
+        if ((r = record_source(opts)) < 0)
             goto done;
-        Py_CLEAR(v);
         if (r) {
             Py_SETREF(source, caller_source());
             if (source == NULL)
@@ -2158,8 +2192,7 @@ static PyObject *place_rw(PyObject *self, PyObject *const *args, Py_ssize_t narg
             goto done;
     }
     Py_CLEAR(v);
-    if (!(opts = call_options()) || !(v = attr(opts, s_record_source)) ||
-        (r = truth(v)) < 0)
+    if (!(opts = call_options()) || (r = record_source(opts)) < 0)
         goto done;
     if (!(source = r ? caller_source() : Py_NewRef(str_empty)))
         goto done;
@@ -2205,7 +2238,7 @@ static PyObject *place_data(PyObject *self, PyObject *const *args, Py_ssize_t na
         Py_SETREF(start, v);
         v = NULL;
     }
-    if (!(opts = call_options()) || !(v = attr(opts, s_record_source)) || (r = truth(v)) < 0)
+    if (!(opts = call_options()) || (r = record_source(opts)) < 0)
         goto done;
     if (!(source = r ? caller_source() : Py_NewRef(str_empty)))
         goto done;
