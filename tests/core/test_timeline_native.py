@@ -9,12 +9,13 @@ import sys
 import sysconfig
 import warnings
 
+import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from npusim import configure
 from npusim.core import Memory, timeline, timeline_native
-from npusim.core.access_log import FP, EVENT, INDEX_AFTER
+from npusim.core.access_log import FP, EVENT, INDEX_AFTER, build_index
 from npusim.core.errors import RaceError
 from npusim.core.timeline import PythonTimeline, Timeline
 from npusim.core.view import Footprint
@@ -81,8 +82,11 @@ def _state(tl):
 
 
 def _do(tl, engine, reads, writes, cycles, not_before, order):
-    """One placement: its event, or the RaceError text (same source line for both timelines)."""
+    """One placement: its event, or the RaceError text (same source line for both timelines). One write in
+    data order goes through ``place_data`` every other time (its events must equal ``place``'s)."""
     try:
+        if order == "data" and len(writes) == 1 and cycles % 2:
+            return _event(tl.place_data(engine, "op", cycles, tuple(reads), writes[0], cycles, 0, None, not_before))
         return _event(tl.place(engine, "op", cycles, reads=reads, writes=writes, order=order,
                                not_before_ns=not_before, nbytes=cycles))
     except RaceError as e:
@@ -279,6 +283,40 @@ def test_place_takes_its_arguments_as_the_python_method_does():
 
 
 @native
+@settings(max_examples=60, deadline=None)
+@given(st.lists(step, min_size=1, max_size=120))
+def test_place_data_equals_place(steps):
+    """``place_data`` (positional, one write, data order) gives ``place``'s events and state, on the C and
+    the Python timeline."""
+    data = [(e, r, w[:1] or [_fp(SBUF, 0, 1, 0, 64)], c, nb) for e, r, w, c, nb, _, _ in steps]
+    runs = []
+    for cls in (Timeline, PythonTimeline):
+        for via_data in (False, True):
+            tl, events = cls(ENGINES), []
+            for engine, reads, writes, cycles, not_before in data:
+                if via_data:
+                    ev = tl.place_data(engine, "op", cycles, reads, writes[0], 3, 2, {"a": 1}, not_before)
+                else:
+                    ev = tl.place(engine, "op", cycles, reads=reads, writes=writes, nbytes=3, elements=2,
+                                  args={"a": 1}, not_before_ns=not_before)
+                events.append(_event(ev)[:-1] + (ev.elements, ev.args))     # (the source: two call lines)
+            runs.append((events, _state(tl)))
+    assert all(run == runs[0] for run in runs[1:])
+
+
+@native
+def test_place_data_checks_its_arguments():
+    tl = Timeline(ENGINES)
+    fp = _fp(SBUF, 0, 4, 0, 64)
+    with pytest.raises(TypeError):
+        tl.place_data("vector", "x", 1, fp, fp, 0, 0, None, 0.0)        # reads not a list or tuple
+    with pytest.raises(TypeError):
+        tl.place_data("vector", "x", 1, (), fp)
+    with pytest.raises(KeyError):
+        tl.place_data("nope", "x", 1, (), fp, 0, 0, None, 0.0)
+
+
+@native
 def test_a_footprint_with_properties_reads_them():
     """Boxes whose fields are properties (no slots): the C path reads them through Python's attribute
     access, as the Python path does."""
@@ -297,3 +335,58 @@ def test_a_footprint_with_properties_reads_them():
     c = program(Timeline(ENGINES))
     assert c == program(PythonTimeline(ENGINES))
     assert c[0][2] != c[2][2]       # the first read waits for the write, the third does not overlap it
+
+
+@native
+def test_the_remembered_log_of_a_memory_follows_the_logs_dict():
+    """The C path remembers the last memories' logs; clearing or replacing ``_logs`` (or forget_accesses)
+    drops them: no access of a forgotten log delays a later instruction, on either timeline."""
+    fp = _fp(SBUF, 0, 4, 0, 64)
+    for cls in (Timeline, PythonTimeline):
+        tl = cls(ENGINES)
+        tl.place("vector", "w", 1000, writes=[fp])
+        assert tl._dependencies_end([fp], [], "scalar", 0.0) > 0
+        tl._logs.clear()
+        assert tl._dependencies_end([fp], [], "scalar", 0.0) == 0.0
+        tl.place("vector", "w", 1000, writes=[fp])
+        assert list(tl._logs) == [SBUF.id]
+        tl._logs = {}
+        assert tl._dependencies_end([fp], [], "scalar", 0.0) == 0.0
+        tl.place("vector", "w", 1000, writes=[fp])
+        tl.forget_accesses()
+        assert tl._dependencies_end([fp], [], "scalar", 0.0) == 0.0 and tl._logs == {}
+
+
+@native
+def test_a_native_logs_index_is_its_own():
+    """``buckets`` and ``wide`` of the native log are snapshots: only an empty index may be assigned."""
+    tl = Timeline(ENGINES)
+    for i in range(8):
+        tl.place("vector", "w", 100, writes=[_fp(SBUF, 0, 4, 64 * i, 64)])
+    log = tl._logs[SBUF.id]
+    build_index(log)
+    assert log.indexed and log.buckets
+    log.buckets[0].append("junk")                   # a snapshot: the index is unchanged
+    assert "junk" not in log.buckets[0]
+    with pytest.raises(TypeError):
+        log.buckets = {1: []}
+    with pytest.raises(TypeError):
+        log.wide = [1, 2, 3]
+    log.buckets = {}
+    assert log.buckets == {}
+
+
+@native
+def test_numpy_float_cycles_give_the_same_events():
+    """Cycles as numpy float64 make ends that are a float subclass: the C index compares them as Python
+    does (events, state, races identical)."""
+    steps = []
+    for i in range(1500):
+        fp = _fp(SBUF, (i * 7) % 100, 16, 64 * (i % 40), 64 * (1 + i % 3))
+        steps.append(("vector", [], [fp], np.float64(20000.5), 0.0, "data", None))
+        steps.append(("scalar", [fp], [_fp(HBM, 0, 1, 64 * (i % 50), 64)], np.float64(3), 0.0, "data", None))
+        if i % 50 == 7:
+            steps.append(("gpsimd", [_fp(SBUF, 0, 128, 0, 256 * 20)], [], np.float64(5), 0.0, "data", None))
+    with configure(check_races=True):
+        tl = _run_both(steps)
+    assert any(log.indexed for log in tl._logs.values())

@@ -32,10 +32,10 @@ FRESH = 2 + 2 * CLEAN_STEP      # a new bucket's length that triggers dropping t
 INDEX_AFTER = 24     # entries a scan of the whole (unindexed) log may visit before the log gets its index
 
 
-class MemoryLog:
-    """The remembered accesses of one memory, and what the scans need to know about them."""
-    __slots__ = ("accesses", "horizon", "prune_at", "engine", "archive", "archive_for",
-                 "archive_horizon", "shift", "buckets", "wide", "indexed", "ends_max", "has_sync", "write_end")
+class LogMethods:
+    """``MemoryLog``'s methods, shared with the native timeline's log (``timeline_native.MemoryLog``, whose
+    fields are the extension's ``MemoryLogBase`` slots: the C paths read them without attribute lookups)."""
+    __slots__ = ()
 
     def __init__(self, prune_at: int):
         self.accesses: list[list] = []       # in the order remembered (a fold sorts them by end)
@@ -95,9 +95,19 @@ class MemoryLog:
             self.ends_max = ends_max
 
 
+class MemoryLog(LogMethods):
+    """The remembered accesses of one memory, and what the scans need to know about them."""
+    __slots__ = ("accesses", "horizon", "prune_at", "engine", "archive", "archive_for",
+                 "archive_horizon", "shift", "buckets", "wide", "indexed", "ends_max", "has_sync", "write_end")
+
+
 def build_index(log: MemoryLog) -> None:
     """List every remembered access of ``log`` in the index. The buckets are made as small as lets the
     widest access remembered span at most ``BUCKET_SPAN - 1`` of them (at least ``1 << MIN_SHIFT``)."""
+    native = getattr(log, "_build_index", None)
+    if native is not None:      # the native timeline's log keeps its index in C (the same rules)
+        native()
+        return
     widest = max((a[FP].hi - a[FP].lo for a in log.accesses), default=1)
     shift = log.shift = max(MIN_SHIFT, (-(-widest // (BUCKET_SPAN - 1)) - 1).bit_length())
     for acc in log.accesses:

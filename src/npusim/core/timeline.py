@@ -156,6 +156,7 @@ class Timeline(_NATIVE.TimelineCore if _NATIVE is not None else object):
         operand's view and event; a finished run is usually a reference cycle, so they would otherwise
         wait for a full collection of the garbage collector, tens of thousands of objects a launch."""
         self._logs.clear()
+        self._forget_log_cache()
 
 
     def place_py(self, engine: str, name: str, cycles: float, *, reads=(), writes=(), order: str = "data",
@@ -197,6 +198,20 @@ class Timeline(_NATIVE.TimelineCore if _NATIVE is not None else object):
         source = caller_source() if options().record_source else ""
         return self._record(eng, engine, name, cycles, start, (read,), (write,), False, nbytes, elements, args,
                             source)
+
+    def place_data_py(self, engine: str, name: str, cycles: float, reads, write: Footprint, nbytes: int,
+                      elements: int, args: dict | None, not_before_ns: float) -> Event:
+        """``place(engine, name, cycles, reads=reads, writes=[write], nbytes=, elements=, args=,
+        not_before_ns=)`` in data order, every argument positional: ``reads`` a list or tuple of footprints
+        (no None), one written footprint (front ends' per-instruction path: nothing to bind or normalise)."""
+        eng = self.engines[engine]
+        start = eng.free_ns
+        if not_before_ns > start:           # max(free, not_before): the first of equals, as max() picks
+            start = not_before_ns
+        writes = (write,)
+        start = self._dependencies_end(reads, writes, engine, start)
+        source = caller_source() if options().record_source else ""
+        return self._record(eng, engine, name, cycles, start, reads, writes, False, nbytes, elements, args, source)
 
     def _record(self, eng: Engine, engine: str, name: str, cycles: float, start: float, reads, writes,
                 sync: bool, nbytes: int, elements: int, args: dict | None, source: str) -> Event:
@@ -423,8 +438,12 @@ class Timeline(_NATIVE.TimelineCore if _NATIVE is not None else object):
             is_write = True
 
     if _NATIVE is None:
+        def _forget_log_cache(self) -> None:
+            """(The C methods remember the logs of the last memories met; the Python ones do not.)"""
+
         place = place_py
         place_rw = place_rw_py
+        place_data = place_data_py
         _dependencies_end = _dependencies_end_py
         _remember = _remember_py
 
@@ -567,6 +586,7 @@ class Timeline(_NATIVE.TimelineCore if _NATIVE is not None else object):
             e.count = e.seq = 0
             e.clock = {}
         self._logs.clear()
+        self._forget_log_cache()
         self._used.clear()
         self.trace.events.clear()
 
@@ -576,5 +596,6 @@ class PythonTimeline(Timeline):
     reference the C methods are tested against."""
     place = Timeline.place_py
     place_rw = Timeline.place_rw_py
+    place_data = Timeline.place_data_py
     _dependencies_end = Timeline._dependencies_end_py
     _remember = Timeline._remember_py

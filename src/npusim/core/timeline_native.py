@@ -19,8 +19,12 @@ SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "native", "tim
 MODULE = "npusim.core._timeline_c"      # its PyInit__timeline_c names the last part
 #: the Python ABI (SOABI) is in the flags, so it is part of the build's cache key: an extension is
 #: reused only by the Python it was built for
-FLAGS = ["-std=gnu99", "-O2", "-fPIC", "-shared", "-fno-strict-aliasing",
+FLAGS = ["-std=gnu99", "-O2", "-fPIC", "-shared", "-fno-strict-aliasing", "-ffp-contract=off",
          "-I" + sysconfig.get_paths()["include"], f"-DNPUSIM_SOABI=\"{sysconfig.get_config_var('SOABI')}\""]
+
+
+#: the log class of the native timeline (load sets it), access_log.MemoryLog's fields in C slots
+MemoryLog = None
 
 
 def wanted() -> bool:
@@ -56,16 +60,25 @@ def load():
             warnings.warn(f"npusim.core: native timeline.c does not build, using Python: {why[:500]}",
                           RuntimeWarning)
         return None
+    import sys
     from . import access_log, timeline, trace
+    from .options import options
+    options_module = sys.modules[options.__module__]     # (npusim.core's `options` is the function)
     slots = event_slots(trace.Event)
     if slots is None:
         warnings.warn("npusim.core: trace.Event is no longer a plain slots dataclass, using the Python timeline",
                       RuntimeWarning)
         return None
+    global MemoryLog
+    # the native timeline's log: MemoryLog's methods over the extension's fields (same attributes)
+    MemoryLog = type("MemoryLog", (module.MemoryLogBase, access_log.LogMethods),
+                     {"__slots__": (), "__module__": __name__, "__doc__": access_log.MemoryLog.__doc__})
     module.configure({
-        "MemoryLog": access_log.MemoryLog, "build_index": access_log.build_index, "append": access_log.append,
+        "MemoryLog": MemoryLog, "build_index": access_log.build_index, "append": access_log.append,
         "end_of": access_log.end_of,
         "BUCKET_SPAN": access_log.BUCKET_SPAN, "INDEX_AFTER": access_log.INDEX_AFTER, "FRESH": access_log.FRESH,
+        "MIN_SHIFT": access_log.MIN_SHIFT,
+        "options": options_module.options, "options_globals": vars(options_module),
         "Event": trace.Event, "event_slots": slots, "active_traces": trace._active,
         "timeline_globals": vars(timeline), "basename": os.path.basename})
     return module

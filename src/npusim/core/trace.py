@@ -40,6 +40,8 @@ class Event:
 
 
 class Trace:
+    __slots__ = ("events", "engines")   # (the C timeline appends to events through the slot)
+
     def __init__(self):
         self.events: list[Event] = []
         self.engines: dict[tuple[str, str], float] = {}     # (core, engine) -> clock in Hz

@@ -81,6 +81,7 @@ class NkiInstruction:
 #: ``ins = _new_instruction(NkiInstruction); ins.event = ev`` is ``NkiInstruction(ev)`` without the
 #: __init__ frame (one per instruction: the issue methods below)
 _new_instruction = object.__new__
+_TV = operator.attrgetter("tv")      # an operand's view (its footprint): tuple(map(_TV, reads)) makes no frame
 
 
 #: init-map bytes release zeroes itself; above, it hands the pages back (Memory.forget_all)
@@ -321,9 +322,9 @@ class Run:
                 order = "none"      # max(free, not_before, dependencies) = max(not_before, the answer)
                 if asked[5] > not_before_ns:
                     not_before_ns = asked[5]
-        if order == "data" and not not_before_ns and len(rfp) == 1 and len(wfp) == 1:
-            # (place's own path for one read and one write in data order: nothing to normalise)
-            ev = self.timeline.place_rw(engine, api, cycles, rfp[0], wfp[0], nbytes, elements, args)
+        if order == "data" and len(wfp) == 1:
+            # (place's own path for one write in data order: nothing to bind or normalise)
+            ev = self.timeline.place_data(engine, api, cycles, rfp, wfp[0], nbytes, elements, args, not_before_ns)
         else:
             ev = self.timeline.place(engine, api, cycles, reads=rfp, writes=wfp, nbytes=nbytes, order=order,
                                      elements=elements, args=args, not_before_ns=not_before_ns)
@@ -340,8 +341,8 @@ class Run:
                               not_before_ns=not_before_ns)
         if self._ready is not None:
             self._ready = None      # (issue drops ready_ns's answer: these lists were never asked about)
-        ev = self.timeline.place(engine, api, cycles, reads=[t.tv for t in reads], writes=[dst.tv],
-                                 nbytes=dst.nbytes, elements=elements, args=args, not_before_ns=not_before_ns)
+        ev = self.timeline.place_data(engine, api, cycles, tuple(map(_TV, reads)), dst.tv, dst.nbytes, elements,
+                                      args, not_before_ns)
         ins = _new_instruction(NkiInstruction)
         ins.event = ev
         return ins

@@ -64,7 +64,7 @@ typedef struct {
 
 #define MEMO_WAYS 4
 
-static inline PyObject **slot_addr_memo(PyObject *o, PyObject *name, SlotMemo *memo)
+static PyObject **slot_addr_slow(PyObject *o, PyObject *name, SlotMemo *memo)
 {
     PyTypeObject *tp = Py_TYPE(o);
     int valid = PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG);
@@ -84,8 +84,18 @@ static inline PyObject **slot_addr_memo(PyObject *o, PyObject *name, SlotMemo *m
     return a;
 }
 
+/* slot_addr_slow with its common case inlined: the call site's first entry is o's type, still valid */
+static inline __attribute__((always_inline)) PyObject **slot_addr_memo(PyObject *o, PyObject *name, SlotMemo *memo)
+{
+    PyTypeObject *tp = Py_TYPE(o);
+    if (memo[0].type == tp && memo[0].name == name && memo[0].tag == tp->tp_version_tag &&
+            PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG))
+        return memo[0].off < 0 ? NULL : (PyObject **)((char *)o + memo[0].off);
+    return slot_addr_slow(o, name, memo);
+}
+
 /* o.name (a new reference), through the slot when there is one */
-static inline PyObject *attr_memo(PyObject *o, PyObject *name, SlotMemo *memo)
+static inline __attribute__((always_inline)) PyObject *attr_memo(PyObject *o, PyObject *name, SlotMemo *memo)
 {
     PyObject **a = slot_addr_memo(o, name, memo);
     if (a != NULL && *a != NULL)
@@ -107,6 +117,144 @@ static inline int set_attr_memo(PyObject *o, PyObject *name, PyObject *v, SlotMe
 }
 
 #define set_attr(o, name, v) ({ static SlotMemo memo_[MEMO_WAYS]; set_attr_memo((o), (name), (v), memo_); })
+
+/* ---- the memory log's fields (access_log.MemoryLog derives from this type when the extension is built) ---- */
+
+/* MemoryLog's fields in the instance: the C paths read and write them with a load and a store where
+   attribute access would cost a type lookup per field. Python sees the same attributes (member
+   descriptors): prune_at and shift are ints, indexed and has_sync bools, the rest objects. */
+/* One bucket of the address index (access_log.py's flat list [trigger, newest max, max0, acc0, ...] in C):
+   its entries oldest first, each an access (held) and the latest end of it and those before it. */
+typedef struct {
+    double max;
+    PyObject *acc;
+} Entry;
+
+typedef struct {
+    long long key;              /* its number (address >> shift) */
+    Py_ssize_t n, cap;
+    Py_ssize_t trigger;         /* the Python list length (2 + 2 * entries) that triggers dropping the dead */
+    double newest;              /* the newest entry's max (the list's [1]) */
+    Entry *e;
+} Bucket;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *accesses, *horizon, *engine, *archive, *archive_for, *archive_horizon, *ends_max, *write_end;
+    Py_ssize_t prune_at, shift;
+    char indexed, has_sync;
+    /* the address index: buckets in the order made, a hash table of their positions by number, the wide
+       list; `busy` while a scan walks an entry array (nothing may grow it then) */
+    Bucket *bk, wide;
+    Py_ssize_t nbk, capbk, *tab, tabcap;
+    char no_index;      /* an end that is not a float was met: scans take the whole log (the same answer) */
+    int busy;
+} LogObject;
+
+static PyMemberDef log_members[] = {
+    {"accesses", T_OBJECT_EX, offsetof(LogObject, accesses), 0, NULL},
+    {"horizon", T_OBJECT_EX, offsetof(LogObject, horizon), 0, NULL},
+    {"engine", T_OBJECT_EX, offsetof(LogObject, engine), 0, NULL},
+    {"archive", T_OBJECT_EX, offsetof(LogObject, archive), 0, NULL},
+    {"archive_for", T_OBJECT_EX, offsetof(LogObject, archive_for), 0, NULL},
+    {"archive_horizon", T_OBJECT_EX, offsetof(LogObject, archive_horizon), 0, NULL},
+    {"ends_max", T_OBJECT_EX, offsetof(LogObject, ends_max), 0, NULL},
+    {"write_end", T_OBJECT_EX, offsetof(LogObject, write_end), 0, NULL},
+    {"prune_at", T_PYSSIZET, offsetof(LogObject, prune_at), 0, NULL},
+    {"shift", T_PYSSIZET, offsetof(LogObject, shift), 0, NULL},
+    {"indexed", T_BOOL, offsetof(LogObject, indexed), 0, NULL},
+    {"has_sync", T_BOOL, offsetof(LogObject, has_sync), 0, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static void bucket_clear(Bucket *b)
+{
+    Entry *e = b->e;
+    Py_ssize_t n = b->n;
+    b->e = NULL;
+    b->n = b->cap = 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        Py_DECREF(e[k].acc);
+    PyMem_Free(e);
+}
+
+/* empty the address index (its buckets gone, wide empty) */
+static void index_clear(LogObject *self)
+{
+    Bucket *bk = self->bk;
+    Py_ssize_t nbk = self->nbk;
+    self->bk = NULL;
+    self->nbk = self->capbk = 0;
+    PyMem_Free(self->tab);
+    self->tab = NULL;
+    self->tabcap = 0;
+    for (Py_ssize_t b = 0; b < nbk; b++)
+        bucket_clear(&bk[b]);
+    PyMem_Free(bk);
+    bucket_clear(&self->wide);
+}
+
+static int log_traverse(LogObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->accesses); Py_VISIT(self->horizon); Py_VISIT(self->engine); Py_VISIT(self->archive);
+    Py_VISIT(self->archive_for); Py_VISIT(self->archive_horizon); Py_VISIT(self->ends_max); Py_VISIT(self->write_end);
+    for (Py_ssize_t b = 0; b < self->nbk; b++)
+        for (Py_ssize_t k = 0; k < self->bk[b].n; k++)
+            Py_VISIT(self->bk[b].e[k].acc);
+    for (Py_ssize_t k = 0; k < self->wide.n; k++)
+        Py_VISIT(self->wide.e[k].acc);
+    return 0;
+}
+
+static int log_clear(LogObject *self)
+{
+    Py_CLEAR(self->accesses); Py_CLEAR(self->horizon); Py_CLEAR(self->engine); Py_CLEAR(self->archive);
+    Py_CLEAR(self->archive_for); Py_CLEAR(self->archive_horizon); Py_CLEAR(self->ends_max); Py_CLEAR(self->write_end);
+    index_clear(self);
+    return 0;
+}
+
+static void log_dealloc(LogObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    log_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject LogBase = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "npusim.core._timeline_c.MemoryLogBase",
+    .tp_basicsize = sizeof(LogObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "The fields of access_log.MemoryLog, stored in the instance (its base type with the extension).",
+    .tp_members = log_members,
+    .tp_traverse = (traverseproc)log_traverse,
+    .tp_clear = (inquiry)log_clear,
+    .tp_dealloc = (destructor)log_dealloc,
+    .tp_new = PyType_GenericNew,
+};
+
+/* `log` as a LogObject, or NULL with a TypeError (a log made by another class) */
+static inline LogObject *as_log(PyObject *log)
+{
+    if (!PyObject_TypeCheck(log, &LogBase)) {
+        PyErr_Format(PyExc_TypeError, "timeline: a memory log must be an access_log.MemoryLog, not %.100s",
+                     Py_TYPE(log)->tp_name);
+        return NULL;
+    }
+    return (LogObject *)log;
+}
+
+/* a log's object field (borrowed), or NULL with an AttributeError when it was deleted */
+static inline PyObject *field(PyObject *v, const char *name)
+{
+    if (v == NULL)
+        PyErr_Format(PyExc_AttributeError, "timeline: MemoryLog.%s is not set", name);
+    return v;
+}
+#define LOG_GET(lg, f) field((lg)->f, #f)
+/* lg->f = v (a new reference taken) */
+#define LOG_SET(lg, f, v) Py_XSETREF((lg)->f, Py_NewRef(v))
 
 /* ---- Python's comparisons ---- */
 
@@ -179,37 +327,6 @@ static inline int truth(PyObject *o)
     return PyObject_IsTrue(o);
 }
 
-/* an attribute that must be a list */
-static PyObject *get_list(PyObject *o, PyObject *name)
-{
-    PyObject *v = attr(o, name);
-    if (v != NULL && !PyList_Check(v)) {
-        PyErr_Format(PyExc_TypeError, "timeline: %R must be a list, not %.100s", name, Py_TYPE(v)->tp_name);
-        Py_CLEAR(v);
-    }
-    return v;
-}
-
-/* an integer attribute (anything with __index__) as a long long */
-static int get_ll(PyObject *o, PyObject *name, long long *out)
-{
-    PyObject *v = attr(o, name);
-    if (v == NULL)
-        return -1;
-    if (PyLong_CheckExact(v)) {
-        *out = PyLong_AsLongLong(v);
-        Py_DECREF(v);
-        return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
-    }
-    PyObject *i = PyNumber_Index(v);
-    Py_DECREF(v);
-    if (i == NULL)
-        return -1;
-    *out = PyLong_AsLongLong(i);
-    Py_DECREF(i);
-    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
-}
-
 /* x >> shift with Python's floor semantics */
 static inline long long shr(long long x, long long shift)
 {
@@ -245,22 +362,21 @@ static void box_clear(Box *q)
    evaluated in the same order, stopping at the first false) */
 static int box_overlaps(Box *q, PyObject *o)
 {
-    static PyObject **names[4] = {&s_hi, &s_lo, &s_lane_hi, &s_lane_lo};
-    for (int k = 0; k < 4; k++) {
-        PyObject *v = attr(o, *names[k]);
-        if (v == NULL)
-            return -1;
-        int r;
-        switch (k) {
-        case 0: r = compare(q->lo, v, Py_LT); break;
-        case 1: r = compare(v, q->hi, Py_LT); break;
-        case 2: r = compare(q->lane_lo, v, Py_LT); break;
-        default: r = compare(v, q->lane_hi, Py_LT); break;
-        }
-        Py_DECREF(v);
-        if (r != 1)
-            return r;
-    }
+    /* one attr call site per field: each keeps its own memo */
+    PyObject *v;
+    int r;
+#define BOX_TEST(name, expr) \
+    if ((v = attr(o, name)) == NULL) \
+        return -1; \
+    r = (expr); \
+    Py_DECREF(v); \
+    if (r != 1) \
+        return r;
+    BOX_TEST(s_hi, compare(q->lo, v, Py_LT))
+    BOX_TEST(s_lo, compare(v, q->hi, Py_LT))
+    BOX_TEST(s_lane_hi, compare(q->lane_lo, v, Py_LT))
+    BOX_TEST(s_lane_lo, compare(v, q->lane_hi, Py_LT))
+#undef BOX_TEST
     return 1;
 }
 
@@ -297,31 +413,6 @@ done:
     return r < 0 ? -1 : 0;
 }
 
-/* access_log.scan: a bucket (or wide) newest first, stopping at the first prefix max <= t */
-static int scan_bucket(PyObject *bucket, Box *q, int is_write, PyObject *engine, PyObject **t)
-{
-    Py_ssize_t i = PyList_GET_SIZE(bucket) - 2;
-    while (i > 1) {
-        if (i + 1 >= PyList_GET_SIZE(bucket)) {
-            PyErr_SetString(PyExc_RuntimeError, "timeline: a bucket changed during a scan");
-            return -1;
-        }
-        PyObject *m = PyList_GET_ITEM(bucket, i);
-        Py_INCREF(m);
-        int r = compare(m, *t, Py_LE);
-        Py_DECREF(m);
-        if (r < 0)
-            return -1;
-        if (r)
-            break;
-        PyObject *acc = PyList_GET_ITEM(bucket, i + 1);
-        if (consider(acc, q, is_write, engine, t, 1) < 0)
-            return -1;
-        i -= 2;
-    }
-    return 0;
-}
-
 /* access_log.scan_all: the whole log, oldest first */
 static int scan_all(PyObject *accesses, Box *q, int is_write, PyObject *engine, PyObject **t)
 {
@@ -331,73 +422,421 @@ static int scan_all(PyObject *accesses, Box *q, int is_write, PyObject *engine, 
     return 0;
 }
 
-/* The indexed branch of Timeline._dependencies_end for one footprint (log.indexed) */
-static int indexed_end(PyObject *log, PyObject *fp, Box *q, int is_write, PyObject *engine, PyObject **t)
+/* a log's list field (a new reference), or NULL with an error */
+static PyObject *log_list(PyObject *v, const char *name)
 {
-    long long shift, lo, hi;
-    if (get_ll(log, s_shift, &shift) < 0 || get_ll(fp, s_lo, &lo) < 0 || get_ll(fp, s_hi, &hi) < 0)
+    if (v == NULL) {
+        PyErr_Format(PyExc_AttributeError, "timeline: MemoryLog.%s is not set", name);
+        return NULL;
+    }
+    if (!PyList_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "timeline: MemoryLog.%s must be a list, not %.100s", name, Py_TYPE(v)->tp_name);
+        return NULL;
+    }
+    return Py_NewRef(v);
+}
+#define LOG_LIST(lg, f) log_list((lg)->f, #f)
+
+/* an integer object (anything with __index__) as a long long */
+static int obj_ll(PyObject *v, long long *out)
+{
+    if (PyLong_CheckExact(v)) {
+        *out = PyLong_AsLongLong(v);
+        return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+    }
+    PyObject *i = PyNumber_Index(v);
+    if (i == NULL)
+        return -1;
+    *out = PyLong_AsLongLong(i);
+    Py_DECREF(i);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* an integer attribute of o (anything with __index__) as a long long */
+static int attr_ll(PyObject *o, PyObject *name, long long *out)
+{
+    PyObject *v = attr(o, name);
+    if (v == NULL)
+        return -1;
+    int r = obj_ll(v, out);
+    Py_DECREF(v);
+    return r;
+}
+
+/* ---- the address index of a log, in C (access_log.py's buckets and wide list, same rules) ---- */
+
+static Py_ssize_t MIN_SHIFT = 6, CLEAN_STEP = 16;
+
+/* an access's end as a C double (a float, or a float subclass such as numpy's float64, compares as its
+   double does); 0 when it is not a float */
+static inline int end_double(PyObject *acc, double *out)
+{
+    if (!PyList_Check(acc) || PyList_GET_SIZE(acc) < 8)
+        return 0;
+    PyObject *end = PyList_GET_ITEM(acc, 0);
+    if (!PyFloat_Check(end))
+        return 0;
+    *out = PyFloat_AS_DOUBLE(end);
+    return 1;
+}
+
+/* m <= t as Python compares them (m: a float's value) */
+static int max_le(double m, PyObject *t)
+{
+    if (PyFloat_Check(t))
+        return m <= PyFloat_AS_DOUBLE(t);
+    PyObject *f = PyFloat_FromDouble(m);
+    if (f == NULL)
+        return -1;
+    int r = compare(f, t, Py_LE);
+    Py_DECREF(f);
+    return r;
+}
+
+/* access_log.append (and index_add's common case): drop the dead first when the bucket has grown by
+   CLEAN_STEP, then add acc (held) with its prefix max */
+static int bucket_push(Bucket *b, PyObject *acc, double end)
+{
+    if (2 + 2 * b->n >= b->trigger) {
+        Py_ssize_t j = 0;
+        double m = -Py_HUGE_VAL;
+        for (Py_ssize_t k = 0; k < b->n; k++) {
+            PyObject *a = b->e[k].acc;
+            int alive = truth(PyList_GET_ITEM(a, 7));     /* (entries are 8-field lists: index_add checks) */
+            if (alive < 0)
+                return -1;
+            if (!alive) {
+                Py_DECREF(a);
+                continue;
+            }
+            double x = 0.0;
+            end_double(a, &x);          /* (a float: index_add checked) */
+            if (x > m)
+                m = x;
+            b->e[j].acc = a;
+            b->e[j].max = m;
+            j++;
+        }
+        b->n = j;
+        b->newest = m;
+        b->trigger = 2 + 2 * j + 2 * CLEAN_STEP;
+    }
+    if (b->n == b->cap) {
+        Py_ssize_t cap = b->cap ? 2 * b->cap : 4;
+        Entry *e = PyMem_Realloc(b->e, (size_t)cap * sizeof(Entry));
+        if (e == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        b->e = e;
+        b->cap = cap;
+    }
+    if (b->n == 0 || end > b->newest)
+        b->newest = end;
+    b->e[b->n].acc = Py_NewRef(acc);
+    b->e[b->n].max = b->newest;
+    b->n++;
+    return 0;
+}
+
+static inline Py_ssize_t tab_home(long long key, Py_ssize_t tabcap)
+{
+    return (Py_ssize_t)(((unsigned long long)key * 0x9E3779B97F4A7C15ull) >> 20) & (tabcap - 1);
+}
+
+/* the bucket numbered key, or NULL */
+static inline Bucket *bucket_find(LogObject *lg, long long key)
+{
+    if (lg->tabcap == 0)
+        return NULL;
+    for (Py_ssize_t i = tab_home(key, lg->tabcap);; i = (i + 1) & (lg->tabcap - 1)) {
+        Py_ssize_t p = lg->tab[i];
+        if (p < 0)
+            return NULL;
+        if (lg->bk[p].key == key)
+            return &lg->bk[p];
+    }
+}
+
+/* a new empty bucket numbered key (not present); pointers to buckets are invalid after this */
+static Bucket *bucket_make(LogObject *lg, long long key)
+{
+    if (2 * (lg->nbk + 1) > lg->tabcap) {       /* at most half full */
+        Py_ssize_t cap = lg->tabcap ? 2 * lg->tabcap : 64;
+        Py_ssize_t *tab = PyMem_Malloc((size_t)cap * sizeof(Py_ssize_t));
+        if (tab == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < cap; i++)
+            tab[i] = -1;
+        for (Py_ssize_t p = 0; p < lg->nbk; p++) {
+            Py_ssize_t i = tab_home(lg->bk[p].key, cap);
+            while (tab[i] >= 0)
+                i = (i + 1) & (cap - 1);
+            tab[i] = p;
+        }
+        PyMem_Free(lg->tab);
+        lg->tab = tab;
+        lg->tabcap = cap;
+    }
+    if (lg->nbk == lg->capbk) {
+        Py_ssize_t cap = lg->capbk ? 2 * lg->capbk : 16;
+        Bucket *bk = PyMem_Realloc(lg->bk, (size_t)cap * sizeof(Bucket));
+        if (bk == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        lg->bk = bk;
+        lg->capbk = cap;
+    }
+    Bucket *b = &lg->bk[lg->nbk];
+    b->key = key;
+    b->n = b->cap = 0;
+    b->e = NULL;
+    b->trigger = FRESH;
+    b->newest = -Py_HUGE_VAL;
+    Py_ssize_t i = tab_home(key, lg->tabcap);
+    while (lg->tab[i] >= 0)
+        i = (i + 1) & (lg->tabcap - 1);
+    lg->tab[i] = lg->nbk++;
+    return b;
+}
+
+/* access_log.index_add: list acc (its footprint's in-lane bytes [lo, hi)) in each bucket it spans, or in
+   wide */
+static int index_add(LogObject *lg, PyObject *acc, long long lo, long long hi)
+{
+    double end;
+    if (lg->no_index)
+        return 0;
+    if (lg->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "timeline: an access was remembered during a scan of its memory");
+        return -1;
+    }
+    if (!end_double(acc, &end)) {       /* (never: ends are floats) scans take the whole log from now on */
+        lg->no_index = 1;
+        return 0;
+    }
+    long long shift = lg->shift, b = shr(lo, shift), last = shr(hi - 1, shift);
+    if (hi <= lo || last - b >= BUCKET_SPAN)
+        return bucket_push(&lg->wide, acc, end);
+    for (; b <= last; b++) {
+        Bucket *bucket = bucket_find(lg, b);
+        if (bucket == NULL && (bucket = bucket_make(lg, b)) == NULL)
+            return -1;
+        if (bucket_push(bucket, acc, end) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* access_log.build_index: list every remembered access in the index; the buckets as small as lets the
+   widest access span at most BUCKET_SPAN - 1 of them (at least 1 << MIN_SHIFT bytes) */
+static int build_index(LogObject *lg)
+{
+    if (lg->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "timeline: an index was built during a scan of its memory");
+        return -1;
+    }
+    PyObject *accesses = LOG_LIST(lg, accesses);
+    int rc = -1;
+    if (accesses == NULL)
+        return -1;
+    long long widest = 1, lo, hi;
+    Py_ssize_t n = PyList_GET_SIZE(accesses);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *a = PyList_GET_ITEM(accesses, k);
+        if (!PyList_Check(a) || PyList_GET_SIZE(a) < 8) {
+            PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
+            goto done;
+        }
+        PyObject *fp = PyList_GET_ITEM(a, 4);
+        if (attr_ll(fp, s_lo, &lo) < 0 || attr_ll(fp, s_hi, &hi) < 0)
+            goto done;
+        if (k == 0 || hi - lo > widest)
+            widest = hi - lo;
+    }
+    /* max(MIN_SHIFT, (-(-widest // (BUCKET_SPAN - 1)) - 1).bit_length()) */
+    long long d = BUCKET_SPAN - 1, c = widest >= 0 ? (widest + d - 1) / d : -((-widest) / d), x = c - 1;
+    unsigned long long u = x < 0 ? -(unsigned long long)x : (unsigned long long)x;
+    Py_ssize_t bits = 0;
+    while (u) {
+        bits++;
+        u >>= 1;
+    }
+    lg->shift = bits > MIN_SHIFT ? bits : MIN_SHIFT;
+    index_clear(lg);
+    lg->wide.trigger = FRESH;
+    lg->wide.newest = -Py_HUGE_VAL;
+    lg->no_index = 0;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(accesses); k++) {
+        PyObject *a = PyList_GET_ITEM(accesses, k), *fp = PyList_GET_ITEM(a, 4);
+        Py_INCREF(a);
+        int r = attr_ll(fp, s_lo, &lo) < 0 || attr_ll(fp, s_hi, &hi) < 0 || index_add(lg, a, lo, hi) < 0;
+        Py_DECREF(a);
+        if (r)
+            goto done;
+    }
+    lg->indexed = 1;
+    PyObject *empty = PyList_New(0);
+    if (empty == NULL)
+        goto done;
+    Py_XSETREF(lg->ends_max, empty);
+    rc = 0;
+done:
+    Py_DECREF(accesses);
+    return rc;
+}
+
+/* access_log.scan over a bucket: newest first, stopping at the first prefix max <= t */
+static int bucket_scan(LogObject *lg, Bucket *b, Box *q, int is_write, PyObject *engine, PyObject **t)
+{
+    int rc = 0;
+    lg->busy++;
+    for (Py_ssize_t i = b->n - 1; i >= 0; i--) {
+        int r = max_le(b->e[i].max, *t);
+        if (r < 0 || (r == 0 && consider(b->e[i].acc, q, is_write, engine, t, 1) < 0)) {
+            rc = -1;
+            break;
+        }
+        if (r)
+            break;
+    }
+    lg->busy--;
+    return rc;
+}
+
+/* a bucket as access_log.py's list: [trigger, newest max, max0, acc0, max1, acc1, ...] */
+static PyObject *bucket_list(Bucket *b)
+{
+    PyObject *l = PyList_New(2 + 2 * b->n), *v;
+    if (l == NULL)
+        return NULL;
+    if (!(v = PyLong_FromSsize_t(b->trigger)))
+        goto fail;
+    PyList_SET_ITEM(l, 0, v);
+    if (!(v = PyFloat_FromDouble(b->newest)))
+        goto fail;
+    PyList_SET_ITEM(l, 1, v);
+    for (Py_ssize_t k = 0; k < b->n; k++) {
+        if (!(v = PyFloat_FromDouble(b->e[k].max)))
+            goto fail;
+        PyList_SET_ITEM(l, 2 + 2 * k, v);
+        PyList_SET_ITEM(l, 3 + 2 * k, Py_NewRef(b->e[k].acc));
+    }
+    return l;
+fail:
+    Py_DECREF(l);
+    return NULL;
+}
+
+/* MemoryLog.buckets of a native log: a snapshot dict {number: bucket list} (tests and debugging read it) */
+static PyObject *log_get_buckets(LogObject *lg, void *closure)
+{
+    PyObject *d = PyDict_New();
+    for (Py_ssize_t p = 0; d != NULL && p < lg->nbk; p++) {
+        PyObject *key = PyLong_FromLongLong(lg->bk[p].key), *l = key ? bucket_list(&lg->bk[p]) : NULL;
+        if (l == NULL || PyDict_SetItem(d, key, l) < 0)
+            Py_CLEAR(d);
+        Py_XDECREF(key);
+        Py_XDECREF(l);
+    }
+    return d;
+}
+
+/* assigning an empty dict empties the buckets (MemoryLog.__init__); nothing else can be assigned */
+static int log_set_buckets(LogObject *lg, PyObject *v, void *closure)
+{
+    if (v == NULL || !PyDict_Check(v) || PyDict_GET_SIZE(v) != 0) {
+        PyErr_SetString(PyExc_TypeError, "the native timeline's log keeps its index itself: only {} may be assigned");
+        return -1;
+    }
+    Bucket wide = lg->wide;
+    lg->wide.e = NULL;
+    lg->wide.n = lg->wide.cap = 0;
+    index_clear(lg);
+    lg->wide = wide;
+    return 0;
+}
+
+static PyObject *log_get_wide(LogObject *lg, void *closure)
+{
+    return bucket_list(&lg->wide);
+}
+
+/* assigning [trigger, max] (an empty list, MemoryLog.__init__) empties wide */
+static int log_set_wide(LogObject *lg, PyObject *v, void *closure)
+{
+    if (v == NULL || !PyList_Check(v) || PyList_GET_SIZE(v) != 2) {
+        PyErr_SetString(PyExc_TypeError, "the native timeline's log keeps its index itself: only [trigger, max] "
+                        "may be assigned to wide");
+        return -1;
+    }
+    Py_ssize_t trigger = PyLong_AsSsize_t(PyList_GET_ITEM(v, 0));
+    double newest = PyFloat_AsDouble(PyList_GET_ITEM(v, 1));
+    if (PyErr_Occurred())
+        return -1;
+    bucket_clear(&lg->wide);
+    lg->wide.trigger = trigger;
+    lg->wide.newest = newest;
+    return 0;
+}
+
+static PyGetSetDef log_getset[] = {
+    {"buckets", (getter)log_get_buckets, (setter)log_set_buckets,
+     "bucket number -> [trigger, newest max, max0, acc0, ...] (a snapshot of the C index)", NULL},
+    {"wide", (getter)log_get_wide, (setter)log_set_wide, "[trigger, newest max, max0, acc0, ...] (a snapshot)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyObject *log_build_index(PyObject *self, PyObject *unused)
+{
+    if (build_index((LogObject *)self) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef log_methods[] = {
+    {"_build_index", log_build_index, METH_NOARGS, "access_log.build_index for a native log (C)."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* The indexed branch of Timeline._dependencies_end for one footprint (log.indexed) */
+static int indexed_end(LogObject *lg, Box *q, int is_write, PyObject *engine, PyObject **t)
+{
+    long long shift = lg->shift, lo, hi;
+    if (obj_ll(q->lo, &lo) < 0 || obj_ll(q->hi, &hi) < 0)
         return -1;
     long long b = shr(lo, shift), last = shr(hi - 1, shift);
-    int rc = -1;
-    PyObject *wide = NULL, *buckets = NULL;
-    if (hi <= lo || last - b >= BUCKET_SPAN) {
-        PyObject *accesses = get_list(log, s_accesses);
+    if (hi <= lo || last - b >= BUCKET_SPAN || lg->no_index) {
+        PyObject *accesses = LOG_LIST(lg, accesses);
         if (accesses == NULL)
             return -1;
-        rc = scan_all(accesses, q, is_write, engine, t);
+        int rc = scan_all(accesses, q, is_write, engine, t);
         Py_DECREF(accesses);
         return rc;
     }
-    if (!(wide = get_list(log, s_wide)))
-        goto done;
-    if (PyList_GET_SIZE(wide) > 2 && scan_bucket(wide, q, is_write, engine, t) < 0)
-        goto done;
-    if (!(buckets = attr(log, s_buckets)))
-        goto done;
-    if (!PyDict_Check(buckets)) {
-        PyErr_SetString(PyExc_TypeError, "timeline: log.buckets must be a dict");
-        goto done;
-    }
+    if (lg->wide.n > 0 && bucket_scan(lg, &lg->wide, q, is_write, engine, t) < 0)
+        return -1;
     for (; b <= last; b++) {
-        PyObject *key = PyLong_FromLongLong(b);
-        if (key == NULL)
-            goto done;
-        PyObject *bucket = PyDict_GetItemWithError(buckets, key);
-        Py_DECREF(key);
-        if (bucket == NULL) {
-            if (PyErr_Occurred())
-                goto done;
+        Bucket *bucket = bucket_find(lg, b);
+        if (bucket == NULL)
             continue;
-        }
-        if (!PyList_Check(bucket) || PyList_GET_SIZE(bucket) < 2) {
-            PyErr_SetString(PyExc_TypeError, "timeline: a bucket must be a list [trigger, max, ...]");
-            goto done;
-        }
-        Py_INCREF(bucket);
-        PyObject *m = PyList_GET_ITEM(bucket, 1);
-        Py_INCREF(m);
-        int r = compare(m, *t, Py_LE);
-        Py_DECREF(m);
-        if (r == 0)
-            r = scan_bucket(bucket, q, is_write, engine, t);
-        Py_DECREF(bucket);
-        if (r < 0)
-            goto done;
+        int r = max_le(bucket->newest, *t);
+        if (r < 0 || (r == 0 && bucket_scan(lg, bucket, q, is_write, engine, t) < 0))
+            return -1;
     }
-    rc = 0;
-done:
-    Py_XDECREF(wide);
-    Py_XDECREF(buckets);
-    return rc;
+    return 0;
 }
 
 /* The unindexed branch: the whole log newest first until its prefix max of ends says nothing older can
    raise t; a scan longer than INDEX_AFTER builds the log's index. */
-static int unindexed_end(PyObject *log, Box *q, int is_write, PyObject *engine, PyObject **t)
+static int unindexed_end(LogObject *lg, Box *q, int is_write, PyObject *engine, PyObject **t)
 {
-    PyObject *accesses = get_list(log, s_accesses), *ends_max = NULL;
+    PyObject *accesses = LOG_LIST(lg, accesses), *ends_max = NULL;
     int rc = -1;
-    if (accesses == NULL || !(ends_max = get_list(log, s_ends_max)))
+    if (accesses == NULL || !(ends_max = LOG_LIST(lg, ends_max)))
         goto done;
     Py_ssize_t n = PyList_GET_SIZE(accesses), i = n;
     while (i) {
@@ -418,10 +857,8 @@ static int unindexed_end(PyObject *log, Box *q, int is_write, PyObject *engine, 
             goto done;
     }
     if (n - i > INDEX_AFTER) {
-        PyObject *res = PyObject_CallOneArg(build_index_fn, log);
-        if (res == NULL)
+        if (build_index(lg) < 0)
             goto done;
-        Py_DECREF(res);
     }
     rc = 0;
 done:
@@ -430,19 +867,75 @@ done:
     return rc;
 }
 
-/* The log of fp's memory in logs (a new reference), or NULL with no exception when there is none */
-static PyObject *log_of(PyObject *logs, PyObject *fp)
+/* ---- the log of a memory ---- */
+
+/* The timeline's own attributes the C paths read on every instruction live in the instance (member
+   descriptors of the base type, which Timeline.__init__'s assignments store to): a read is a load, not
+   an instance-dict lookup. The last memories met and their logs are remembered (log_of). */
+#define LOG_CACHE 4
+typedef struct {
+    PyObject_HEAD
+    PyObject *core, *engines, *trace, *logs, *used;
+    PyObject *cache_mem[LOG_CACHE];     /* held: a memory's address is not reused while it is here */
+    PyObject *cache_log[LOG_CACHE];     /* borrowed: _logs holds them while its version tag is cache_tag */
+    PyObject *cache_logs;               /* the _logs dict the entries are of (compared by address only) */
+    uint64_t cache_tag;
+    int cache_next;
+} TimelineCoreObject;
+
+static void cache_flush(TimelineCoreObject *self)
+{
+    for (int k = 0; k < LOG_CACHE; k++) {
+        Py_CLEAR(self->cache_mem[k]);
+        self->cache_log[k] = NULL;
+    }
+    self->cache_logs = NULL;
+    self->cache_next = 0;
+}
+
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+#define DICT_TAG(d) (((PyDictObject *)(d))->ma_version_tag)
+#define HAVE_DICT_TAG 1
+#else
+#define DICT_TAG(d) ((uint64_t)0)
+#define HAVE_DICT_TAG 0
+#endif
+
+/* The log of fp's memory in self._logs (a new reference), or NULL with no exception when there is none.
+   _logs is keyed by memory.id (an instance attribute: a dict lookup of its own); a memory's id never
+   changes, so a memory met before maps to the same log for as long as _logs is unchanged (CPython 3.11's
+   dict version tag says so; elsewhere every call looks it up). */
+static PyObject *log_of(TimelineCoreObject *self, PyObject *logs, PyObject *fp)
 {
     PyObject *mem = attr(fp, s_memory);
     if (mem == NULL)
         return NULL;
+    if (HAVE_DICT_TAG && self->cache_logs == logs && self->cache_tag == DICT_TAG(logs))
+        for (int k = 0; k < LOG_CACHE; k++)
+            if (self->cache_mem[k] == mem) {
+                Py_DECREF(mem);
+                return Py_NewRef(self->cache_log[k]);
+            }
     PyObject *mid = attr(mem, s_id);
-    Py_DECREF(mem);
-    if (mid == NULL)
+    if (mid == NULL) {
+        Py_DECREF(mem);
         return NULL;
+    }
     PyObject *log = PyDict_GetItemWithError(logs, mid);
-    Py_XINCREF(log);
     Py_DECREF(mid);
+    if (log != NULL && HAVE_DICT_TAG) {
+        if (self->cache_logs != logs || self->cache_tag != DICT_TAG(logs)) {
+            cache_flush(self);
+            self->cache_logs = logs;
+            self->cache_tag = DICT_TAG(logs);
+        }
+        int k = self->cache_next;
+        self->cache_next = (k + 1) % LOG_CACHE;
+        Py_XSETREF(self->cache_mem[k], Py_NewRef(mem));
+        self->cache_log[k] = log;
+    }
+    Py_DECREF(mem);
+    Py_XINCREF(log);
     return log;
 }
 
@@ -450,22 +943,25 @@ static PyObject *log_of(PyObject *logs, PyObject *fp)
 static int footprint_end(PyObject *self, PyObject *logs, PyObject *fp, int is_write, PyObject *engine,
                          PyObject **t)
 {
-    PyObject *log = log_of(logs, fp), *v = NULL;
+    PyObject *log = log_of((TimelineCoreObject *)self, logs, fp), *v;
+    LogObject *lg;
     Box q = {NULL, NULL, NULL, NULL};
     int rc = -1, r;
     if (log == NULL)
         return PyErr_Occurred() ? -1 : 0;
-    if (!(v = attr(log, s_horizon)) || (r = compare(v, *t, Py_GT)) < 0)
+    if (!(lg = as_log(log)) || !(v = LOG_GET(lg, horizon)) || (r = compare(v, *t, Py_GT)) < 0)
         goto done;
     if (r)
-        Py_SETREF(*t, Py_NewRef(v));
-    Py_CLEAR(v);
+        Py_SETREF(*t, Py_NewRef(lg->horizon));
     /* rare: a late first use of an engine */
-    if (!(v = attr(log, s_archive_for)) || (r = truth(v)) < 0)
+    if (!(v = Py_XNewRef(LOG_GET(lg, archive_for))))
         goto done;
-    if (r && (r = PySequence_Contains(v, engine)) < 0)
+    r = PyAnySet_CheckExact(v) ? (PySet_GET_SIZE(v) ? PySet_Contains(v, engine) : 0) : truth(v);
+    if (r > 0 && !PyAnySet_CheckExact(v))
+        r = PySequence_Contains(v, engine);
+    Py_DECREF(v);
+    if (r < 0)
         goto done;
-    Py_CLEAR(v);
     if (r) {
         PyObject *res = PyObject_CallMethodObjArgs(self, s_archived_end, log, fp, is_write ? Py_True : Py_False,
                                                    engine, *t, NULL);
@@ -474,17 +970,23 @@ static int footprint_end(PyObject *self, PyObject *logs, PyObject *fp, int is_wr
         Py_SETREF(*t, res);
     }
     /* one engine's accesses only: program order covers them; a read meets only writes */
-    if (!(v = attr(log, s_engine)) || (r = equal(v, engine)) < 0)
+    if (!(v = Py_XNewRef(LOG_GET(lg, engine))))
         goto done;
-    Py_CLEAR(v);
+    r = equal(v, engine);
+    Py_DECREF(v);
+    if (r < 0)
+        goto done;
     if (r) {
         rc = 0;
         goto done;
     }
     if (!is_write) {
-        if (!(v = attr(log, s_write_end)) || (r = compare(v, *t, Py_LE)) < 0)
+        if (!(v = Py_XNewRef(LOG_GET(lg, write_end))))
             goto done;
-        Py_CLEAR(v);
+        r = compare(v, *t, Py_LE);
+        Py_DECREF(v);
+        if (r < 0)
+            goto done;
         if (r) {
             rc = 0;
             goto done;
@@ -492,12 +994,8 @@ static int footprint_end(PyObject *self, PyObject *logs, PyObject *fp, int is_wr
     }
     if (box_get(&q, fp) < 0)
         goto done;
-    if (!(v = attr(log, s_indexed)) || (r = truth(v)) < 0)
-        goto done;
-    Py_CLEAR(v);
-    rc = r ? indexed_end(log, fp, &q, is_write, engine, t) : unindexed_end(log, &q, is_write, engine, t);
+    rc = lg->indexed ? indexed_end(lg, &q, is_write, engine, t) : unindexed_end(lg, &q, is_write, engine, t);
 done:
-    Py_XDECREF(v);
     Py_DECREF(log);
     box_clear(&q);
     return rc;
@@ -540,99 +1038,6 @@ static PyObject *dependencies_end(PyObject *self, PyObject *const *args, Py_ssiz
 
 /* ---- remembering ---- */
 
-/* access_log.index_add, inlined as Timeline._remember has it */
-static int index_add(PyObject *log, PyObject *fp, PyObject *acc, PyObject *end)
-{
-    long long shift, lo, hi;
-    if (get_ll(log, s_shift, &shift) < 0 || get_ll(fp, s_lo, &lo) < 0 || get_ll(fp, s_hi, &hi) < 0)
-        return -1;
-    long long b = shr(lo, shift), last = shr(hi - 1, shift);
-    PyObject *buckets = NULL, *res;
-    int rc = -1;
-    if (hi <= lo || last - b >= BUCKET_SPAN) {
-        PyObject *wide = attr(log, s_wide);
-        if (wide == NULL)
-            return -1;
-        res = PyObject_CallFunctionObjArgs(append_fn, wide, acc, NULL);
-        Py_DECREF(wide);
-        Py_XDECREF(res);
-        return res == NULL ? -1 : 0;
-    }
-    if (!(buckets = attr(log, s_buckets)))
-        return -1;
-    if (!PyDict_Check(buckets)) {
-        PyErr_SetString(PyExc_TypeError, "timeline: log.buckets must be a dict");
-        goto done;
-    }
-    for (; b <= last; b++) {
-        PyObject *key = PyLong_FromLongLong(b);
-        if (key == NULL)
-            goto done;
-        PyObject *bucket = PyDict_GetItemWithError(buckets, key);
-        if (bucket == NULL) {
-            if (PyErr_Occurred()) {
-                Py_DECREF(key);
-                goto done;
-            }
-            PyObject *fresh = PyLong_FromSsize_t(FRESH);
-            PyObject *nb = fresh ? PyList_New(4) : NULL;
-            if (nb == NULL) {
-                Py_XDECREF(fresh);
-                Py_DECREF(key);
-                goto done;
-            }
-            PyList_SET_ITEM(nb, 0, fresh);
-            PyList_SET_ITEM(nb, 1, Py_NewRef(end));
-            PyList_SET_ITEM(nb, 2, Py_NewRef(end));
-            PyList_SET_ITEM(nb, 3, Py_NewRef(acc));
-            int r = PyDict_SetItem(buckets, key, nb);
-            Py_DECREF(nb);
-            Py_DECREF(key);
-            if (r < 0)
-                goto done;
-            continue;
-        }
-        Py_DECREF(key);
-        if (!PyList_Check(bucket) || PyList_GET_SIZE(bucket) < 2) {
-            PyErr_SetString(PyExc_TypeError, "timeline: a bucket must be a list [trigger, max, ...]");
-            goto done;
-        }
-        Py_INCREF(bucket);
-        PyObject *size = PyLong_FromSsize_t(PyList_GET_SIZE(bucket));
-        int r = size ? compare(size, PyList_GET_ITEM(bucket, 0), Py_LT) : -1;
-        Py_XDECREF(size);
-        if (r == 1) {       /* append's common case (a bucket at rest is never empty) */
-            PyObject *m = Py_NewRef(PyList_GET_ITEM(bucket, 1));
-            r = compare(end, m, Py_GT);
-            if (r == 1) {
-                Py_SETREF(m, Py_NewRef(end));
-                r = PyList_SetItem(bucket, 1, Py_NewRef(end));
-            }
-            if (r >= 0)
-                r = PyList_Append(bucket, m);
-            if (r >= 0)
-                r = PyList_Append(bucket, acc);
-            Py_DECREF(m);
-        } else if (r == 0) {    /* drops the bucket's dead first */
-            res = PyObject_CallFunctionObjArgs(append_fn, bucket, acc, NULL);
-            r = res == NULL ? -1 : 0;
-            Py_XDECREF(res);
-        }
-        Py_DECREF(bucket);
-        if (r < 0)
-            goto done;
-    }
-    rc = 0;
-done:
-    Py_XDECREF(buckets);
-    return rc;
-}
-
-static int set_attr_if(PyObject *o, PyObject *name, PyObject *v)
-{
-    return set_attr(o, name, v);
-}
-
 /* ---- pruning (Timeline._prune's common case: no sync-ordered access) ---- */
 
 static PyObject *end_of_fn, *s_sort, *kw_key;
@@ -650,23 +1055,22 @@ static int class_ll(PyObject *self, PyObject *name, Py_ssize_t *out)
 }
 
 /* log.prune_at = n + self.PRUNE_AT */
-static int set_prune_at(PyObject *self, PyObject *log, Py_ssize_t n)
+static int set_prune_at(PyObject *self, LogObject *lg, Py_ssize_t n)
 {
     Py_ssize_t prune_at;
     if (class_ll(self, s_PRUNE_AT, &prune_at) < 0)
         return -1;
-    PyObject *v = PyLong_FromSsize_t(n + prune_at);
-    int rc = v ? set_attr(log, s_prune_at, v) : -1;
-    Py_XDECREF(v);
-    return rc;
+    lg->prune_at = n + prune_at;
+    return 0;
 }
 
 /* MemoryLog.keep_only(keep) for a log with has_sync False */
-static int keep_only(PyObject *log, PyObject *keep)
+static int keep_only(LogObject *lg, PyObject *keep)
 {
-    PyObject *write_end = NULL, *engine = NULL, *ends_max = NULL, *m = NULL, *v = NULL;
-    int rc = -1, r, indexed;
-    if (set_attr(log, s_accesses, keep) < 0 || !(write_end = PyFloat_FromDouble(-Py_HUGE_VAL)))
+    PyObject *write_end = NULL, *engine = NULL, *ends_max = NULL, *m = NULL;
+    int rc = -1, r, indexed = lg->indexed;
+    LOG_SET(lg, accesses, keep);
+    if (!(write_end = PyFloat_FromDouble(-Py_HUGE_VAL)))
         goto done;
     Py_ssize_t n = PyList_GET_SIZE(keep);
     if (n) {
@@ -679,8 +1083,6 @@ static int keep_only(PyObject *log, PyObject *keep)
     } else {
         engine = Py_NewRef(Py_None);
     }
-    if (!(v = attr(log, s_indexed)) || (indexed = truth(v)) < 0)
-        goto done;
     if (!indexed && !(ends_max = PyList_New(0)))
         goto done;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(keep); k++) {
@@ -710,12 +1112,13 @@ static int keep_only(PyObject *log, PyObject *keep)
         if (r < 0)
             goto done;
     }
-    if (set_attr(log, s_write_end, write_end) < 0 || set_attr(log, s_engine, engine) < 0 ||
-        (!indexed && set_attr(log, s_ends_max, ends_max) < 0))
-        goto done;
+    LOG_SET(lg, write_end, write_end);
+    LOG_SET(lg, engine, engine);
+    if (!indexed)
+        LOG_SET(lg, ends_max, ends_max);
     rc = 0;
 done:
-    Py_XDECREF(write_end); Py_XDECREF(engine); Py_XDECREF(ends_max); Py_XDECREF(m); Py_XDECREF(v);
+    Py_XDECREF(write_end); Py_XDECREF(engine); Py_XDECREF(ends_max); Py_XDECREF(m);
     return rc;
 }
 
@@ -747,7 +1150,7 @@ static int unsynced(PyObject *engines, PyObject *a)
 
 /* Timeline._archive(log, unused, dropped): move the dropped accesses that could still delay or race with
    an unused engine's instructions into the memory's archive */
-static int archive(PyObject *self, PyObject *log, PyObject *unused, PyObject *dropped)
+static int archive(PyObject *self, LogObject *lg, PyObject *unused, PyObject *dropped)
 {
     PyObject *first_free = NULL, *moved = NULL, *arch = NULL, *archive_for = NULL, *v = NULL, *m = NULL;
     int rc = -1, r;
@@ -786,9 +1189,9 @@ static int archive(PyObject *self, PyObject *log, PyObject *unused, PyObject *dr
         rc = 0;
         goto done;
     }
-    if (!(arch = get_list(log, s_archive)) || PyList_SetSlice(arch, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, moved) < 0)
+    if (!(arch = LOG_LIST(lg, archive)) || PyList_SetSlice(arch, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, moved) < 0)
         goto done;
-    if (!(archive_for = attr(log, s_archive_for)))
+    if (!(archive_for = Py_XNewRef(LOG_GET(lg, archive_for))))
         goto done;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(unused); k++) {     /* archive_for.update(e.name ...) */
         PyObject *name = attr(PyList_GET_ITEM(unused, k), s_name);
@@ -822,9 +1225,10 @@ static int archive(PyObject *self, PyObject *log, PyObject *unused, PyObject *dr
             if (r < 0)
                 goto done;
         }
-        if (!(v = attr(log, s_archive_horizon)) || (r = compare(m, v, Py_GT)) < 0)
+        if (!(v = Py_XNewRef(LOG_GET(lg, archive_horizon))) || (r = compare(m, v, Py_GT)) < 0)
             goto done;
-        if (set_attr(log, s_archive_horizon, r ? m : v) < 0 || PyList_SetSlice(arch, 0, cut, NULL) < 0)
+        LOG_SET(lg, archive_horizon, r ? m : v);
+        if (PyList_SetSlice(arch, 0, cut, NULL) < 0)
             goto done;
     }
     rc = 0;
@@ -834,17 +1238,68 @@ done:
     return rc;
 }
 
+/* keep.sort(key=end_of) when every end is a float that is not NaN: a stable sort on C doubles (Python's
+   sort is stable and compares two such floats as C doubles do; the order of equal ends is kept). 1 sorted, 0 not (the caller sorts in
+   Python), -1 error. */
+typedef struct { double end; Py_ssize_t k; } EndKey;
+
+static int sort_by_end(PyObject *keep)
+{
+    Py_ssize_t n = PyList_GET_SIZE(keep);
+    EndKey *keys = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(EndKey));
+    PyObject **items = keys ? PyMem_Malloc((size_t)(n ? n : 1) * sizeof(PyObject *)) : NULL;
+    if (items == NULL) {
+        PyMem_Free(keys);
+        PyErr_NoMemory();
+        return -1;
+    }
+    int ok = 1;
+    for (Py_ssize_t k = 0; k < n && ok; k++) {
+        PyObject *a = PyList_GET_ITEM(keep, k);
+        PyObject *end = PyList_Check(a) && PyList_GET_SIZE(a) >= 8 ? PyList_GET_ITEM(a, 0) : NULL;
+        ok = end != NULL && PyFloat_CheckExact(end) && !isnan(PyFloat_AS_DOUBLE(end));
+        if (ok) {
+            keys[k].end = PyFloat_AS_DOUBLE(end);
+            keys[k].k = k;
+        }
+    }
+    if (ok) {
+        /* insertion sort: stable, and the kept accesses are mostly in order of their ends already */
+        for (Py_ssize_t k = 1; k < n; k++) {
+            EndKey x = keys[k];
+            Py_ssize_t j = k;
+            while (j > 0 && x.end < keys[j - 1].end) {
+                keys[j] = keys[j - 1];
+                j--;
+            }
+            keys[j] = x;
+        }
+        for (Py_ssize_t k = 0; k < n; k++)
+            items[k] = PyList_GET_ITEM(keep, keys[k].k);
+        for (Py_ssize_t k = 0; k < n; k++)
+            PyList_SET_ITEM(keep, k, items[k]);       /* a permutation: the references stay as they are */
+    }
+    PyMem_Free(items);
+    PyMem_Free(keys);
+    return ok;
+}
+
 /* Timeline._fold(log, keep): sort keep by end, fold the oldest (all but MAX_TRACKED // 2) into
    log.horizon, mark them dead; the rest (a new list). */
-static PyObject *fold(PyObject *self, PyObject *log, PyObject *keep, Py_ssize_t max_tracked)
+static PyObject *fold(PyObject *self, LogObject *lg, PyObject *keep, Py_ssize_t max_tracked)
 {
     Py_ssize_t cut = PyList_GET_SIZE(keep) - max_tracked / 2;
     if (max_tracked < 0 || cut < 1)         /* (never, as _prune calls it; Python's indexing rules then) */
-        return PyObject_CallMethodObjArgs(self, s_fold, log, keep, NULL);
-    PyObject *args[2] = {keep, end_of_fn}, *res = PyObject_VectorcallMethod(s_sort, args, 1, kw_key);
-    if (res == NULL)
+        return PyObject_CallMethodObjArgs(self, s_fold, (PyObject *)lg, keep, NULL);
+    int sorted = sort_by_end(keep);
+    if (sorted < 0)
         return NULL;
-    Py_DECREF(res);
+    if (!sorted) {
+        PyObject *args[2] = {keep, end_of_fn}, *res = PyObject_VectorcallMethod(s_sort, args, 1, kw_key);
+        if (res == NULL)
+            return NULL;
+        Py_DECREF(res);
+    }
     if (PyList_GET_SIZE(keep) < cut) {
         PyErr_SetString(PyExc_RuntimeError, "timeline: the kept accesses changed while sorting");
         return NULL;
@@ -853,8 +1308,10 @@ static PyObject *fold(PyObject *self, PyObject *log, PyObject *keep, Py_ssize_t 
     int r = -1;
     if (PyList_Check(last) && PyList_GET_SIZE(last) >= 8) {
         end = Py_NewRef(PyList_GET_ITEM(last, 0));
-        if ((horizon = attr(log, s_horizon)) && (r = compare(end, horizon, Py_GT)) >= 0)
-            r = set_attr(log, s_horizon, r ? end : horizon);        /* max(log.horizon, end) */
+        if ((horizon = Py_XNewRef(LOG_GET(lg, horizon))) && (r = compare(end, horizon, Py_GT)) >= 0) {
+            LOG_SET(lg, horizon, r ? end : horizon);        /* max(log.horizon, end) */
+            r = 0;
+        }
     } else {
         PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
     }
@@ -875,19 +1332,16 @@ static PyObject *fold(PyObject *self, PyObject *log, PyObject *keep, Py_ssize_t 
 }
 
 /* Timeline._prune(log); the general case (some sync-ordered access) is the Python method's */
-static int prune(PyObject *self, PyObject *log)
+static int prune(PyObject *self, LogObject *lg)
 {
-    PyObject *v = attr(log, s_has_sync), *used = NULL, *horizon = NULL, *accesses = NULL, *keep = NULL,
+    PyObject *v = NULL, *used = NULL, *horizon = NULL, *accesses = NULL, *keep = NULL,
              *dropped = NULL, *engines = NULL, *res = NULL;
     int rc = -1, r;
-    if (v == NULL || (r = truth(v)) < 0)
-        goto done;
-    if (r) {
-        res = PyObject_CallMethodOneArg(self, s_prune_py, log);
+    if (lg->has_sync) {
+        res = PyObject_CallMethodOneArg(self, s_prune_py, (PyObject *)lg);
         rc = res ? 0 : -1;
         goto done;
     }
-    Py_CLEAR(v);
     if (!(used = attr(self, s_used)))
         goto done;
     if (!PyList_Check(used) || PyList_GET_SIZE(used) == 0) {
@@ -903,22 +1357,46 @@ static int prune(PyObject *self, PyObject *log)
             Py_SETREF(horizon, Py_NewRef(v));
         Py_CLEAR(v);
     }
-    if (!(accesses = get_list(log, s_accesses)) || !(keep = PyList_New(0)) || !(dropped = PyList_New(0)))
+    if (!(accesses = LOG_LIST(lg, accesses)))
         goto done;
-    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(accesses); k++) {
-        PyObject *a = PyList_GET_ITEM(accesses, k);
-        if (!PyList_Check(a) || PyList_GET_SIZE(a) < 8) {
-            PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
+    {
+        /* which to keep (a[END] > horizon), then the two lists made at their sizes */
+        Py_ssize_t n = PyList_GET_SIZE(accesses), n_kept = 0;
+        char *kept = PyMem_Malloc((size_t)(n ? n : 1));
+        if (kept == NULL) {
+            PyErr_NoMemory();
             goto done;
         }
-        Py_INCREF(a);
-        PyObject *end = Py_NewRef(PyList_GET_ITEM(a, 0));
-        r = compare(end, horizon, Py_GT);
-        Py_DECREF(end);
-        if (r >= 0)
-            r = PyList_Append(r ? keep : dropped, a);
-        Py_DECREF(a);
-        if (r < 0)
+        r = 0;
+        for (Py_ssize_t k = 0; k < n && r >= 0; k++) {
+            PyObject *a = PyList_GET_ITEM(accesses, k);
+            if (!PyList_Check(a) || PyList_GET_SIZE(a) < 8) {
+                PyErr_SetString(PyExc_TypeError, "timeline: a remembered access must be a list of 8 fields");
+                r = -1;
+                break;
+            }
+            PyObject *end = Py_NewRef(PyList_GET_ITEM(a, 0));
+            r = compare(end, horizon, Py_GT);
+            Py_DECREF(end);
+            kept[k] = r == 1;
+            n_kept += r == 1;
+        }
+        if (r >= 0 && PyList_GET_SIZE(accesses) != n) {
+            PyErr_SetString(PyExc_RuntimeError, "timeline: the log changed while pruning");
+            r = -1;
+        }
+        if (r >= 0 && (keep = PyList_New(n_kept)) != NULL && (dropped = PyList_New(n - n_kept)) != NULL) {
+            Py_ssize_t i = 0, j = 0;
+            for (Py_ssize_t k = 0; k < n; k++) {
+                PyObject *a = Py_NewRef(PyList_GET_ITEM(accesses, k));
+                if (kept[k])
+                    PyList_SET_ITEM(keep, i++, a);
+                else
+                    PyList_SET_ITEM(dropped, j++, a);
+            }
+        }
+        PyMem_Free(kept);
+        if (r < 0 || keep == NULL || dropped == NULL)
             goto done;
     }
     Py_ssize_t n_keep = PyList_GET_SIZE(keep), max_tracked;
@@ -947,7 +1425,7 @@ static int prune(PyObject *self, PyObject *log)
                     r = 0;
             }
             if (r == 0)
-                r = archive(self, log, unused, dropped);
+                r = archive(self, lg, unused, dropped);
             Py_XDECREF(unused);
             Py_XDECREF(values);
             Py_XDECREF(seq);
@@ -955,11 +1433,11 @@ static int prune(PyObject *self, PyObject *log)
                 goto done;
         }
     } else if (n_keep <= max_tracked) {        /* nothing to forget: the log stays as it is */
-        rc = set_prune_at(self, log, n_keep);
+        rc = set_prune_at(self, lg, n_keep);
         goto done;
     }
     if (n_keep > max_tracked) {
-        PyObject *folded = fold(self, log, keep, max_tracked);
+        PyObject *folded = fold(self, lg, keep, max_tracked);
         if (folded == NULL)
             goto done;
         Py_SETREF(keep, folded);
@@ -968,9 +1446,9 @@ static int prune(PyObject *self, PyObject *log)
             goto done;
         }
     }
-    if (keep_only(log, keep) < 0)
+    if (keep_only(lg, keep) < 0)
         goto done;
-    rc = set_prune_at(self, log, PyList_GET_SIZE(keep));
+    rc = set_prune_at(self, lg, PyList_GET_SIZE(keep));
 done:
     Py_XDECREF(v); Py_XDECREF(used); Py_XDECREF(horizon); Py_XDECREF(accesses); Py_XDECREF(keep);
     Py_XDECREF(dropped); Py_XDECREF(engines); Py_XDECREF(res);
@@ -981,35 +1459,37 @@ done:
 static int remember_one(PyObject *self, PyObject *logs, PyObject *fp, int is_write, PyObject *end,
                         PyObject *engine, PyObject *seq, PyObject *ev, PyObject *sync, int sync_true)
 {
-    PyObject *mem = NULL, *mid = NULL, *log = NULL, *accesses = NULL, *acc = NULL, *v = NULL;
+    PyObject *log = NULL, *accesses = NULL, *acc = NULL, *v = NULL;
+    LogObject *lg;
     int rc = -1, r;
-    if (!(mem = attr(fp, s_memory)) || !(mid = attr(mem, s_id)))
-        goto done;
-    log = PyDict_GetItemWithError(logs, mid);
+    log = log_of((TimelineCoreObject *)self, logs, fp);
     if (log == NULL) {
         if (PyErr_Occurred())
             goto done;
-        PyObject *prune_at = attr(self, s_PRUNE_AT);
-        if (prune_at == NULL)
+        PyObject *mem = attr(fp, s_memory), *mid = mem ? attr(mem, s_id) : NULL;
+        Py_XDECREF(mem);
+        PyObject *prune_at = mid ? attr(self, s_PRUNE_AT) : NULL;
+        if (prune_at == NULL) {
+            Py_XDECREF(mid);
             goto done;
+        }
         log = PyObject_CallOneArg(MemoryLogType, prune_at);
         Py_DECREF(prune_at);
-        if (log == NULL || PyDict_SetItem(logs, mid, log) < 0)
+        r = log == NULL ? -1 : PyDict_SetItem(logs, mid, log);
+        Py_DECREF(mid);
+        if (r < 0)
             goto done;
-    } else {
-        Py_INCREF(log);
     }
-    if (!(accesses = get_list(log, s_accesses)))
+    if (!(lg = as_log(log)) || !(accesses = LOG_LIST(lg, accesses)))
         goto done;
     if (PyList_GET_SIZE(accesses) == 0) {
-        if (set_attr_if(log, s_engine, engine) < 0)
-            goto done;
+        LOG_SET(lg, engine, engine);
     } else {
-        if (!(v = attr(log, s_engine)) || (r = not_equal(v, engine)) < 0)
+        if (!(v = Py_XNewRef(LOG_GET(lg, engine))) || (r = not_equal(v, engine)) < 0)
             goto done;
         Py_CLEAR(v);
-        if (r && set_attr_if(log, s_engine, Py_None) < 0)
-            goto done;
+        if (r)
+            LOG_SET(lg, engine, Py_None);
     }
     if (!(acc = PyList_New(8)))
         goto done;
@@ -1023,23 +1503,30 @@ static int remember_one(PyObject *self, PyObject *logs, PyObject *fp, int is_wri
     PyList_SET_ITEM(acc, 7, Py_NewRef(Py_True));
     if (PyList_Append(accesses, acc) < 0)
         goto done;
-    if (sync_true && set_attr_if(log, s_has_sync, Py_True) < 0)
-        goto done;
+    if (sync_true)
+        lg->has_sync = 1;
     if (is_write) {
-        if (!(v = attr(log, s_write_end)) || (r = compare(end, v, Py_GT)) < 0)
+        if (!(v = Py_XNewRef(LOG_GET(lg, write_end))) || (r = compare(end, v, Py_GT)) < 0)
             goto done;
         Py_CLEAR(v);
-        if (r && set_attr_if(log, s_write_end, end) < 0)
-            goto done;
+        if (r)
+            LOG_SET(lg, write_end, end);
     }
-    if (!(v = attr(log, s_indexed)) || (r = truth(v)) < 0)
-        goto done;
-    Py_CLEAR(v);
-    if (r) {
-        if (index_add(log, fp, acc, end) < 0)
+    if (lg->indexed) {
+        long long lo, hi;
+        PyObject *o;
+        if (!(o = attr(fp, s_lo)))
+            goto done;
+        r = obj_ll(o, &lo);
+        Py_DECREF(o);
+        if (r < 0 || !(o = attr(fp, s_hi)))
+            goto done;
+        r = obj_ll(o, &hi);
+        Py_DECREF(o);
+        if (r < 0 || index_add(lg, acc, lo, hi) < 0)
             goto done;
     } else {
-        if (!(v = get_list(log, s_ends_max)))
+        if (!(v = LOG_LIST(lg, ends_max)))
             goto done;
         Py_ssize_t n = PyList_GET_SIZE(v);
         PyObject *m = end;
@@ -1056,20 +1543,10 @@ static int remember_one(PyObject *self, PyObject *logs, PyObject *fp, int is_wri
             goto done;
         Py_CLEAR(v);
     }
-    if (!(v = attr(log, s_prune_at)))
-        goto done;
-    PyObject *len = PyLong_FromSsize_t(PyList_GET_SIZE(accesses));
-    r = len ? compare(len, v, Py_GT) : -1;
-    Py_XDECREF(len);
-    Py_CLEAR(v);
-    if (r < 0)
-        goto done;
-    if (r && prune(self, log) < 0)
+    if (PyList_GET_SIZE(accesses) > lg->prune_at && prune(self, lg) < 0)
         goto done;
     rc = 0;
 done:
-    Py_XDECREF(mem);
-    Py_XDECREF(mid);
     Py_XDECREF(log);
     Py_XDECREF(accesses);
     Py_XDECREF(acc);
@@ -1242,6 +1719,21 @@ done:
     return res;
 }
 
+/* The lines found last, by (code object, instruction offset), in front of the _LINES dict (whose lookup
+   builds a key tuple of two ints): a code object's line at an offset never changes, nor does its file's
+   basename, and an entry is made only for a frame found outside npusim. Direct-mapped; an entry holds its
+   code object (its address is not reused while cached) and its "file:line". */
+#define LINE_CACHE 1024
+static struct {
+    PyObject *code, *line;
+    int lasti;
+} line_cache[LINE_CACHE];
+
+static inline Py_ssize_t line_slot(PyObject *code, int lasti)
+{
+    return (Py_ssize_t)((((uintptr_t)code >> 4) ^ ((uintptr_t)(unsigned)lasti * 2654435761u)) & (LINE_CACHE - 1));
+}
+
 /* file:line of the first frame from `f` outward whose file is outside the npusim package, through the
    same caches (_INSIDE, _BASENAMES, _LINES) as timeline.caller_source; "" when there is none.
    The SOURCE_OVERRIDE test is the caller's. */
@@ -1258,6 +1750,13 @@ static PyObject *source_from(Frame *f)
     while (f != NULL) {
         PyCodeObject *code = (PyCodeObject *)Py_NewRef(frame_code(f));
         PyObject *fn = code->co_filename, *base;
+        int lasti = frame_lasti(f);
+        Py_ssize_t slot = line_slot((PyObject *)code, lasti);
+        if (line_cache[slot].code == (PyObject *)code && line_cache[slot].lasti == lasti) {
+            res = Py_NewRef(line_cache[slot].line);
+            Py_DECREF(code);
+            break;
+        }
         int r = PySet_Contains(inside, fn);
         if (r == 0) {
             base = PyDict_GetItemWithError(basenames, fn);
@@ -1273,6 +1772,11 @@ static PyObject *source_from(Frame *f)
             if (r == 0 && base != NULL) {
                 res = line_of(f, code, base);
                 r = 2;      /* found (or failed: res NULL with an exception) */
+                if (res != NULL && PyUnicode_CheckExact(res)) {
+                    Py_XSETREF(line_cache[slot].code, Py_NewRef(code));
+                    Py_XSETREF(line_cache[slot].line, Py_NewRef(res));
+                    line_cache[slot].lasti = lasti;
+                }
             } else if (base == NULL && r == 0) {
                 r = -1;
             }
@@ -1309,9 +1813,41 @@ static PyObject *caller_source(void)
 /* ---- placing an instruction ---- */
 
 /* options() through timeline.py's global of that name, as the Python methods call it */
+static PyObject *options_fn, *options_code, *options_globals, *s_current;
+
+/* opts.record_source as a truth value. Options is a frozen dataclass: the answer for the last options
+   object is kept (with the object, so its address is not reused). */
+static int record_source(PyObject *opts)
+{
+    static PyObject *last;
+    static int answer;
+    if (opts == last)
+        return answer;
+    PyObject *v = attr(opts, s_record_source);
+    int r = v ? truth(v) : -1;
+    Py_XDECREF(v);
+    if (r >= 0) {
+        Py_XSETREF(last, Py_NewRef(opts));
+        answer = r;
+    }
+    return r;
+}
+
 static PyObject *call_options(void)
 {
-    return globals_fresh() < 0 ? NULL : PyObject_CallNoArgs(G.options);
+    if (globals_fresh() < 0)
+        return NULL;
+    /* options.options is `return _current`: while timeline.py's `options` is that function with its own
+       code, read its module's _current (what the call returns) without making a frame */
+    if (G.options == options_fn && PyFunction_Check(options_fn) &&
+            PyFunction_GET_CODE(options_fn) == options_code) {
+        PyObject *v = PyDict_GetItemWithError(options_globals, s_current);
+        if (v != NULL)
+            return Py_NewRef(v);
+        if (PyErr_Occurred())
+            return NULL;
+    }
+    return PyObject_CallNoArgs(G.options);
 }
 
 /* the Event of an instruction: trace.Event(...) without running its generated __init__ (which only
@@ -1328,6 +1864,14 @@ static PyObject *make_event(PyObject *const *fields, Py_ssize_t n)
         return NULL;
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *d = PyTuple_GET_ITEM(event_slots, k);
+        if (Py_IS_TYPE(d, &PyMemberDescr_Type)) {
+            /* what the descriptor's set does for a writable object slot of a fresh instance: a store */
+            PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+            if (m->type == T_OBJECT_EX && !(m->flags & READONLY)) {
+                Py_XSETREF(*(PyObject **)((char *)ev + m->offset), Py_NewRef(fields[k]));
+                continue;
+            }
+        }
         if (Py_TYPE(d)->tp_descr_set(d, ev, fields[k]) < 0) {
             Py_DECREF(ev);
             return NULL;
@@ -1342,11 +1886,26 @@ static PyObject *increment(PyObject *o, PyObject *name)
     PyObject *v = attr(o, name);
     if (v == NULL)
         return NULL;
-    PyObject *w = PyNumber_Add(v, long_1);
+    int overflow = 1;
+    long long x = PyLong_CheckExact(v) ? PyLong_AsLongLongAndOverflow(v, &overflow) : 0;
+    PyObject *w = !overflow && x < LLONG_MAX ? PyLong_FromLongLong(x + 1) : PyNumber_Add(v, long_1);
     Py_DECREF(v);
     if (w != NULL && set_attr(o, name, w) < 0)
         Py_CLEAR(w);
     return w;
+}
+
+/* v == 1 as Python evaluates it */
+static int is_one(PyObject *v)
+{
+    if (PyLong_CheckExact(v)) {
+        int overflow;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (x == -1 && PyErr_Occurred())
+            return -1;
+        return !overflow && x == 1;
+    }
+    return PyObject_RichCompareBool(v, long_1, Py_EQ);
 }
 
 /* self._used = [e for e in self.engines.values() if e.count] */
@@ -1383,9 +1942,23 @@ static PyObject *record(PyObject *self, PyObject *const *a)
     PyObject *freq = NULL, *tmp = NULL, *dur = NULL, *end = NULL, *core = NULL, *ev = NULL, *v = NULL,
              *seq = NULL, *clock = NULL, *trace = NULL, *events = NULL, *res = NULL;
     int r;
-    if (!(freq = attr(eng, s_freq_hz)) || !(tmp = PyNumber_Multiply(cycles, float_1e9)) ||
-        !(dur = PyNumber_TrueDivide(tmp, freq)) || !(end = PyNumber_Add(start, dur)) ||
-        !(core = attr(self, s_core)))
+    if (!(freq = attr(eng, s_freq_hz)))
+        goto done;
+    if ((PyFloat_CheckExact(cycles) || PyLong_CheckExact(cycles)) && PyFloat_CheckExact(freq) &&
+            PyFloat_AS_DOUBLE(freq) != 0.0 && PyFloat_CheckExact(start)) {
+        /* cycles * 1e9 / freq and start + dur on doubles: what float's operators do (an int operand is
+           converted by PyLong_AsDouble, as float * int converts it; -ffp-contract=off: no fused ops) */
+        double c = PyFloat_CheckExact(cycles) ? PyFloat_AS_DOUBLE(cycles) : PyLong_AsDouble(cycles);
+        if (c == -1.0 && PyErr_Occurred())
+            goto done;
+        double d = c * 1e9 / PyFloat_AS_DOUBLE(freq);
+        if (!(dur = PyFloat_FromDouble(d)) || !(end = PyFloat_FromDouble(PyFloat_AS_DOUBLE(start) + d)))
+            goto done;
+    } else if (!(tmp = PyNumber_Multiply(cycles, float_1e9)) || !(dur = PyNumber_TrueDivide(tmp, freq)) ||
+               !(end = PyNumber_Add(start, dur))) {
+        goto done;
+    }
+    if (!(core = attr(self, s_core)))
         goto done;
     {
         PyObject *fields[11] = {core, engine, name, start, end, cycles, freq, a[8], a[9], a[11], a[10]};
@@ -1394,11 +1967,15 @@ static PyObject *record(PyObject *self, PyObject *const *a)
     }
     if (set_attr(eng, s_free_ns, end) < 0 || !(v = attr(eng, s_busy_ns)))
         goto done;
-    Py_SETREF(v, PyNumber_InPlaceAdd(v, dur));
+    if (PyFloat_CheckExact(v) && PyFloat_CheckExact(dur))
+        Py_SETREF(v, PyFloat_FromDouble(PyFloat_AS_DOUBLE(v) + PyFloat_AS_DOUBLE(dur)));
+    else
+        Py_SETREF(v, PyNumber_InPlaceAdd(v, dur));
     if (v == NULL || set_attr(eng, s_busy_ns, v) < 0)
         goto done;
     Py_CLEAR(v);
-    if (!(v = increment(eng, s_count)) || (r = PyObject_RichCompareBool(v, long_1, Py_EQ)) < 0)
+    if (!(v = increment(eng, s_count)) ||
+            (r = is_one(v)) < 0)
         goto done;
     if (r && note_used(self) < 0)       /* its first instruction */
         goto done;
@@ -1566,9 +2143,8 @@ static PyObject *place(PyObject *self, PyObject *const *args, Py_ssize_t nargs, 
     }
     source = Py_NewRef(p[10] ? p[10] : Py_None);
     if (source == Py_None) {
-        if (!(v = attr(opts, s_record_source)) || (r = truth(v)) < 0)
+        if ((r = record_source(opts)) < 0)
             goto done;
-        Py_CLEAR(v);
         if (r) {
             Py_SETREF(source, caller_source());
             if (source == NULL)
@@ -1616,8 +2192,7 @@ static PyObject *place_rw(PyObject *self, PyObject *const *args, Py_ssize_t narg
             goto done;
     }
     Py_CLEAR(v);
-    if (!(opts = call_options()) || !(v = attr(opts, s_record_source)) ||
-        (r = truth(v)) < 0)
+    if (!(opts = call_options()) || (r = record_source(opts)) < 0)
         goto done;
     if (!(source = r ? caller_source() : Py_NewRef(str_empty)))
         goto done;
@@ -1632,7 +2207,55 @@ done:
     return res;
 }
 
+/* Timeline.place_data(engine, name, cycles, reads, write, nbytes, elements, args, not_before_ns): place in
+   data order for a sequence of read footprints and one written footprint, every argument positional
+   (front ends' per-instruction path: no keywords to bind, nothing to normalise) */
+static PyObject *place_data(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError, "Timeline.place_data(engine, name, cycles, reads, write, nbytes, elements, "
+                        "args, not_before_ns) takes 9 arguments");
+        return NULL;
+    }
+    PyObject *engine = args[0], *engines = NULL, *eng = NULL, *writes = NULL, *start = NULL, *opts = NULL,
+             *source = NULL, *res = NULL, *v = NULL;
+    int r;
+    if (!PyList_Check(args[3]) && !PyTuple_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "Timeline.place_data: reads must be a list or tuple of footprints");
+        return NULL;
+    }
+    if (!(engines = attr(self, s_engines)) || !(eng = PyObject_GetItem(engines, engine)) ||
+        !(writes = PyTuple_Pack(1, args[4])) || !(start = attr(eng, s_free_ns)))
+        goto done;
+    if ((r = compare(args[8], start, Py_GT)) < 0)       /* max(free, not_before): the first of equals */
+        goto done;
+    if (r)
+        Py_SETREF(start, Py_NewRef(args[8]));
+    {
+        PyObject *dargs[4] = {args[3], writes, engine, start};
+        if (!(v = dependencies_end(self, dargs, 4)))
+            goto done;
+        Py_SETREF(start, v);
+        v = NULL;
+    }
+    if (!(opts = call_options()) || (r = record_source(opts)) < 0)
+        goto done;
+    if (!(source = r ? caller_source() : Py_NewRef(str_empty)))
+        goto done;
+    {
+        PyObject *rargs[12] = {eng, engine, args[1], args[2], start, args[3], writes, Py_False, args[5], args[6],
+                               args[7], source};
+        res = record(self, rargs);
+    }
+done:
+    Py_XDECREF(engines); Py_XDECREF(eng); Py_XDECREF(writes); Py_XDECREF(start); Py_XDECREF(opts);
+    Py_XDECREF(source); Py_XDECREF(v);
+    return res;
+}
+
 /* ---- the module ---- */
+
+static PyObject *forget_log_cache(PyObject *self, PyObject *unused);
 
 static PyMethodDef core_methods[] = {
     {"_dependencies_end", (PyCFunction)(void (*)(void))dependencies_end, METH_FASTCALL,
@@ -1642,18 +2265,13 @@ static PyMethodDef core_methods[] = {
     {"place", (PyCFunction)(void (*)(void))place, METH_FASTCALL | METH_KEYWORDS,
      "place(engine, name, cycles, *, reads=(), writes=(), order='data', not_before_ns=0.0, nbytes=0, "
      "elements=0, args=None, source=None) -> Event (C; timeline.Timeline.place_py is the reference)"},
+    {"_forget_log_cache", forget_log_cache, METH_NOARGS, "Drop the memories whose logs are remembered (C)."},
+    {"place_data", (PyCFunction)(void (*)(void))place_data, METH_FASTCALL,
+     "place_data(engine, name, cycles, reads, write, nbytes, elements, args, not_before_ns) -> Event (C)"},
     {"place_rw", (PyCFunction)(void (*)(void))place_rw, METH_FASTCALL | METH_KEYWORDS,
      "place_rw(engine, name, cycles, read, write, nbytes=0, elements=0, args=None) -> Event (C)"},
     {NULL, NULL, 0, NULL},
 };
-
-/* The timeline's own attributes the C paths read on every instruction live in the instance (member
-   descriptors of the base type, which Timeline.__init__'s assignments store to): a read is a load, not
-   an instance-dict lookup. */
-typedef struct {
-    PyObject_HEAD
-    PyObject *core, *engines, *trace, *logs, *used;
-} TimelineCoreObject;
 
 static PyMemberDef core_members[] = {
     {"core", T_OBJECT_EX, offsetof(TimelineCoreObject, core), 0, NULL},
@@ -1672,6 +2290,8 @@ static int core_traverse(TimelineCoreObject *self, visitproc visit, void *arg)
     Py_VISIT(self->trace);
     Py_VISIT(self->logs);
     Py_VISIT(self->used);
+    for (int k = 0; k < LOG_CACHE; k++)
+        Py_VISIT(self->cache_mem[k]);
     return 0;
 }
 
@@ -1682,7 +2302,15 @@ static int core_clear(TimelineCoreObject *self)
     Py_CLEAR(self->trace);
     Py_CLEAR(self->logs);
     Py_CLEAR(self->used);
+    cache_flush(self);
     return 0;
+}
+
+/* Timeline._forget_log_cache(): drop the memories log_of remembers (forget_accesses, reset) */
+static PyObject *forget_log_cache(PyObject *self, PyObject *unused)
+{
+    cache_flush((TimelineCoreObject *)self);
+    Py_RETURN_NONE;
 }
 
 static void core_dealloc(TimelineCoreObject *self)
@@ -1720,7 +2348,7 @@ static int take(PyObject *d, const char *key, PyObject **slot)
 
 static PyObject *configure(PyObject *mod, PyObject *d)
 {
-    PyObject *span = NULL, *after = NULL, *fresh = NULL;
+    PyObject *span = NULL, *after = NULL, *fresh = NULL, *min_shift = NULL;
     if (!PyDict_Check(d)) {
         PyErr_SetString(PyExc_TypeError, "configure(dict)");
         return NULL;
@@ -1730,7 +2358,9 @@ static PyObject *configure(PyObject *mod, PyObject *d)
         take(d, "event_slots", &event_slots) < 0 ||
         take(d, "active_traces", &active_traces) < 0 || take(d, "timeline_globals", &timeline_globals) < 0 ||
         take(d, "basename", &basename_fn) < 0 || take(d, "end_of", &end_of_fn) < 0 || take(d, "BUCKET_SPAN", &span) < 0 ||
-        take(d, "INDEX_AFTER", &after) < 0 || take(d, "FRESH", &fresh) < 0)
+        take(d, "INDEX_AFTER", &after) < 0 || take(d, "FRESH", &fresh) < 0 ||
+        take(d, "MIN_SHIFT", &min_shift) < 0 ||
+        take(d, "options", &options_fn) < 0 || take(d, "options_globals", &options_globals) < 0)
         goto fail;
     if (!PyType_Check(EventType) || !PyDict_Check(timeline_globals)) {
         PyErr_SetString(PyExc_TypeError, "configure: Event must be a type and timeline_globals a dict");
@@ -1739,12 +2369,21 @@ static PyObject *configure(PyObject *mod, PyObject *d)
     BUCKET_SPAN = PyLong_AsSsize_t(span);
     INDEX_AFTER = PyLong_AsSsize_t(after);
     FRESH = PyLong_AsSsize_t(fresh);
+    CLEAN_STEP = (FRESH - 2) / 2;       /* (access_log: FRESH = 2 + 2 * CLEAN_STEP) */
     if (PyErr_Occurred())
         goto fail;
-    Py_DECREF(span); Py_DECREF(after); Py_DECREF(fresh);
+    Py_XSETREF(options_code, PyFunction_Check(options_fn) ? Py_NewRef(PyFunction_GET_CODE(options_fn)) : NULL);
+    if (!PyDict_Check(options_globals)) {
+        PyErr_SetString(PyExc_TypeError, "configure: options_globals must be a dict");
+        goto fail;
+    }
+    MIN_SHIFT = PyLong_AsSsize_t(min_shift);
+    if (PyErr_Occurred())
+        goto fail;
+    Py_DECREF(span); Py_DECREF(after); Py_DECREF(fresh); Py_DECREF(min_shift);
     Py_RETURN_NONE;
 fail:
-    Py_XDECREF(span); Py_XDECREF(after); Py_XDECREF(fresh);
+    Py_XDECREF(span); Py_XDECREF(after); Py_XDECREF(fresh); Py_XDECREF(min_shift);
     return NULL;
 }
 
@@ -1776,7 +2415,7 @@ PyMODINIT_FUNC PyInit__timeline_c(void)
     INTERN(s_record_source, "record_source"); INTERN(s_check_races_m, "_check_races");
     INTERN(s_SOURCE_OVERRIDE, "SOURCE_OVERRIDE"); INTERN(s_INSIDE, "_INSIDE");
     INTERN(s_BASENAMES, "_BASENAMES"); INTERN(s_PKG_DIR, "_PKG_DIR"); INTERN(s_LINES, "_LINES");
-    INTERN(s_LINES_CAP, "_LINES_CAP"); INTERN(s_options, "options");
+    INTERN(s_LINES_CAP, "_LINES_CAP"); INTERN(s_options, "options"); INTERN(s_current, "_current");
     INTERN(s_prune_py, "_prune"); INTERN(s_MAX_TRACKED, "MAX_TRACKED"); INTERN(s_archive, "archive");
     INTERN(s_fold, "_fold"); INTERN(s_name, "name"); INTERN(s_ARCHIVE_CAP, "ARCHIVE_CAP");
     INTERN(s_archive_horizon, "archive_horizon"); INTERN(s_sort, "sort");
@@ -1792,12 +2431,22 @@ PyMODINIT_FUNC PyInit__timeline_c(void)
         return NULL;
     if (PyType_Ready(&TimelineCore) < 0)
         return NULL;
+    LogBase.tp_getset = log_getset;
+    LogBase.tp_methods = log_methods;
+    if (PyType_Ready(&LogBase) < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
         return NULL;
     Py_INCREF(&TimelineCore);
     if (PyModule_AddObject(m, "TimelineCore", (PyObject *)&TimelineCore) < 0) {
         Py_DECREF(&TimelineCore);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&LogBase);
+    if (PyModule_AddObject(m, "MemoryLogBase", (PyObject *)&LogBase) < 0) {
+        Py_DECREF(&LogBase);
         Py_DECREF(m);
         return NULL;
     }
