@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .alloc import NextFitAllocator as Allocator, hold
+from .alloc import NextFitAllocator as Allocator, TileBlock as _TileBlock, hold, _tile_died
 from ..core.errors import ConstraintError
 from ..core.memory import Memory
 from ..core.timeline import Timeline
@@ -80,7 +80,7 @@ class NkiInstruction:
 
 #: ``ins = _new_instruction(NkiInstruction); ins.event = ev`` is ``NkiInstruction(ev)`` without the
 #: __init__ frame (one per instruction: the issue methods below)
-_new_instruction = object.__new__
+_new_instruction = _new_object = object.__new__
 
 
 #: init-map bytes release zeroes itself; above, it hands the pages back (Memory.forget_all)
@@ -164,8 +164,13 @@ class Run:
                 plan = plans.get((shape, dtype))
             except TypeError:               # an unhashable dtype: the general path names it
                 plan = None
-            if plan is not None and {*map(type, shape)} == _INT_ONLY:
-                return self._place(plan, buffer, name, api)
+            if plan is not None:
+                if len(shape) == 2:         # (the usual 2-D tile: two type tests, not a set)
+                    ints = type(shape[0]) is int and type(shape[1]) is int
+                else:
+                    ints = {*map(type, shape)} == _INT_ONLY
+                if ints:
+                    return self._place(plan, buffer, name, api)
         dt = dtype_of(dtype, api)
         normal = _args.shape(api, shape, dt.itemsize, buffer.on_chip)
         if buffer.on_chip:
@@ -233,26 +238,64 @@ class Run:
                     raise
 
     def _place(self, plan: "AllocPlan", buffer, name, api) -> NkiTensor:
-        """A new tile of ``plan``'s geometry in the bytes the next-fit allocator hands out."""
+        """A new tile of ``plan``'s geometry in the bytes the next-fit allocator hands out.
+
+        The hot path of every on-chip allocation (about one per instruction), so it builds the tile in
+        one frame: ``TensorView.placed``, ``NkiTensor.placed`` and ``alloc.hold`` written out (the plan
+        proved the geometry; tests/nki/test_alloc_fast.py checks that every slot matches theirs)."""
         dt, shape, strides, free_size, free_bytes, nbytes, block_name, rows, mem, alloc, sig = plan
         name_or_default = name or block_name
         try:
             offset, index = alloc.reserve(free_bytes, name_or_default, api)
         except ConstraintError:         # full: _reserve evicts lapsed tiles and retries
             offset, index = self._reserve(alloc, buffer, free_bytes, name_or_default, api)
-        if offset + free_bytes <= mem.lane_bytes:     # (always: the allocator's capacity is a lane's bytes)
-            # lanes [0, p), bytes [offset, offset + free bytes): what TensorView's bounds check computes
-            array = None
-            if rows is not None and offset % strides[1] == 0:
-                column = offset // strides[1]
-                array = rows[:, column:column + free_size]
-            view = TensorView.placed(mem, offset, shape, strides, dt, 0, shape[0], offset, offset + free_bytes,
-                                     array)
+        end = offset + free_bytes
+        if end > mem.lane_bytes:        # (never: the allocator's capacity is a lane's bytes)
+            TensorView(mem, offset, shape, strides, dt, api=api)    # (its own bounds error)
+        # The view: lanes [0, p), bytes [offset, end) is its box (what TensorView's bounds check computes).
+        view = _new_object(TensorView)
+        view.memory = mem
+        view.offset = view.lo = offset
+        view.shape = shape
+        view.strides = strides
+        view.dtype = dt
+        view.lane_lo = 0
+        view.lane_hi = shape[0]
+        view.hi = end
+        # Its numpy array, sliced from the plan's rows (a fraction of an np.ndarray(buffer=...) call).
+        if rows is not None and offset % strides[1] == 0:
+            column = offset // strides[1]
+            view._array = rows[:, column:column + free_size]
         else:
-            view = TensorView(mem, offset, shape, strides, dt, api=api)     # (its own bounds error)
-        t = NkiTensor.placed(view, buffer, name, self, free_size, nbytes, sig)
+            view._array = None
+        view._iv = view._ibox = view._iwords = view._written_gen = None
+        # The tile: never written, its init bytes stale (cleared when a partial access first needs them).
+        t = _new_object(NkiTensor)
+        t.tv = view
+        t.buffer = buffer
+        t.name = name
+        t.run = self
+        t.full = t.checked = False
+        t.stale = t.on_chip = True
+        t.sig = sig
+        t.root = t.scope = t.ind = None
+        t.in_psum = buffer is PSUM
+        t.free_size = free_size
+        t.partitions = shape[0]
+        t.nbytes = nbytes
+        t.shape = shape
+        t.start_partition = 0
         # The block holds the bytes until the kernel drops its last reference to the tile ...
-        block = hold(t, alloc, offset, free_bytes, name_or_default, index)
+        block = _TileBlock(t, _tile_died)
+        block.offset = offset
+        block.size = free_bytes
+        block.name = name_or_default
+        block.allocator = alloc
+        blocks = alloc.blocks
+        if index == len(blocks) and (not index or blocks[-1].offset < offset):     # (a loop's usual case)
+            blocks.append(block)        # (alloc.insert's own check: a block freed meanwhile moves index)
+        else:
+            alloc.insert(index, block)
         scopes = self.scopes
         if scopes:                              # ... or lapses when its loop iteration ends (scope.py)
             t.scope = scope = scopes[-1]
