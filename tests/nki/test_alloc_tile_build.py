@@ -1,4 +1,4 @@
-"""runtime.Run._place builds a tile in one frame (the hot path of every on-chip allocation): it must hold
+"""runtime.Run._place (the Python path: each run here turns native_tile's C path off) builds a tile in one frame (the hot path of every on-chip allocation): it must hold
 exactly what the reference constructors give, ``TensorView.placed`` + ``NkiTensor.placed`` + ``alloc.hold``,
 slot by slot, so a slot added to either class cannot be forgotten there."""
 import numpy as np
@@ -51,6 +51,7 @@ def _same(a, b, cls):
                                                  ((2, 3), np.float32, nl.psum)])
 def test_placed_tile_matches_the_reference_constructors(shape, dtype, buffer):
     with run_context("trn2") as run:
+        run._native_place = None
         keep = []
         for i in nl.affine_range(3):            # in a loop scope too: the tile joins its scope's blocks
             for name in ("", "named"):
@@ -72,6 +73,7 @@ def test_place_keeps_blocks_sorted_when_a_block_is_freed_between_reserve_and_ins
     reserved index moves it (alloc.insert's case), also when the index then equals the list's length."""
     for free_first in (True, False):
         with run_context("trn2") as run:
+            run._native_place = None
             a = run.alloc[SBUF]
             tiles = [nl.ndarray((128, 16), dtype=np.float32) for _ in range(4)]     # at 0, 64, 128, 192
             hole = tiles[1].tv.offset

@@ -32,6 +32,7 @@ from . import args as _args
 from . import plan as _plan
 from . import spec as _spec
 from .dma import DmaEngines
+from . import native_tile as _native_tile
 from . import scope as _scope
 from .tensor import PSUM, SBUF, MemoryRegion, NkiTensor, _c_strides, dtype_of
 
@@ -122,6 +123,8 @@ class Run:
         #: (each allocator's own list, by region for scope.evict_one and placement.py)
         self.lapsed = {MemoryRegion.sbuf: self._sbuf_alloc.lapsed, MemoryRegion.psum: self._psum_alloc.lapsed}
         self.programs = None    # the lnc.Programs scheduler while a grid of several programs runs
+        native = _native_tile.module()
+        self._native_place = native.place if native is not None else None    # (_place's common case in C)
 
     def release(self) -> None:
         """The launch is over: hand SBUF/PSUM back for the next launch on this chip. Only the bytes up
@@ -170,6 +173,11 @@ class Run:
                 else:
                     ints = {*map(type, shape)} == _INT_ONLY
                 if ints:
+                    place = self._native_place
+                    if place is not None:       # native_tile.py: the common case in C, or None
+                        t = place(self, plan, buffer, name)
+                        if t is not None:
+                            return t
                     return self._place(plan, buffer, name, api)
         dt = dtype_of(dtype, api)
         normal = _args.shape(api, shape, dt.itemsize, buffer.on_chip)
