@@ -61,6 +61,8 @@ class AllocPlan(NamedTuple):
     mem: Memory             # the run's SBUF or PSUM
     allocator: Allocator    # ... and its allocator
     sig: "int | None" = None    # plan.sig of its tiles (their geometry: all alike), set after the first one
+    align: int = 1          # the allocator's alignment and min(its end, the memory's lane bytes): constants
+    limit: int = 0          # of the run that native_tile.place reads here instead of from the objects
 
 
 class NkiInstruction:
@@ -233,8 +235,9 @@ class Run:
         if len(shape) == 2:
             rows = np.ndarray((shape[0], mem.lane_bytes // item), dt.np, buffer=mem.data,
                               strides=(mem.lane_bytes, item))
+        alloc = self.alloc[buffer]
         return AllocPlan(dt, shape, strides, free_size, free_bytes, shape[0] * free_bytes, block_name, rows, mem,
-                         self.alloc[buffer])
+                         alloc, None, alloc.align, min(alloc.start + alloc.capacity, mem.lane_bytes))
 
     def _reserve(self, alloc, buffer, nbytes, name, api) -> tuple:
         """``alloc.reserve``; when it does not fit, evict lapsed loop tiles (scope.py) oldest first and retry."""
@@ -251,7 +254,7 @@ class Run:
         The hot path of every on-chip allocation (about one per instruction), so it builds the tile in
         one frame: ``TensorView.placed``, ``NkiTensor.placed`` and ``alloc.hold`` written out (the plan
         proved the geometry; tests/nki/test_alloc_fast.py checks that every slot matches theirs)."""
-        dt, shape, strides, free_size, free_bytes, nbytes, block_name, rows, mem, alloc, sig = plan
+        dt, shape, strides, free_size, free_bytes, nbytes, block_name, rows, mem, alloc, sig, _, _ = plan
         name_or_default = name or block_name
         try:
             offset, index = alloc.reserve(free_bytes, name_or_default, api)

@@ -16,10 +16,11 @@
    (configure() passes them, in the order of the *_SLOTS names in native_tile.py). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 
 /* configure() sets these */
 static PyObject *ViewType, *TensorType, *BlockType, *view_slots, *tensor_slots, *block_slots, *died_fn;
-static PyObject *s_lane_bytes, *s_cursor, *s_align, *s_start, *s_capacity, *s_high, *s_blocks, *s_offset, *s_size;
+static PyObject *s_cursor, *s_high, *s_blocks, *s_offset, *s_size;
 static PyObject *s_scopes, *s_tiles, *s_insert, *s_free, *s_append, *slice_all, *zero, *PSUM;
 
 enum { V_MEMORY, V_OFFSET, V_SHAPE, V_STRIDES, V_DTYPE, V_LANE_LO, V_LANE_HI, V_LO, V_HI, V_ARRAY, V_IV, V_IBOX,
@@ -29,18 +30,31 @@ enum { T_TV, T_BUFFER, T_NAME, T_ROOT, T_RUN, T_FULL, T_STALE, T_CHECKED, T_ON_C
 enum { B_OFFSET, B_SIZE, B_NAME, B_ALLOCATOR, B_N };
 /* runtime.AllocPlan's fields */
 enum { P_DT, P_SHAPE, P_STRIDES, P_FREE_SIZE, P_FREE_BYTES, P_NBYTES, P_BLOCK_NAME, P_ROWS, P_MEM, P_ALLOC, P_SIG,
-       P_N };
+       P_ALIGN, P_LIMIT, P_N };
 
-static int set(PyObject *slots, int k, PyObject *obj, PyObject *value)
+/* each slot's byte offset in its object (configure() takes them from the member descriptors, which it
+   checked are writable object slots of exactly these classes): a fresh object's slot is set by a store,
+   as the descriptor's __set__ would (member_set for T_OBJECT_EX), without its call */
+static Py_ssize_t view_at[V_N], tensor_at[T_N], block_at[B_N];
+
+static inline void store(PyObject *obj, Py_ssize_t at, PyObject *value)
 {
-    PyObject *d = PyTuple_GET_ITEM(slots, k);
-    return Py_TYPE(d)->tp_descr_set(d, obj, value);
+    PyObject **p = (PyObject **)((char *)obj + at);
+    PyObject *old = *p;
+    *p = Py_NewRef(value);
+    Py_XDECREF(old);
 }
 
 static PyObject *get(PyObject *slots, int k, PyObject *obj)
 {
     PyObject *d = PyTuple_GET_ITEM(slots, k);
     return Py_TYPE(d)->tp_descr_get(d, obj, (PyObject *)Py_TYPE(obj));
+}
+
+static int set(PyObject *slots, int k, PyObject *obj, PyObject *value)
+{
+    PyObject *d = PyTuple_GET_ITEM(slots, k);
+    return Py_TYPE(d)->tp_descr_set(d, obj, value);
 }
 
 /* an attribute that must be an int fitting a long long; 0 with *ok = 0 when it is not (no error set) */
@@ -66,6 +80,22 @@ static long long int_attr(PyObject *o, PyObject *name, int *ok)
     return x;
 }
 
+/* block.offset / block.size (k, name): a TileBlock's slot read directly, another block's attribute */
+static long long block_int(PyObject *b, int k, PyObject *name, int *ok)
+{
+    if (Py_TYPE(b) == (PyTypeObject *)BlockType) {
+        PyObject *v = *(PyObject **)((char *)b + block_at[k]);
+        if (v != NULL && PyLong_CheckExact(v)) {
+            int overflow;
+            long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+            if (!overflow && !(x == -1 && PyErr_Occurred()))
+                return x;
+            PyErr_Clear();
+        }
+    }
+    return int_attr(b, name, ok);
+}
+
 static int set_int_attr(PyObject *o, PyObject *name, long long x)
 {
     PyObject *v = PyLong_FromLongLong(x);
@@ -76,39 +106,35 @@ static int set_int_attr(PyObject *o, PyObject *name, long long x)
     return r;
 }
 
-/* NextFitAllocator.reserve(size) when the cursor (aligned) is past every block and the request fits
-   before the end: 1 with *at set, cursor and high moved; 0 when that is not the case (nothing changed);
-   -1 on an error */
-static int reserve_past_blocks(PyObject *alloc, PyObject *blocks, long long size, long long lane_bytes,
-                               long long *at_out)
+/* NextFitAllocator.reserve(size) when the cursor (aligned to ``align``) is past every block and the
+   request ends at or before ``limit`` (the allocator's end, or the memory's lane end when that is lower:
+   Run._place raises that bounds error): 1 with *at set, cursor and high moved; 0 when that is not the
+   case (nothing changed); -1 on an error */
+static int reserve_past_blocks(PyObject *alloc, PyObject *blocks, long long size, long long align,
+                               long long limit, long long *at_out)
 {
     int ok = 1;
     long long cursor = int_attr(alloc, s_cursor, &ok);
-    long long align = ok == 1 ? int_attr(alloc, s_align, &ok) : 0;
-    long long start = ok == 1 ? int_attr(alloc, s_start, &ok) : 0;
-    long long capacity = ok == 1 ? int_attr(alloc, s_capacity, &ok) : 0;
     long long high = ok == 1 ? int_attr(alloc, s_high, &ok) : 0;
     if (ok != 1)
         return ok;
-    if (size <= 0 || align <= 0 || cursor < 0 || cursor > (1LL << 48) || size > (1LL << 48))
+    if (size <= 0 || align <= 0 || cursor < 0 || cursor > (1LL << 48) || size > (1LL << 48) || limit > (1LL << 48))
         return 0;           /* (Python's floor division and big ints: the reference handles these) */
     long long at = (cursor + align - 1) / align * align;        /* -(-cursor // align) * align */
     Py_ssize_t n = PyList_GET_SIZE(blocks);
     if (n) {
         PyObject *last = PyList_GET_ITEM(blocks, n - 1);
         Py_INCREF(last);
-        long long lo = int_attr(last, s_offset, &ok);
-        long long sz = ok == 1 ? int_attr(last, s_size, &ok) : 0;
+        long long lo = block_int(last, B_OFFSET, s_offset, &ok);
+        long long sz = ok == 1 ? block_int(last, B_SIZE, s_size, &ok) : 0;
         Py_DECREF(last);
         if (ok != 1)
             return ok;
         if (lo + sz > at)
             return 0;
     }
-    if (start > (1LL << 48) || capacity > (1LL << 48) || at + size > start + capacity)
+    if (at + size > limit)
         return 0;
-    if (at + size > lane_bytes)
-        return 0;           /* (never: the capacity is a lane's bytes; Run._place raises the bounds error) */
     long long end = at + size;
     if (set_int_attr(alloc, s_cursor, end) < 0)
         return -1;
@@ -140,6 +166,8 @@ static PyObject *place(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     long long free_bytes = PyLong_AsLongLong(free_bytes_o);
     long long stride1 = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, 1));
     long long free_size = PyLong_AsLongLong(PyTuple_GET_ITEM(plan, P_FREE_SIZE));
+    long long align = PyLong_AsLongLong(PyTuple_GET_ITEM(plan, P_ALIGN));
+    long long limit = PyLong_AsLongLong(PyTuple_GET_ITEM(plan, P_LIMIT));
     if (PyErr_Occurred())
         return NULL;
     int named = PyObject_IsTrue(name);
@@ -155,15 +183,12 @@ static PyObject *place(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_NONE;
     }
     int ok = 1;
-    long long lane_bytes = int_attr(mem, s_lane_bytes, &ok);
-    if (ok != 1 || (rows != Py_None && stride1 <= 0)) {
+    if (rows != Py_None && stride1 <= 0) {
         Py_DECREF(blocks);
-        if (ok < 0)
-            return NULL;
         Py_RETURN_NONE;
     }
     long long at = 0;
-    int r = reserve_past_blocks(alloc, blocks, free_bytes, lane_bytes, &at);
+    int r = reserve_past_blocks(alloc, blocks, free_bytes, align, limit, &at);
     if (r <= 0) {
         Py_DECREF(blocks);
         if (r < 0)
@@ -201,8 +226,7 @@ static PyObject *place(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     PyObject *vv[V_N] = {mem, offset, shape, strides, PyTuple_GET_ITEM(plan, P_DT), zero, lane_hi, offset, end,
                          array, Py_None, Py_None, Py_None, Py_None};
     for (int k = 0; k < V_N; k++)
-        if (set(view_slots, k, view, vv[k]) < 0)
-            goto fail;
+        store(view, view_at[k], vv[k]);
     /* the tile: never written, its init bytes stale */
     t = ((PyTypeObject *)TensorType)->tp_alloc((PyTypeObject *)TensorType, 0);
     if (t == NULL)
@@ -211,17 +235,19 @@ static PyObject *place(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
                          buffer == PSUM ? Py_True : Py_False, PyTuple_GET_ITEM(plan, P_FREE_SIZE), lane_hi,
                          PyTuple_GET_ITEM(plan, P_NBYTES), shape, zero, PyTuple_GET_ITEM(plan, P_SIG), Py_None, Py_None};
     for (int k = 0; k < T_N; k++)
-        if (set(tensor_slots, k, t, tv[k]) < 0)
-            goto fail;
+        store(t, tensor_at[k], tv[k]);
     /* the block holding the bytes until the tile dies */
     block = PyObject_CallFunctionObjArgs(BlockType, t, died_fn, NULL);
     if (block == NULL)
         goto fail;
     PyObject *size = free_bytes_o;
     PyObject *bv[B_N] = {offset, size, block_name, alloc};
+    if (Py_TYPE(block) != (PyTypeObject *)BlockType) {
+        PyErr_SetString(PyExc_TypeError, "place: TileBlock() made another type");
+        goto fail;
+    }
     for (int k = 0; k < B_N; k++)
-        if (set(block_slots, k, block, bv[k]) < 0)
-            goto fail;
+        store(block, block_at[k], bv[k]);
     /* alloc.insert(index, block), appending in the usual case: making the objects may have run the
        collector, and a block freed meanwhile moves the index (then alloc.insert finds the place) */
     Py_ssize_t n = PyList_GET_SIZE(blocks);
@@ -231,7 +257,7 @@ static PyObject *place(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         if (n) {
             ok = 1;
             PyObject *last = Py_NewRef(PyList_GET_ITEM(blocks, n - 1));
-            long long lo = int_attr(last, s_offset, &ok);
+            long long lo = block_int(last, B_OFFSET, s_offset, &ok);
             Py_DECREF(last);
             if (ok < 0)
                 goto fail;
@@ -260,8 +286,8 @@ static PyObject *place(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         PyObject *scope = PySequence_GetItem(scopes, -1);
         if (scope == NULL)
             goto fail;
-        int bad = set(tensor_slots, T_SCOPE, t, scope) < 0;
-        tiles = bad ? NULL : PyObject_GetAttr(scope, s_tiles);
+        store(t, tensor_at[T_SCOPE], scope);
+        tiles = PyObject_GetAttr(scope, s_tiles);
         Py_DECREF(scope);
         if (tiles == NULL)
             goto fail;
@@ -338,7 +364,7 @@ static int take(PyObject *d, const char *key, PyObject **slot)
     return 0;
 }
 
-static int descriptors(PyObject *slots, Py_ssize_t n, const char *what)
+static int descriptors(PyObject *slots, Py_ssize_t n, PyObject *type, Py_ssize_t *at, const char *what)
 {
     if (!PyTuple_Check(slots) || PyTuple_GET_SIZE(slots) != n) {
         PyErr_Format(PyExc_TypeError, "configure: %s must be a tuple of %zd slot descriptors", what, n);
@@ -346,10 +372,13 @@ static int descriptors(PyObject *slots, Py_ssize_t n, const char *what)
     }
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *d = PyTuple_GET_ITEM(slots, k);
-        if (Py_TYPE(d)->tp_descr_set == NULL || Py_TYPE(d)->tp_descr_get == NULL) {
-            PyErr_Format(PyExc_TypeError, "configure: %s[%zd] is not a slot descriptor", what, k);
+        PyMemberDef *m = Py_IS_TYPE(d, &PyMemberDescr_Type) ? ((PyMemberDescrObject *)d)->d_member : NULL;
+        if (m == NULL || m->type != T_OBJECT_EX || (m->flags & READONLY)
+            || (PyObject *)((PyDescrObject *)d)->d_type != type) {
+            PyErr_Format(PyExc_TypeError, "configure: %s[%zd] is not a writable object slot of its class", what, k);
             return -1;
         }
+        at[k] = m->offset;
     }
     return 0;
 }
@@ -368,8 +397,9 @@ static PyObject *configure(PyObject *mod, PyObject *d)
         take(d, "PSUM", &PSUM) < 0 || take(d, "tile_died", &died_fn) < 0)
         goto fail;
     if (!PyType_Check(view_type) || !PyType_Check(TensorType) || !PyType_Check(BlockType) ||
-        descriptors(view_slots, V_N, "view_slots") < 0 || descriptors(tensor_slots, T_N, "tensor_slots") < 0 ||
-        descriptors(block_slots, B_N, "block_slots") < 0) {
+        descriptors(view_slots, V_N, view_type, view_at, "view_slots") < 0 ||
+        descriptors(tensor_slots, T_N, TensorType, tensor_at, "tensor_slots") < 0 ||
+        descriptors(block_slots, B_N, BlockType, block_at, "block_slots") < 0) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_TypeError, "configure: TensorView, NkiTensor and TileBlock must be types");
         goto fail;
@@ -398,10 +428,10 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__native_tile(void)
 {
-    INTERN(s_cursor, "cursor"); INTERN(s_align, "align"); INTERN(s_start, "start"); INTERN(s_capacity, "capacity");
+    INTERN(s_cursor, "cursor");
     INTERN(s_high, "high"); INTERN(s_blocks, "blocks"); INTERN(s_offset, "offset"); INTERN(s_size, "size");
     INTERN(s_scopes, "scopes"); INTERN(s_tiles, "tiles"); INTERN(s_insert, "insert"); INTERN(s_free, "free");
-    INTERN(s_append, "append"); INTERN(s_lane_bytes, "lane_bytes");
+    INTERN(s_append, "append");
     if (!(slice_all = PySlice_New(NULL, NULL, NULL)) || !(zero = PyLong_FromLong(0)))
         return NULL;
     return PyModule_Create(&module_def);
