@@ -51,7 +51,7 @@ def _same(a, b, cls):
                                                  ((2, 3), np.float32, nl.psum)])
 def test_placed_tile_matches_the_reference_constructors(shape, dtype, buffer):
     with run_context("trn2") as run:
-        run._native_place = None
+        run._native_allocate = None
         keep = []
         for i in nl.affine_range(3):            # in a loop scope too: the tile joins its scope's blocks
             for name in ("", "named"):
@@ -73,7 +73,7 @@ def test_place_keeps_blocks_sorted_when_a_block_is_freed_between_reserve_and_ins
     reserved index moves it (alloc.insert's case), also when the index then equals the list's length."""
     for free_first in (True, False):
         with run_context("trn2") as run:
-            run._native_place = None
+            run._native_allocate = None
             a = run.alloc[SBUF]
             tiles = [nl.ndarray((128, 16), dtype=np.float32) for _ in range(4)]     # at 0, 64, 128, 192
             hole = tiles[1].tv.offset

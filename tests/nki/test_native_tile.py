@@ -66,8 +66,8 @@ def _replay(ops, use_native: bool):
     """Run ``ops``; return every tile (to compare), the states after each step and the errors."""
     with run_context("trn2") as run:
         if not use_native:
-            run._native_place = None
-        assert (run._native_place is not None) == use_native
+            run._native_allocate = None
+        assert (run._native_allocate is not None) == use_native
         live, every, states, errors = [], [], [], []
         for kind, pick, named, psum, n in ops:
             shape, dtype = SHAPES[pick % len(SHAPES)]
@@ -152,7 +152,7 @@ def test_native_place_keeps_blocks_sorted_when_the_collector_frees_a_block_meanw
             gc.callbacks.append(lambda phase, info: collected.append(phase))
             gc.enable()
             gc.set_threshold(1)                     # the second tracked object made (the view) collects
-            t = run._native_place(run, plan, SBUF, "")
+            t = native.place(run, plan, SBUF, "")
         finally:
             gc.set_threshold(*old)
             gc.enable()
@@ -185,12 +185,12 @@ def test_native_path_follows_the_switch(monkeypatch):
     native_tile.reset()
     try:
         with run_context("trn2") as run:
-            assert run._native_place is None
+            assert run._native_allocate is None
     finally:
         monkeypatch.delenv("NPUSIM_NATIVE_TILE")
         native_tile.reset()
     with run_context("trn2") as run:
-        assert run._native_place is not None
+        assert run._native_allocate is not None
 
 
 def test_a_class_gaining_a_slot_turns_the_native_path_off():
@@ -199,3 +199,25 @@ def test_a_class_gaining_a_slot_turns_the_native_path_off():
     assert native_tile._slots(Wider, native_tile.TENSOR_SLOTS) is None
     assert native_tile._slots(NkiTensor, native_tile.TENSOR_SLOTS[:-1]) is None
     assert native_tile._slots(NkiTensor, native_tile.TENSOR_SLOTS) is not None
+
+
+def _outcome(use_native, shape, dtype):
+    with run_context("trn2") as run:
+        if not use_native:
+            run._native_allocate = None
+        keep = [nl.ndarray((1, 16), dtype=np.float32), nl.ndarray((128, 16), dtype=np.float32)]   # plans exist
+        try:
+            t = nl.ndarray(shape, dtype=dtype)
+        except (ConstraintError, TypeError) as e:
+            return type(e).__name__, str(e)
+        return _tile(t), _state(run), len(keep)
+
+
+@pytest.mark.parametrize("shape,dtype", [((True, 16), np.float32), ((np.int64(128), 16), np.float32),
+                                         ((128, np.int32(16)), np.float32), ((128.0, 16), np.float32),
+                                         ((128, 16), [("a", "f4")]), ((128, 16), "float32"), ((), np.float32),
+                                         ([128, 16], np.float32), ((128, 16, 1), np.float32)])
+def test_native_allocate_leaves_what_its_plan_hit_does_not_cover_to_python(shape, dtype):
+    """Bools, numpy ints and floats as dims, an unhashable or another spelling of the dtype, lists: the
+    general path decides (and names the error) as without the native path."""
+    assert _outcome(True, shape, dtype) == _outcome(False, shape, dtype)

@@ -53,12 +53,12 @@ def configure_module(module) -> str:
     """Give the module the types and their slot descriptors; "" or why not."""
     from ..core.view import TensorView
     from . import alloc
-    from .tensor import PSUM, NkiTensor
+    from .tensor import PSUM, SBUF, NkiTensor
     slots = (_slots(TensorView, VIEW_SLOTS), _slots(NkiTensor, TENSOR_SLOTS), _slots(alloc.TileBlock, BLOCK_SLOTS))
     if None in slots:
         return "TensorView, NkiTensor or TileBlock has slots tile.c does not set"
     module.configure({"TensorView": TensorView, "NkiTensor": NkiTensor, "TileBlock": alloc.TileBlock,
-                      "view_slots": slots[0], "tensor_slots": slots[1], "block_slots": slots[2], "PSUM": PSUM,
+                      "view_slots": slots[0], "tensor_slots": slots[1], "block_slots": slots[2], "PSUM": PSUM, "SBUF": SBUF,
                       "tile_died": module.tile_died})
     return ""
 

@@ -126,7 +126,7 @@ class Run:
         self.lapsed = {MemoryRegion.sbuf: self._sbuf_alloc.lapsed, MemoryRegion.psum: self._psum_alloc.lapsed}
         self.programs = None    # the lnc.Programs scheduler while a grid of several programs runs
         native = _native_tile.module()
-        self._native_place = native.place if native is not None else None    # (_place's common case in C)
+        self._native_allocate = native.allocate if native is not None else None   # (allocate's usual case in C)
 
     def release(self) -> None:
         """The launch is over: hand SBUF/PSUM back for the next launch on this chip. Only the bytes up
@@ -160,6 +160,11 @@ class Run:
                 MemoryRegion.psum: self.alloc[MemoryRegion.psum].high}
 
     def allocate(self, shape, dtype, buffer: MemoryRegion, name: str = "", api: str = "nl.ndarray") -> NkiTensor:
+        native = self._native_allocate
+        if native is not None:      # native_tile.py: the plan hit below with next fit's usual case, in C
+            t = native(self, shape, dtype, buffer, name)
+            if t is not None:
+                return t
         plans = self._sbuf_plans if buffer is SBUF else self._psum_plans if buffer is PSUM else None
         if plans is not None and type(shape) is tuple:
             # An on-chip (shape, dtype) seen before in this launch: its checks passed, its geometry is
@@ -175,11 +180,6 @@ class Run:
                 else:
                     ints = {*map(type, shape)} == _INT_ONLY
                 if ints:
-                    place = self._native_place
-                    if place is not None:       # native_tile.py: the common case in C, or None
-                        t = place(self, plan, buffer, name)
-                        if t is not None:
-                            return t
                     return self._place(plan, buffer, name, api)
         dt = dtype_of(dtype, api)
         normal = _args.shape(api, shape, dt.itemsize, buffer.on_chip)

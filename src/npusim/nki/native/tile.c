@@ -21,7 +21,8 @@
 /* configure() sets these */
 static PyObject *ViewType, *TensorType, *BlockType, *view_slots, *tensor_slots, *block_slots, *died_fn;
 static PyObject *s_cursor, *s_high, *s_blocks, *s_offset, *s_size;
-static PyObject *s_scopes, *s_tiles, *s_insert, *s_free, *s_append, *slice_all, *zero, *PSUM;
+static PyObject *s_scopes, *s_tiles, *s_insert, *s_free, *s_append, *slice_all, *zero, *PSUM, *SBUF;
+static PyObject *s_sbuf_plans, *s_psum_plans;
 
 enum { V_MEMORY, V_OFFSET, V_SHAPE, V_STRIDES, V_DTYPE, V_LANE_LO, V_LANE_HI, V_LO, V_HI, V_ARRAY, V_IV, V_IBOX,
        V_IWORDS, V_WRITTEN_GEN, V_N };
@@ -144,17 +145,8 @@ static int reserve_past_blocks(PyObject *alloc, PyObject *blocks, long long size
     return 1;
 }
 
-static PyObject *place(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *place_plan(PyObject *run, PyObject *plan, PyObject *buffer, PyObject *name)
 {
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "place(run, plan, buffer, name)");
-        return NULL;
-    }
-    if (ViewType == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "place: configure() first");
-        return NULL;
-    }
-    PyObject *run = args[0], *plan = args[1], *buffer = args[2], *name = args[3];
     if (!PyTuple_Check(plan) || PyTuple_GET_SIZE(plan) != P_N)
         Py_RETURN_NONE;
     PyObject *shape = PyTuple_GET_ITEM(plan, P_SHAPE), *strides = PyTuple_GET_ITEM(plan, P_STRIDES);
@@ -310,6 +302,63 @@ fail:
     return NULL;
 }
 
+static PyObject *place(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "place(run, plan, buffer, name)");
+        return NULL;
+    }
+    if (ViewType == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "place: configure() first");
+        return NULL;
+    }
+    return place_plan(args[0], args[1], args[2], args[3]);
+}
+
+/* Run.allocate's plan hit: an SBUF/PSUM (shape, dtype) seen before in this launch, a shape of Python
+   ints (not bools or numpy ints: the general path checks those), placed by place_plan; None otherwise */
+static PyObject *allocate(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "allocate(run, shape, dtype, buffer, name)");
+        return NULL;
+    }
+    if (ViewType == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "allocate: configure() first");
+        return NULL;
+    }
+    PyObject *run = args[0], *shape = args[1], *dtype = args[2], *buffer = args[3], *name = args[4];
+    PyObject *which = buffer == SBUF ? s_sbuf_plans : buffer == PSUM ? s_psum_plans : NULL;
+    if (which == NULL || !PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) < 1)
+        Py_RETURN_NONE;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(shape); k++)
+        if (!PyLong_CheckExact(PyTuple_GET_ITEM(shape, k)))
+            Py_RETURN_NONE;
+    PyObject *plans = PyObject_GetAttr(run, which);
+    if (plans == NULL)
+        return NULL;
+    if (!PyDict_CheckExact(plans)) {
+        Py_DECREF(plans);
+        Py_RETURN_NONE;
+    }
+    PyObject *key = PyTuple_Pack(2, shape, dtype);
+    PyObject *plan = key ? PyDict_GetItemWithError(plans, key) : NULL;
+    Py_XDECREF(key);
+    if (plan == NULL) {
+        Py_DECREF(plans);
+        if (key != NULL && PyErr_ExceptionMatches(PyExc_TypeError))
+            PyErr_Clear();          /* an unhashable dtype: Run.allocate's general path names it */
+        if (PyErr_Occurred())
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    Py_INCREF(plan);
+    Py_DECREF(plans);
+    PyObject *t = place_plan(run, plan, buffer, name);
+    Py_DECREF(plan);
+    return t;
+}
+
 /* TileBlock.release as the weak reference's callback (the tile died) */
 static PyObject *tile_died(PyObject *mod, PyObject *block)
 {
@@ -394,7 +443,7 @@ static PyObject *configure(PyObject *mod, PyObject *d)
     if (take(d, "TensorView", &view_type) < 0 || take(d, "NkiTensor", &TensorType) < 0 ||
         take(d, "TileBlock", &BlockType) < 0 || take(d, "view_slots", &view_slots) < 0 ||
         take(d, "tensor_slots", &tensor_slots) < 0 || take(d, "block_slots", &block_slots) < 0 ||
-        take(d, "PSUM", &PSUM) < 0 || take(d, "tile_died", &died_fn) < 0)
+        take(d, "PSUM", &PSUM) < 0 || take(d, "SBUF", &SBUF) < 0 || take(d, "tile_died", &died_fn) < 0)
         goto fail;
     if (!PyType_Check(view_type) || !PyType_Check(TensorType) || !PyType_Check(BlockType) ||
         descriptors(view_slots, V_N, view_type, view_at, "view_slots") < 0 ||
@@ -414,6 +463,8 @@ fail:
 static PyMethodDef module_methods[] = {
     {"place", (PyCFunction)(void (*)(void))place, METH_FASTCALL,
      "place(run, plan, buffer, name): Run._place's common case, or None (run Run._place)."},
+    {"allocate", (PyCFunction)(void (*)(void))allocate, METH_FASTCALL,
+     "allocate(run, shape, dtype, buffer, name): Run.allocate's plan hit placed in C, or None."},
     {"tile_died", (PyCFunction)tile_died, METH_O, "TileBlock.release as the weak reference's callback."},
     {"configure", (PyCFunction)configure, METH_O, "Give the module the types and slots it builds (native_tile.py)."},
     {NULL, NULL, 0, NULL},
@@ -431,7 +482,7 @@ PyMODINIT_FUNC PyInit__native_tile(void)
     INTERN(s_cursor, "cursor");
     INTERN(s_high, "high"); INTERN(s_blocks, "blocks"); INTERN(s_offset, "offset"); INTERN(s_size, "size");
     INTERN(s_scopes, "scopes"); INTERN(s_tiles, "tiles"); INTERN(s_insert, "insert"); INTERN(s_free, "free");
-    INTERN(s_append, "append");
+    INTERN(s_append, "append"); INTERN(s_sbuf_plans, "_sbuf_plans"); INTERN(s_psum_plans, "_psum_plans");
     if (!(slice_all = PySlice_New(NULL, NULL, NULL)) || !(zero = PyLong_FromLong(0)))
         return NULL;
     return PyModule_Create(&module_def);
