@@ -33,8 +33,11 @@ def _norm(x):
         base = x
         while isinstance(base.base, np.ndarray):
             base = base.base
-        return ("array", x.shape, x.strides, x.dtype.str,
-                x.__array_interface__["data"][0] - base.__array_interface__["data"][0])
+        f = x.flags
+        return ("array", type(x), x.shape, x.strides, x.dtype.str, x.dtype.isnative,
+                x.__array_interface__["data"][0] - base.__array_interface__["data"][0],
+                (f.c_contiguous, f.f_contiguous, f.writeable, f.aligned, f.owndata, f.writebackifcopy),
+                type(x.base), x.base.shape, x.base.strides, x.base.dtype.str, x.base.flags.owndata)
     name = type(x).__name__
     if name == "Memory":
         return ("memory", x.name, x.lanes, x.lane_bytes)
@@ -221,3 +224,22 @@ def test_native_allocate_leaves_what_its_plan_hit_does_not_cover_to_python(shape
     """Bools, numpy ints and floats as dims, an unhashable or another spelling of the dtype, lists: the
     general path decides (and names the error) as without the native path."""
     assert _outcome(True, shape, dtype) == _outcome(False, shape, dtype)
+
+
+@pytest.mark.parametrize("shape,dtype,buffer", [((128, 16), np.float32, nl.sbuf), ((1, 128), np.float32, nl.sbuf),
+                                                 ((128, 1), np.int8, nl.sbuf), ((3, 512), np.float32, nl.psum),
+                                                 ((128, 7), np.float16, nl.sbuf)])
+def test_native_array_is_the_rows_slice_numpy_makes(shape, dtype, buffer):
+    """column_slice builds rows[:, c:c + n] through numpy's C API: the same base object, flags, dtype,
+    data pointer, shape and strides as the indexing."""
+    with run_context("trn2") as run:
+        keep = [nl.ndarray(shape, dtype=dtype, buffer=buffer) for _ in range(3)]
+        plan = (run._sbuf_plans if buffer is nl.sbuf else run._psum_plans)[(shape, dtype)]
+        for t in keep[1:]:                      # made in C (the first one made the plan in Python)
+            a = t.tv._array
+            c = t.tv.offset // plan.strides[1]
+            b = plan.rows[:, c:c + plan.free_size]
+            assert a.base is b.base and a.dtype is b.dtype and a.flags == b.flags and type(a) is type(b)
+            assert (a.shape, a.strides, a.__array_interface__) == (b.shape, b.strides, b.__array_interface__)
+            a[...] = 3                          # writes through to the memory's bytes
+            assert (plan.rows[:, c:c + plan.free_size] == 3).all()

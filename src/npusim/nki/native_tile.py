@@ -35,10 +35,12 @@ _STATE: list = []       # [the configured module or None] once decided
 
 
 def _flags() -> list[str]:
-    # the Python ABI as a define: part of the cache key (an extension is reused only by its Python)
-    abi = sysconfig.get_config_var("SOABI")
+    # the Python ABI and numpy's version as a define: part of the cache key (an extension is reused only
+    # by the Python and numpy it was built for)
+    import numpy as np
+    abi = f"{sysconfig.get_config_var('SOABI')}-numpy{np.__version__}".replace('"', "")
     return ["-std=gnu99", "-O2", "-fPIC", "-shared", "-fno-strict-aliasing",
-            f"-I{sysconfig.get_paths()['include']}", f'-DNPUSIM_BUILT_FOR="{abi}"']
+            f"-I{sysconfig.get_paths()['include']}", f"-I{np.get_include()}", f'-DNPUSIM_BUILT_FOR="{abi}"']
 
 
 def _slots(cls, names: tuple) -> tuple | None:

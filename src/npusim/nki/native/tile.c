@@ -17,6 +17,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
 
 /* configure() sets these */
 static PyObject *ViewType, *TensorType, *BlockType, *view_slots, *tensor_slots, *block_slots, *died_fn;
@@ -145,6 +147,37 @@ static int reserve_past_blocks(PyObject *alloc, PyObject *blocks, long long size
     return 1;
 }
 
+/* rows[:, column:column + n] as numpy's basic indexing makes it (get_view_from_index: an ndarray of the
+   same dtype, rows' flags to start from (contiguity and alignment recomputed), the data pointer, rows as
+   the base, collapsed to the data's owner as numpy does) for a plain 2-D ndarray whose columns reach that
+   far; the indexing itself for anything else */
+static PyObject *column_slice(PyObject *rows, long long column, long long n)
+{
+    PyArrayObject *a = (PyArrayObject *)rows;
+    if (PyArray_CheckExact(rows) && PyArray_NDIM(a) == 2 && column >= 0 && n >= 0
+        && column + n <= PyArray_DIM(a, 1) && PyDataType_ISNOTSWAPPED(PyArray_DESCR(a))
+        && !PyDataType_HASSUBARRAY(PyArray_DESCR(a))) {
+        npy_intp dims[2] = {PyArray_DIM(a, 0), (npy_intp)n};
+        npy_intp strides[2] = {PyArray_STRIDE(a, 0), PyArray_STRIDE(a, 1)};
+        PyArray_Descr *descr = PyArray_DESCR(a);
+        Py_INCREF(descr);           /* (stolen) */
+        PyObject *got = PyArray_NewFromDescr(&PyArray_Type, descr, 2, dims, strides,
+                                             PyArray_BYTES(a) + column * PyArray_STRIDE(a, 1), PyArray_FLAGS(a), NULL);
+        if (got != NULL && PyArray_SetBaseObject((PyArrayObject *)got, Py_NewRef(rows)) < 0)
+            Py_CLEAR(got);          /* (SetBaseObject stole the reference, also when it failed) */
+        return got;
+    }
+    PyObject *first = PyLong_FromLongLong(column), *stop = PyLong_FromLongLong(column + n);
+    PyObject *sl = first && stop ? PySlice_New(first, stop, NULL) : NULL;
+    PyObject *key = sl ? PyTuple_Pack(2, slice_all, sl) : NULL;
+    Py_XDECREF(first); Py_XDECREF(stop); Py_XDECREF(sl);
+    if (key == NULL)
+        return NULL;
+    PyObject *got = PyObject_GetItem(rows, key);
+    Py_DECREF(key);
+    return got;
+}
+
 static PyObject *place_plan(PyObject *run, PyObject *plan, PyObject *buffer, PyObject *name)
 {
     if (!PyTuple_Check(plan) || PyTuple_GET_SIZE(plan) != P_N)
@@ -197,15 +230,7 @@ static PyObject *place_plan(PyObject *run, PyObject *plan, PyObject *buffer, PyO
         goto fail;
     /* the view: lanes [0, p), bytes [offset, end) */
     if (rows != Py_None && stride1 > 0 && at % stride1 == 0) {
-        long long column = at / stride1;
-        PyObject *first = PyLong_FromLongLong(column), *stop = PyLong_FromLongLong(column + free_size);
-        PyObject *sl = first && stop ? PySlice_New(first, stop, NULL) : NULL;
-        PyObject *key = sl ? PyTuple_Pack(2, slice_all, sl) : NULL;
-        Py_XDECREF(first); Py_XDECREF(stop); Py_XDECREF(sl);
-        if (key == NULL)
-            goto fail;
-        array = PyObject_GetItem(rows, key);        /* rows[:, column:column + free_size] */
-        Py_DECREF(key);
+        array = column_slice(rows, at / stride1, free_size);
         if (array == NULL)
             goto fail;
     } else {
@@ -479,6 +504,7 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__native_tile(void)
 {
+    import_array();
     INTERN(s_cursor, "cursor");
     INTERN(s_high, "high"); INTERN(s_blocks, "blocks"); INTERN(s_offset, "offset"); INTERN(s_size, "size");
     INTERN(s_scopes, "scopes"); INTERN(s_tiles, "tiles"); INTERN(s_insert, "insert"); INTERN(s_free, "free");
