@@ -253,7 +253,8 @@ class Run:
 
         The hot path of every on-chip allocation (about one per instruction), so it builds the tile in
         one frame: ``TensorView.placed``, ``NkiTensor.placed`` and ``alloc.hold`` written out (the plan
-        proved the geometry; tests/nki/test_alloc_fast.py checks that every slot matches theirs)."""
+        proved the geometry; tests/nki/test_alloc_tile_build.py checks that every slot matches theirs). Its
+        usual case runs in C (native_tile.py) through ``allocate``; this stays the reference."""
         dt, shape, strides, free_size, free_bytes, nbytes, block_name, rows, mem, alloc, sig, _, _ = plan
         name_or_default = name or block_name
         try:
