@@ -65,6 +65,10 @@ class AllocPlan(NamedTuple):
     limit: int = 0          # of the run that native_tile.place reads here instead of from the objects
 
 
+#: ``_new_object(TensorView)`` / ``_new_object(NkiTensor)``: Run._place sets every slot itself
+_new_object = object.__new__
+
+
 class NkiInstruction:
     """What an ISA call returns: its timeline event. ``depends_on`` exists for API compatibility;
     data dependencies already order instructions here."""
@@ -83,7 +87,7 @@ class NkiInstruction:
 
 #: ``ins = _new_instruction(NkiInstruction); ins.event = ev`` is ``NkiInstruction(ev)`` without the
 #: __init__ frame (one per instruction: the issue methods below)
-_new_instruction = _new_object = object.__new__
+_new_instruction = object.__new__
 
 
 #: init-map bytes release zeroes itself; above, it hands the pages back (Memory.forget_all)
