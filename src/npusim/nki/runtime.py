@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .alloc import NextFitAllocator as Allocator, hold
+from .alloc import NextFitAllocator as Allocator, TileBlock as _TileBlock, hold, _tile_died
 from ..core.errors import ConstraintError
 from ..core.memory import Memory
 from ..core.timeline import Timeline
@@ -32,6 +32,7 @@ from . import args as _args
 from . import plan as _plan
 from . import spec as _spec
 from .dma import DmaEngines
+from . import native_tile as _native_tile
 from . import scope as _scope
 from .tensor import PSUM, SBUF, MemoryRegion, NkiTensor, _c_strides, dtype_of
 
@@ -60,6 +61,12 @@ class AllocPlan(NamedTuple):
     mem: Memory             # the run's SBUF or PSUM
     allocator: Allocator    # ... and its allocator
     sig: "int | None" = None    # plan.sig of its tiles (their geometry: all alike), set after the first one
+    align: int = 1          # the allocator's alignment and min(its end, the memory's lane bytes): constants
+    limit: int = 0          # of the run that native_tile.place reads here instead of from the objects
+
+
+#: ``_new_object(TensorView)`` / ``_new_object(NkiTensor)``: Run._place sets every slot itself
+_new_object = object.__new__
 
 
 class NkiInstruction:
@@ -123,6 +130,8 @@ class Run:
         #: (each allocator's own list, by region for scope.evict_one and placement.py)
         self.lapsed = {MemoryRegion.sbuf: self._sbuf_alloc.lapsed, MemoryRegion.psum: self._psum_alloc.lapsed}
         self.programs = None    # the lnc.Programs scheduler while a grid of several programs runs
+        native = _native_tile.module()
+        self._native_allocate = native.allocate if native is not None else None   # (allocate's usual case in C)
 
     def release(self) -> None:
         """The launch is over: hand SBUF/PSUM back for the next launch on this chip. Only the bytes up
@@ -156,6 +165,11 @@ class Run:
                 MemoryRegion.psum: self.alloc[MemoryRegion.psum].high}
 
     def allocate(self, shape, dtype, buffer: MemoryRegion, name: str = "", api: str = "nl.ndarray") -> NkiTensor:
+        native = self._native_allocate
+        if native is not None:      # native_tile.py: the plan hit below with next fit's usual case, in C
+            t = native(self, shape, dtype, buffer, name)
+            if t is not None:
+                return t
         plans = self._sbuf_plans if buffer is SBUF else self._psum_plans if buffer is PSUM else None
         if plans is not None and type(shape) is tuple:
             # An on-chip (shape, dtype) seen before in this launch: its checks passed, its geometry is
@@ -165,8 +179,13 @@ class Run:
                 plan = plans.get((shape, dtype))
             except TypeError:               # an unhashable dtype: the general path names it
                 plan = None
-            if plan is not None and {*map(type, shape)} == _INT_ONLY:
-                return self._place(plan, buffer, name, api)
+            if plan is not None:
+                if len(shape) == 2:         # (the usual 2-D tile: two type tests, not a set)
+                    ints = type(shape[0]) is int and type(shape[1]) is int
+                else:
+                    ints = {*map(type, shape)} == _INT_ONLY
+                if ints:
+                    return self._place(plan, buffer, name, api)
         dt = dtype_of(dtype, api)
         normal = _args.shape(api, shape, dt.itemsize, buffer.on_chip)
         if buffer.on_chip:
@@ -221,8 +240,9 @@ class Run:
         if len(shape) == 2:
             rows = np.ndarray((shape[0], mem.lane_bytes // item), dt.np, buffer=mem.data,
                               strides=(mem.lane_bytes, item))
+        alloc = self.alloc[buffer]
         return AllocPlan(dt, shape, strides, free_size, free_bytes, shape[0] * free_bytes, block_name, rows, mem,
-                         self.alloc[buffer])
+                         alloc, None, alloc.align, min(alloc.start + alloc.capacity, mem.lane_bytes))
 
     def _reserve(self, alloc, buffer, nbytes, name, api) -> tuple:
         """``alloc.reserve``; when it does not fit, evict lapsed loop tiles (scope.py) oldest first and retry."""
@@ -234,26 +254,65 @@ class Run:
                     raise
 
     def _place(self, plan: "AllocPlan", buffer, name, api) -> NkiTensor:
-        """A new tile of ``plan``'s geometry in the bytes the next-fit allocator hands out."""
-        dt, shape, strides, free_size, free_bytes, nbytes, block_name, rows, mem, alloc, sig = plan
+        """A new tile of ``plan``'s geometry in the bytes the next-fit allocator hands out.
+
+        The hot path of every on-chip allocation (about one per instruction), so it builds the tile in
+        one frame: ``TensorView.placed``, ``NkiTensor.placed`` and ``alloc.hold`` written out (the plan
+        proved the geometry; tests/nki/test_alloc_tile_build.py checks that every slot matches theirs). Its
+        usual case runs in C (native_tile.py) through ``allocate``; this stays the reference."""
+        dt, shape, strides, free_size, free_bytes, nbytes, block_name, rows, mem, alloc, sig, _, _ = plan
         name_or_default = name or block_name
         try:
             offset, index = alloc.reserve(free_bytes, name_or_default, api)
         except ConstraintError:         # full: _reserve evicts lapsed tiles and retries
             offset, index = self._reserve(alloc, buffer, free_bytes, name_or_default, api)
-        if offset + free_bytes <= mem.lane_bytes:     # (always: the allocator's capacity is a lane's bytes)
-            # lanes [0, p), bytes [offset, offset + free bytes): what TensorView's bounds check computes
-            array = None
-            if rows is not None and offset % strides[1] == 0:
-                column = offset // strides[1]
-                array = rows[:, column:column + free_size]
-            view = TensorView.placed(mem, offset, shape, strides, dt, 0, shape[0], offset, offset + free_bytes,
-                                     array)
+        end = offset + free_bytes
+        if end > mem.lane_bytes:        # (never: the allocator's capacity is a lane's bytes)
+            TensorView(mem, offset, shape, strides, dt, api=api)    # (its own bounds error)
+        # The view: lanes [0, p), bytes [offset, end) is its box (what TensorView's bounds check computes).
+        view = _new_object(TensorView)
+        view.memory = mem
+        view.offset = view.lo = offset
+        view.shape = shape
+        view.strides = strides
+        view.dtype = dt
+        view.lane_lo = 0
+        view.lane_hi = shape[0]
+        view.hi = end
+        # Its numpy array, sliced from the plan's rows (a fraction of an np.ndarray(buffer=...) call).
+        if rows is not None and offset % strides[1] == 0:
+            column = offset // strides[1]
+            view._array = rows[:, column:column + free_size]
         else:
-            view = TensorView(mem, offset, shape, strides, dt, api=api)     # (its own bounds error)
-        t = NkiTensor.placed(view, buffer, name, self, free_size, nbytes, sig)
+            view._array = None
+        view._iv = view._ibox = view._iwords = view._written_gen = None
+        # The tile: never written, its init bytes stale (cleared when a partial access first needs them).
+        t = _new_object(NkiTensor)
+        t.tv = view
+        t.buffer = buffer
+        t.name = name
+        t.run = self
+        t.full = t.checked = False
+        t.stale = t.on_chip = True
+        t.sig = sig
+        t.root = t.scope = t.ind = None
+        t.in_psum = buffer is PSUM
+        t.free_size = free_size
+        t.partitions = shape[0]
+        t.nbytes = nbytes
+        t.shape = shape
+        t.start_partition = 0
         # The block holds the bytes until the kernel drops its last reference to the tile ...
-        block = hold(t, alloc, offset, free_bytes, name_or_default, index)
+        block = _TileBlock(t, _tile_died)
+        block.offset = offset
+        block.size = free_bytes
+        block.name = name_or_default
+        block.allocator = alloc
+        blocks = alloc.blocks
+        if index == len(blocks) and (not index or blocks[-1].offset < offset):     # (a loop's usual case)
+            blocks.append(block)        # (alloc.insert's own check: a block freed meanwhile moves index)
+        else:
+            alloc.insert(index, block)
         scopes = self.scopes
         if scopes:                              # ... or lapses when its loop iteration ends (scope.py)
             t.scope = scope = scopes[-1]
