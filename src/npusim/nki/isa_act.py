@@ -18,6 +18,7 @@ from ..core.options import options
 from . import accum
 from . import actfuncs
 from . import cost_two as _cost2
+from . import native_elementwise as _native
 from . import rules as R
 from . import runtime as _runtime
 from .accum import reduce_cmd
@@ -183,7 +184,14 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
         act, reducing, eng = plan.act, False, plan.engine
         sc = plan.sc
         if sc is None:
-            sc = _operand(api, "scale", scale, data, _ADD, reads, copy=False)
+            # a (P, 1) float32 tile whose geometry the key holds (the plan's checks passed for it): only
+            # its per-view rules and its read (_operand's for a tile, in its order)
+            if not (scale.checked and scale.on_chip):
+                R.tile(api, "scale", scale)
+            reads.append(scale)
+            sc = scale.read(api)
+            if sc.ndim != len(data.shape):
+                sc = sc.reshape((data.shape[0],) + (1,) * (len(data.shape) - 1))
         bi = plan.bi
         if bi is None and bias is not None:
             bi = (_low_precision_bias(api, bias, data, reads) if bias.tv.dtype.name != "float32" else
@@ -191,11 +199,19 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
 
     x = data.read(api)
     x = x if x.dtype == np.float32 else x.astype(np.float32)
-    # (FP warnings: the run's np.errstate silences them, runtime.activate)
-    if not (isinstance(sc, np.float32) and sc == 1.0):
-        x = x * sc
-    if bi is not None:
-        x = x + bi
+    mul = None if isinstance(sc, np.float32) and sc == 1.0 else sc
+    if mul is not None or bi is not None:
+        # x * scale + bias into a new array: the C loop (one float32 operation per step, as numpy), or
+        # numpy when it declines (a NaN input, a 3-D tile ...). FP warnings: the run's np.errstate
+        # silences them (runtime.activate)
+        y = _native.affine(x, mul, bi)
+        if y is not None:
+            x = y
+        else:
+            if mul is not None:
+                x = x * mul
+            if bi is not None:
+                x = x + bi
     if act.lo is not None:          # (a function without a documented range has nothing to check)
         check_range(api, act, x)
     y = np.asarray(act.fn(x), np.float32)
