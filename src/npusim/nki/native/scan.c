@@ -17,10 +17,11 @@
    written, so out may overlap x0, x1 or init in any way, and a declined call leaves out as it was.
 
    Rows are independent chains of dependent operations, each row a short run of floats far from the
-   next (SBUF partitions are ~200 KiB apart). The kernel takes the rows BLOCK at a time: it copies the
-   block's rows of both inputs to column-major scratch, runs the recurrence one column at a time over the
-   block's rows (contiguous lanes: the compiler vectorises it with the same IEEE operations, lane by
-   lane), and keeps the results in a row-major scratch result. */
+   next (SBUF partitions are ~200 KiB apart, so rows alias in the L1 cache). The kernel takes the rows
+   BLOCK at a time: it copies the block's rows of both inputs to column-major scratch (each row read
+   once, in order), runs the recurrence one column at a time over the block's rows (contiguous lanes: the
+   compiler vectorises it with the same IEEE operations, lane by lane), keeps every block's results in
+   scratch, and writes out only when no result is a NaN. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
@@ -43,15 +44,16 @@
 /* Column i of the recurrence over the block's rows: cur[b] = op1(op0(cur[b], prev[b]), d[b]) (operands
    swapped by R0 / R1). cur holds data0's column on entry and the result on exit. */
 #define COLUMN(O0, O1, R0, R1)                                                                          \
-    for (long b = 0; b < nb; b++) {                                                                     \
+    for (long b = 0; b < BLOCK; b++) {                                                                  \
         float t = R0 ? OP_##O0(prev[b], cur[b]) : OP_##O0(cur[b], prev[b]);                             \
         cur[b] = R1 ? OP_##O1(d[b], t) : OP_##O1(t, d[b]);                                              \
     }
 
-/* a, dcols: N columns of BLOCK floats (nb of them used); init: BLOCK floats. */
+/* a, dcols: N columns of BLOCK floats (rows past the block's last hold copies of it, computed and
+   dropped: whole columns vectorise); init: BLOCK floats. */
 #define SCAN_KERNEL(O0, O1)                                                                              \
-static void scan_##O0##_##O1(float *a, const float *dcols, const float *init, long nb, long N, int rev0, \
-                             int rev1)                                                                  \
+static void scan_##O0##_##O1(float *restrict a, const float *restrict dcols, const float *restrict init, \
+                             long N, int rev0, int rev1)                                                \
 {                                                                                                       \
     for (long i = 0; i < N; i++) {                                                                      \
         float *restrict cur = a + i * BLOCK;                                                            \
@@ -68,13 +70,26 @@ SCAN_KERNEL(0, 0) SCAN_KERNEL(0, 1) SCAN_KERNEL(0, 2)
 SCAN_KERNEL(1, 0) SCAN_KERNEL(1, 1) SCAN_KERNEL(1, 2)
 SCAN_KERNEL(2, 0) SCAN_KERNEL(2, 1) SCAN_KERNEL(2, 2)
 
-typedef void (*scan_fn)(float *, const float *, const float *, long, long, int, int);
+typedef void (*scan_fn)(float *restrict, const float *restrict, const float *restrict, long, int, int);
 
 static const scan_fn KERNELS[3][3] = {
     {scan_0_0, scan_0_1, scan_0_2},
     {scan_1_0, scan_1_1, scan_1_2},
     {scan_2_0, scan_2_1, scan_2_2},
 };
+
+/* Row b of the block into column-major scratch: z[i * BLOCK] = row[i] (elements step bytes apart). */
+static void to_column(float *restrict z, const char *restrict row, npy_intp step, npy_intp n)
+{
+    if (step == 4) {
+        const float *restrict x = (const float *)row;
+        for (npy_intp i = 0; i < n; i++)
+            z[i * BLOCK] = x[i];
+    } else {
+        for (npy_intp i = 0; i < n; i++)
+            z[i * BLOCK] = *(const float *)(row + i * step);
+    }
+}
 
 /* A float32 (native byte order) aligned array of 1 or 2 dimensions as rows: n0 rows s0 bytes apart, n1
    elements s1 bytes apart (a 0-d or 1-D array: one row). 0 when it is not one. */
@@ -155,53 +170,40 @@ static PyObject *scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     if (P == 0 || N == 0)
         Py_RETURN_TRUE;
-    float *res = scratch_for((size_t)P * N + 2 * (size_t)BLOCK * N + BLOCK);
+    /* the results, block after block, each block N columns of BLOCK floats; then data1's block */
+    npy_intp blocks = (P + BLOCK - 1) / BLOCK;
+    float *res = scratch_for((size_t)(blocks + 1) * BLOCK * N);
     if (!res)
         Py_RETURN_FALSE;
-    float *a = res + P * N, *d = a + BLOCK * N, *init = d + BLOCK * N;
-    uint32_t bad = 0;
-    for (npy_intp p0 = 0; p0 < P; p0 += BLOCK) {
+    float *d = res + blocks * BLOCK * N;
+    float init[BLOCK];
+    for (npy_intp k = 0; k < blocks; k++) {
+        npy_intp p0 = k * BLOCK;
         long nb = P - p0 < BLOCK ? P - p0 : BLOCK;
-        for (long b = 0; b < nb; b++) {
-            init[b] = at(&in, 0, in.n1 == 1 ? 0 : p0 + b);
-            if (x0.s1 == 4 && x1.s1 == 4) {
-                const float *r0 = (const float *)(x0.p + (p0 + b) * x0.s0);
-                const float *r1 = (const float *)(x1.p + (p0 + b) * x1.s0);
-                for (npy_intp i = 0; i < N; i++) {
-                    a[i * BLOCK + b] = r0[i];
-                    d[i * BLOCK + b] = r1[i];
-                }
-            } else {
-                for (npy_intp i = 0; i < N; i++) {
-                    a[i * BLOCK + b] = at(&x0, p0 + b, i);
-                    d[i * BLOCK + b] = at(&x1, p0 + b, i);
-                }
-            }
+        float *a = res + k * BLOCK * N;
+        /* each row read once, in order, into column-major scratch (SBUF rows a multiple of 4 KiB apart
+           share one L1 set: a column-by-column walk over them would evict them); a short last block
+           repeats its last row */
+        for (long b = 0; b < BLOCK; b++) {
+            npy_intp p = p0 + (b < nb ? b : nb - 1);
+            to_column(a + b, x0.p + p * x0.s0, x0.s1, N);
+            to_column(d + b, x1.p + p * x1.s0, x1.s1, N);
+            init[b] = at(&in, 0, in.n1 == 1 ? 0 : p);
         }
-        KERNELS[op0][op1](a, d, init, nb, N, rev0, rev1);
-        for (long b = 0; b < nb; b++) {
-            float *r = res + (p0 + b) * N;
-            for (npy_intp i = 0; i < N; i++) {
-                float v = a[i * BLOCK + b];
-                uint32_t u;
-                memcpy(&u, &v, 4);
-                bad |= (u & 0x7fffffffu) > 0x7f800000u;
-                r[i] = v;
-            }
-        }
+        KERNELS[op0][op1](a, d, init, N, rev0, rev1);
     }
+    /* a NaN anywhere: numpy's business (its payload); out untouched */
+    const uint32_t *u = (const uint32_t *)res;
+    uint32_t bad = 0;
+    for (npy_intp k = 0; k < blocks * BLOCK * N; k++)
+        bad |= (int32_t)(u[k] & 0x7fffffffu) > 0x7f800000;     /* (signed: SSE2 compares vectorise) */
     if (bad)
         Py_RETURN_FALSE;
     for (npy_intp p = 0; p < P; p++) {
-        const float *r = res + p * N;
-        if (o.s1 == 4) {
-            float *z = (float *)(o.p + p * o.s0);
-            for (npy_intp i = 0; i < N; i++)
-                z[i] = r[i];
-        } else {
-            for (npy_intp i = 0; i < N; i++)
-                *(float *)(o.p + p * o.s0 + i * o.s1) = r[i];
-        }
+        const float *r = res + (p / BLOCK) * BLOCK * N + p % BLOCK;
+        char *z = o.p + p * o.s0;
+        for (npy_intp i = 0; i < N; i++)
+            *(float *)(z + i * o.s1) = r[i * BLOCK];
     }
     Py_RETURN_TRUE;
 }
