@@ -38,7 +38,7 @@ def _flags() -> list[str]:
 
 def _load():
     """The extension's scan function, or None (with a warning when a compiler exists but the build fails)."""
-    path, why = native_build.build_library("nki_native", SOURCE, [_flags() + ["-march=native"], _flags()])
+    path, why = native_build.build_library("nki_native", SOURCE, [_flags()])
     if path is None:
         if "no C compiler" not in why:
             warnings.warn(f"npusim.nki: native scan.c does not build, using numpy: {why[:500]}", RuntimeWarning)
