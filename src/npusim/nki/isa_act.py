@@ -184,14 +184,7 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
         act, reducing, eng = plan.act, False, plan.engine
         sc = plan.sc
         if sc is None:
-            # a (P, 1) float32 tile whose geometry the key holds (the plan's checks passed for it): only
-            # its per-view rules and its read (_operand's for a tile, in its order)
-            if not (scale.checked and scale.on_chip):
-                R.tile(api, "scale", scale)
-            reads.append(scale)
-            sc = scale.read(api)
-            if sc.ndim != len(data.shape):
-                sc = sc.reshape((data.shape[0],) + (1,) * (len(data.shape) - 1))
+            sc = _operand(api, "scale", scale, data, _ADD, reads, copy=False)
         bi = plan.bi
         if bi is None and bias is not None:
             bi = (_low_precision_bias(api, bias, data, reads) if bias.tv.dtype.name != "float32" else
