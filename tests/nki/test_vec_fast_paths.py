@@ -19,18 +19,6 @@ F32 = np.float32
 F32_MAX = float(np.finfo(F32).max)
 
 
-@pytest.fixture(autouse=True)
-def _native_scan_decided_again():
-    """A test that switches NPUSIM_NATIVE leaves the scan to decide again after it."""
-    yield
-    native_scan.reset()
-
-
-def _set_native(monkeypatch, flag: str) -> None:
-    monkeypatch.setenv("NPUSIM_NATIVE", flag)
-    native_scan.reset()            # (read on first use: decide again)
-
-
 def _tile(values, dtype=nl.float32):
     t = nl.ndarray(values.shape, dtype)
     t.write(values.astype(F32))
@@ -116,6 +104,18 @@ def test_program_threads_raise_no_fp_warning():
 # ------------------------------------------------------------------------------- native tensor_tensor_scan
 
 needs_native = pytest.mark.skipif(native_scan.kernel() is None, reason="no C compiler (native scan off)")
+
+
+@pytest.fixture(autouse=True)
+def _native_scan_decided_again():
+    """A test that switches NPUSIM_NATIVE leaves the scan to decide again after it."""
+    yield
+    native_scan.reset()
+
+
+def _set_native(monkeypatch, flag: str) -> None:
+    monkeypatch.setenv("NPUSIM_NATIVE", flag)
+    native_scan.reset()            # (read on first use: decide again)
 
 #: float32 values every IEEE corner passes through: signed zeros, subnormals, the largest finite, inf, NaNs
 #: with payloads (a quiet NaN with bits, a negative NaN)
