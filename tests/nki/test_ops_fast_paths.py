@@ -9,7 +9,7 @@ import npusim.nki as nki
 import npusim.nki.isa as nisa
 import npusim.nki.language as nl
 from npusim.core.errors import ConstraintError
-from npusim.nki import blas, isa_reduce, native_scan, rules, run_context
+from npusim.nki import blas, isa_reduce, isa_vector, native_scan, rules, run_context
 from npusim.nki.legacy.tensor import LegacyTensor, legacy
 
 F32 = np.float32
@@ -117,15 +117,22 @@ def test_tensor_reduce_overflow_is_a_result_not_a_warning(recwarn):
 # ----------------------------------------------------------------------------------------- native scan
 
 @pytest.mark.skipif(native_scan.kernel() is None, reason="no C compiler (native scan off)")
-def test_scan_rows_take_a_views_address_from_its_memory():
+def test_native_scan_writes_a_float32_dst_view_itself():
+    """A float32 dst of data0's (P, N) shape is written by the C loop in place (plan.direct), with the
+    init marks of a written tile; the values are the float32 recurrence."""
+    x0, x1 = np.full((16, 8), 2.0, F32), np.ones((16, 8), F32)
     with run_context("trn2"):
-        t = _tile(np.ones((16, 8), F32))
-        x = t.read()
-        same, addr, stride = native_scan._rows(x, t.tv)
-        assert same is x and addr == x.ctypes.data and stride == x.strides[0] // 4
-        c = x.copy()                        # not the view's array: its own address
-        _, addr2, stride2 = native_scan._rows(c, t.tv)
-        assert addr2 == c.ctypes.data and stride2 == 8
+        a, b = _tile(x0), _tile(x1)
+        d = nl.ndarray((16, 8), nl.float32)
+        nisa.tensor_tensor_scan(dst=d, data0=a, data1=b, initial=1.0, op0=nl.multiply, op1=nl.add)
+        plans = [p for p in isa_vector._SCAN_PLANS.values() if p.direct]
+        assert plans, "a float32 (P, N) dst is a direct plan"
+        want = np.empty((16, 8), F32)
+        prev = np.ones(16, F32)
+        for i in range(8):
+            prev = prev * F32(2.0) + F32(1.0)
+            want[:, i] = prev
+        np.testing.assert_array_equal(d.numpy(), want)
 
 
 @pytest.mark.parametrize("first, second", [(0.0, -0.0), (-0.0, 0.0), (0, 0.0)])

@@ -105,6 +105,18 @@ def test_program_threads_raise_no_fp_warning():
 
 needs_native = pytest.mark.skipif(native_scan.kernel() is None, reason="no C compiler (native scan off)")
 
+
+@pytest.fixture(autouse=True)
+def _native_scan_decided_again():
+    """A test that switches NPUSIM_NATIVE leaves the scan to decide again after it."""
+    yield
+    native_scan.reset()
+
+
+def _set_native(monkeypatch, flag: str) -> None:
+    monkeypatch.setenv("NPUSIM_NATIVE", flag)
+    native_scan.reset()            # (read on first use: decide again)
+
 #: float32 values every IEEE corner passes through: signed zeros, subnormals, the largest finite, inf, NaNs
 #: with payloads (a quiet NaN with bits, a negative NaN)
 _SPECIALS = np.array([0.0, -0.0, 1e-45, -1e-45, 1e-40, 1.1754942e-38, 1.0, -1.0, 0.5, 3.4028235e38,
@@ -174,7 +186,7 @@ def test_scan_is_the_same_with_and_without_native(monkeypatch, ops, rev):
             x0[3, 5], x1[4, 2] = 1.0, 2.0
         results = []
         for native in ("1", "0"):
-            monkeypatch.setenv("NPUSIM_NATIVE", native)
+            _set_native(monkeypatch, native)
             results.append(_run_scan(x0, x1, -0.0, OPS[ops[0]], OPS[ops[1]], *rev))
         np.testing.assert_array_equal(results[0].view(np.uint32), results[1].view(np.uint32))
 
@@ -193,28 +205,29 @@ def test_scan_native_pairs_and_reference_values(monkeypatch):
         prev = (x0[:, i] * prev).astype(F32) + x1[:, i]
         want[:, i] = prev
     for native in ("1", "0"):
-        monkeypatch.setenv("NPUSIM_NATIVE", native)
+        _set_native(monkeypatch, native)
         np.testing.assert_array_equal(_run_scan(x0, x1, 0.5, nl.multiply, nl.add, False, False), want)
         got16 = _run_scan(x0, x1, 0.5, nl.multiply, nl.add, False, False, nl.bfloat16)
         np.testing.assert_array_equal(got16, want.astype(got16.dtype))
 
 
 @needs_native
-def test_native_is_decided_per_call_not_per_plan(monkeypatch):
-    """The plan of a geometry is shared by calls with NPUSIM_NATIVE on and off: the variable is read on
-    every call (a plan never pins the native loop); a NaN in the inputs sends the call to numpy."""
+def test_native_is_decided_on_reset_not_per_plan(monkeypatch):
+    """The plan of a geometry is shared by calls with NPUSIM_NATIVE on and off: the variable is read when
+    the scan decides (first use, or after reset()), a plan never pins the native loop; a NaN in the inputs
+    makes the C loop decline and numpy computes the call."""
     calls = []
-    real = native_scan.scan
-    monkeypatch.setattr(native_scan, "scan", lambda *a: calls.append(1) or real(*a))
+    real = native_scan._load()
+    monkeypatch.setattr(native_scan, "_load", lambda: lambda *a: calls.append(real(*a)) or calls[-1])
     x = np.ones((8, 4), F32)
-    for native, nan, want in (("1", False, 1), ("0", False, 0), ("1", True, 1), ("0", True, 0)):
-        monkeypatch.setenv("NPUSIM_NATIVE", native)
+    for native, nan, want in (("1", False, [True]), ("0", False, []), ("1", True, [False]), ("0", True, [])):
+        _set_native(monkeypatch, native)
         calls.clear()
         x1 = x.copy()
         if nan:
             x1[2, 1] = np.nan
         got = _run_scan(x, x1, 0.0, nl.multiply, nl.add, False, False)
-        assert len(calls) == want
+        assert calls == want
         assert np.isnan(got[2, 1:]).all() == nan and got[0, 3] == 4.0
 
 
@@ -229,7 +242,7 @@ def test_scan_native_off_and_on_agree_for_bf16_3d_and_tile_initial(monkeypatch):
     init = rng.standard_normal((32, 1)).astype(F32)
     results = []
     for native in ("1", "0"):
-        monkeypatch.setenv("NPUSIM_NATIVE", native)
+        _set_native(monkeypatch, native)
         with run_context("trn2"):
             a = nl.ndarray(x0.shape, nl.bfloat16)
             a.write(x0)

@@ -18,6 +18,7 @@ from ..core.options import options
 from . import accum
 from . import actfuncs
 from . import cost_two as _cost2
+from . import native_elementwise as _native
 from . import rules as R
 from . import runtime as _runtime
 from .accum import reduce_cmd
@@ -191,11 +192,19 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
 
     x = data.read(api)
     x = x if x.dtype == np.float32 else x.astype(np.float32)
-    # (FP warnings: the run's np.errstate silences them, runtime.activate)
-    if not (isinstance(sc, np.float32) and sc == 1.0):
-        x = x * sc
-    if bi is not None:
-        x = x + bi
+    mul = None if isinstance(sc, np.float32) and sc == 1.0 else sc
+    if mul is not None or bi is not None:
+        # x * scale + bias into a new array: the C loop (one float32 operation per step, as numpy), or
+        # numpy when it declines (a NaN input, a 3-D tile ...). FP warnings: the run's np.errstate
+        # silences them (runtime.activate)
+        y = _native.affine(x, mul, bi)
+        if y is not None:
+            x = y
+        else:
+            if mul is not None:
+                x = x * mul
+            if bi is not None:
+                x = x + bi
     if act.lo is not None:          # (a function without a documented range has nothing to check)
         check_range(api, act, x)
     y = np.asarray(act.fn(x), np.float32)

@@ -83,15 +83,20 @@ def scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False
 # ----------------------------------------------------------------------------------- tensor_tensor_scan
 
 class _ScanPlan:
-    """What one tensor_tensor_scan geometry decided (``init`` only for a constant ``initial``)."""
-    __slots__ = ("a0", "a1", "init", "cycles", "ufuncs", "native")
+    """What one tensor_tensor_scan geometry decided (``init`` only for a constant ``initial``; ``direct``:
+    dst is a float32 view of data0's (P, N) shape, which the native loop writes itself)."""
+    __slots__ = ("a0", "a1", "init", "cycles", "ufuncs", "native", "direct")
 
-    def __init__(self, a0, a1, init, cycles):
-        self.a0, self.a1, self.init, self.cycles = a0, a1, init, cycles
+    def __init__(self, a0, a1, init, cycles, direct=False):
+        self.a0, self.a1, self.init, self.cycles, self.direct = a0, a1, init, cycles, direct
         self.ufuncs = isinstance(a0.fn, np.ufunc) and isinstance(a1.fn, np.ufunc)
         # (op0, op1) codes of native/scan.c when it computes this pair bit for bit, else None
         c0, c1 = _native.OP_CODES.get(a0.name), _native.OP_CODES.get(a1.name)
         self.native = None if c0 is None or c1 is None else (c0, c1)
+
+    def args(self) -> dict:
+        """The event's args (a new dict per event: the trace owns it)."""
+        return {"op0": self.a0.name, "op1": self.a1.name}
 
 
 #: (chip, op0, type, op1, type, dst sig, data0 sig, data1 sig, initial's type, value or sig, -0 flag) -> plan
@@ -123,7 +128,8 @@ def _scan_plan(api, run, dst, data0, data1, initial, op0, op1, reads):
         raise NkiValidationError(api, "data1", "data0 and data1 are not both in PSUM", "both in PSUM")
     init = _operand(api, "initial", initial, data0, a0, reads)
     plan = _ScanPlan(a0, a1, None if isinstance(initial, NkiTensor) else _init_column(init),
-                     _cost2.two_pass(data0.free_size, data0, data1, dst))
+                     _cost2.two_pass(data0.free_size, data0, data1, dst),
+                     dst.tv.dtype.name == "float32" and dst.shape == (data0.partitions, data0.free_size))
     return plan, init
 
 
@@ -194,28 +200,32 @@ def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, rev
     elif plan.init is None:         # a (P, 1) tile: its per-view rules and read, by the general path's
         init = _operand(api, "initial", initial, data0, plan.a0, reads)      # function
     init = _init_column(init) if plan.init is None else plan.init     # (a constant's column: made once)
-    a0, a1 = plan.a0, plan.a1
     p = data0.partitions
-    # (P, N) float32 values; a 2-D float32 operand's read is its view's array itself, whose address the
-    # native scan takes from the view
+    # (P, N) float32 values (a 2-D float32 operand's read is its view's array itself: no copy)
     x0, x1 = _f32(data0.read(api)), _f32(data1.read(api))
     if x0.ndim != 2:
         x0 = x0.reshape(p, -1)
     if x1.ndim != 2:
         x1 = x1.reshape(p, -1)
-    out = None
-    if plan.native is not None:
-        fn = _native.kernel()
-        if fn is not None:      # None back: a NaN somewhere, whose payload numpy decides
-            out = _native.scan(fn, x0, x1, init, plan.native[0], plan.native[1], reverse0, reverse1,
-                               data0.tv, data1.tv)
-    if out is None:
-        prev = np.empty(p, np.float32)
-        prev[...] = init
-        out = _numpy_scan(plan, x0, x1, prev, reverse0, reverse1)
+    if plan.native is not None and (fn := _native.kernel()) is not None:
+        # the C loop writes dst's float32 (P, N) view itself, else a new array _store casts; False back:
+        # a NaN somewhere (numpy decides its payload), nothing written
+        c0, c1 = plan.native
+        if plan.direct:
+            if fn(x0, x1, init, dst.tv.array(), c0, c1, reverse0, reverse1):
+                dst.mark_written()
+                return run.issue_tiles(api, "vector", plan.cycles, reads, dst, dst.size, plan.args())
+        else:
+            out = np.empty((p, x0.shape[1]), np.float32)
+            if fn(x0, x1, init, out, c0, c1, reverse0, reverse1):
+                _store(dst, out.reshape(dst.shape))
+                return run.issue_tiles(api, "vector", plan.cycles, reads, dst, dst.size, plan.args())
+    prev = np.empty(p, np.float32)
+    prev[...] = init
+    out = _numpy_scan(plan, x0, x1, prev, reverse0, reverse1)
     _store(dst, out.reshape(dst.shape))
     # (every operand is an on-chip tile (R.tile, _operand): issue's operand filtering has nothing to do)
-    return run.issue_tiles(api, "vector", plan.cycles, reads, dst, dst.size, {"op0": a0.name, "op1": a1.name})
+    return run.issue_tiles(api, "vector", plan.cycles, reads, dst, dst.size, plan.args())
 
 
 # ------------------------------------------------------------------------------------------- reciprocal

@@ -1,5 +1,6 @@
 """Optional native whole-tile ops (native/elementwise.c): float32 add / subtract / multiply, same-dtype
-copies and fills on 1-D / 2-D strided ndarrays, for the hot paths of tensor_tensor, tensor_copy and memset.
+copies and fills on 1-D / 2-D strided ndarrays, for the hot paths of tensor_tensor, tensor_copy and memset,
+and activation's ``data * scale + bias`` step.
 
 numpy stays the reference and the fallback. Each function returns True when it did the whole op and
 False when the caller must run numpy (a case the C code does not cover exactly: another dtype or op,
@@ -31,7 +32,10 @@ MODULE = "npusim.nki._native_elementwise"      # elementwise.c's PyInit__native_
 def _flags() -> list[str]:
     # the Python ABI and numpy's version as a define: part of the cache key, unused by the source
     abi = f"{sysconfig.get_config_var('SOABI')}-numpy{np.__version__}".replace('"', "")
-    return ["-std=gnu99", "-O2", "-ftree-vectorize", "-ffp-contract=off", "-fno-fast-math", "-fPIC", "-shared",
+    # (-fvect-cost-model=dynamic: -O2's very-cheap model leaves short row loops scalar; vector lanes run the
+    # same IEEE operations, and no float reduction is reassociated without -ffast-math)
+    return ["-std=gnu99", "-O2", "-ftree-vectorize", "-fvect-cost-model=dynamic", "-ffp-contract=off",
+            "-fno-fast-math", "-fPIC", "-shared",
             "-fno-tree-loop-distribute-patterns",         # short row copies stay loops, not memcpy calls
             f"-I{sysconfig.get_paths()['include']}", f"-I{np.get_include()}", f'-DNPUSIM_BUILT_FOR="{abi}"']
 
@@ -56,15 +60,21 @@ def _numpy_does_it(*args) -> bool:
     return False
 
 
+def _numpy_computes_it(*args) -> None:
+    return None
+
+
 def _decide() -> None:
-    """Bind binary / copy / fill to the C functions, or to ``_numpy_does_it``."""
-    global _EXT, binary, copy, fill
+    """Bind binary / copy / fill / affine to the C functions, or to ``_numpy_does_it`` /
+    ``_numpy_computes_it``."""
+    global _EXT, binary, copy, fill, affine
     off = os.environ.get("NPUSIM_NATIVE", "1") == "0" or os.environ.get("NPUSIM_NATIVE_ELEMENTWISE", "1") == "0"
     _EXT = None if off else _load()
     if _EXT is None:
         binary = copy = fill = _numpy_does_it
+        affine = _numpy_computes_it
     else:
-        binary, copy, fill = _EXT.binary, _EXT.copy, _EXT.fill
+        binary, copy, fill, affine = _EXT.binary, _EXT.copy, _EXT.fill, _EXT.affine
 
 
 def _first_binary(fn, a, b, out) -> bool:
@@ -82,6 +92,11 @@ def _first_fill(out, value) -> bool:
     return fill(out, value)
 
 
+def _first_affine(x, scale, bias):
+    _decide()
+    return affine(x, scale, bias)
+
+
 _EXT = None
 #: binary(ufunc, a, b, out): out = ufunc(a, b) for np.add / np.subtract / np.multiply on float32 arrays
 binary = _first_binary
@@ -89,12 +104,15 @@ binary = _first_binary
 copy = _first_copy
 #: fill(out, value): out[...] = value, value a 0-d array of out's dtype
 fill = _first_fill
+#: affine(x, scale, bias): ``x * scale + bias`` (scale / bias: None for none, a float32 value, or a (P, 1)
+#: float32 column) as a new float32 array of x's (P, N) shape, or None: numpy computes it (a NaN input, ...)
+affine = _first_affine
 
 
 def reset() -> None:
     """Decide again on next use (re-reads ``NPUSIM_NATIVE``): for tests that switch the native path."""
-    global binary, copy, fill, _EXT
-    _EXT, binary, copy, fill = None, _first_binary, _first_copy, _first_fill
+    global binary, copy, fill, affine, _EXT
+    _EXT, binary, copy, fill, affine = None, _first_binary, _first_copy, _first_fill, _first_affine
 
 
 def enabled() -> bool:

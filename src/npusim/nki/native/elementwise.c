@@ -21,6 +21,7 @@
 #include <Python.h>
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
+#include <numpy/arrayscalars.h>
 #include <float.h>
 #include <stdint.h>
 #include <string.h>
@@ -381,6 +382,122 @@ static PyObject *fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return answer(R_DONE);
 }
 
+/* ------------------------------------------------------------------------------ activation's affine step */
+
+/* A scale or bias operand of affine(): absent (None), one float32 value (a numpy float32 scalar or a 0-d
+   array), or a (P, 1) float32 column; 0 when it is none of these. */
+typedef struct { int kind; float value; const char *p; npy_intp s0; int nan; } column;
+enum { C_NONE, C_VALUE, C_COLUMN };
+
+static int float_bits_nan(float v) { uint32_t u; memcpy(&u, &v, 4); return (u & 0x7fffffffu) > 0x7f800000u; }
+
+static int as_column(PyObject *o, npy_intp P, column *c)
+{
+    c->nan = 0;
+    if (o == Py_None) {
+        c->kind = C_NONE;
+        return 1;
+    }
+    if (PyArray_IsScalar(o, Float)) {
+        c->kind = C_VALUE;
+        c->value = PyArrayScalar_VAL(o, Float);
+        c->nan = float_bits_nan(c->value);
+        return 1;
+    }
+    if (!PyArray_Check(o) || !is_f32(o))
+        return 0;
+    PyArrayObject *a = (PyArrayObject *)o;
+    if ((uintptr_t)PyArray_BYTES(a) % 4)
+        return 0;
+    if (PyArray_NDIM(a) == 0) {
+        c->kind = C_VALUE;
+        memcpy(&c->value, PyArray_BYTES(a), 4);
+        c->nan = float_bits_nan(c->value);
+        return 1;
+    }
+    if (PyArray_NDIM(a) != 2 || PyArray_DIMS(a)[0] != P || PyArray_DIMS(a)[1] != 1 || PyArray_STRIDES(a)[0] % 4)
+        return 0;
+    c->kind = C_COLUMN;
+    c->p = PyArray_BYTES(a);
+    c->s0 = PyArray_STRIDES(a)[0];
+    for (npy_intp i = 0; i < P; i++)
+        c->nan |= float_bits_nan(*(const float *)(c->p + i * c->s0));
+    return 1;
+}
+
+static float column_at(const column *c, npy_intp i) { return c->kind == C_VALUE ? c->value : *(const float *)(c->p + i * c->s0); }
+
+/* affine(x, scale, bias) -> a new C-contiguous float32 array of x's (P, N) shape holding x * scale + bias
+   (each step one float32 operation, as numpy's ``x * scale`` then ``+ bias``; scale None: no multiply, bias
+   None: no add), or None when numpy must do it: x not a 1-D / 2-D float32 array, an operand of another
+   form, or a NaN in x, scale or bias (payloads are numpy's business; an invalid operation gives the x86
+   default NaN in both, and adding a NaN-free bias keeps it). */
+static PyObject *affine(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyArray_Check(args[0]) || !is_f32(args[0]))
+        Py_RETURN_NONE;
+    tile x;
+    if (as_tile(args[0], &x))
+        Py_RETURN_NONE;
+    column sc, bi;
+    if (!as_column(args[1], x.n0, &sc) || !as_column(args[2], x.n0, &bi) || sc.nan || bi.nan)
+        Py_RETURN_NONE;
+    /* a (P, 1) column against a 1-D x would broadcast the other way in numpy */
+    if (x.nd == 1 && (sc.kind == C_COLUMN || bi.kind == C_COLUMN))
+        Py_RETURN_NONE;
+    PyObject *out = PyArray_SimpleNew(PyArray_NDIM((PyArrayObject *)args[0]), PyArray_DIMS((PyArrayObject *)args[0]),
+                                      NPY_FLOAT);
+    if (!out)
+        return NULL;
+    float *z = (float *)PyArray_DATA((PyArrayObject *)out);
+    uint32_t bad = 0;
+    for (npy_intp i = 0; i < x.n0; i++) {
+        const char *row = x.p + i * x.s0;
+        float *zr = z + i * x.n1;
+        if (x.s1 == 4) {        /* unit stride: loops the compiler vectorises (the same IEEE steps per lane) */
+            const uint32_t *restrict u = (const uint32_t *)row;
+            const float *restrict xr = (const float *)row;
+            float *restrict zo = zr;
+            uint32_t wrap = 0;      /* a NaN: 0x7f800000 - |u| wraps to a set top bit */
+            for (npy_intp j = 0; j < x.n1; j++)
+                wrap |= 0x7f800000u - (u[j] & 0x7fffffffu);
+            bad |= wrap >> 31;
+            if (sc.kind != C_NONE && bi.kind != C_NONE) {
+                float m = column_at(&sc, i), b = column_at(&bi, i);
+                for (npy_intp j = 0; j < x.n1; j++) { float t = xr[j] * m; zo[j] = t + b; }
+            } else if (sc.kind != C_NONE) {
+                float m = column_at(&sc, i);
+                for (npy_intp j = 0; j < x.n1; j++) zo[j] = xr[j] * m;
+            } else if (bi.kind != C_NONE) {
+                float b = column_at(&bi, i);
+                for (npy_intp j = 0; j < x.n1; j++) zo[j] = xr[j] + b;
+            } else {
+                for (npy_intp j = 0; j < x.n1; j++) zo[j] = xr[j];
+            }
+            continue;
+        }
+        for (npy_intp j = 0; j < x.n1; j++)
+            bad |= float_bits_nan(*(const float *)(row + j * x.s1));
+        if (sc.kind != C_NONE && bi.kind != C_NONE) {
+            float m = column_at(&sc, i), b = column_at(&bi, i);
+            for (npy_intp j = 0; j < x.n1; j++) { float t = *(const float *)(row + j * x.s1) * m; zr[j] = t + b; }
+        } else if (sc.kind != C_NONE) {
+            float m = column_at(&sc, i);
+            for (npy_intp j = 0; j < x.n1; j++) zr[j] = *(const float *)(row + j * x.s1) * m;
+        } else if (bi.kind != C_NONE) {
+            float b = column_at(&bi, i);
+            for (npy_intp j = 0; j < x.n1; j++) zr[j] = *(const float *)(row + j * x.s1) + b;
+        } else {
+            for (npy_intp j = 0; j < x.n1; j++) zr[j] = *(const float *)(row + j * x.s1);
+        }
+    }
+    if (bad) {
+        Py_DECREF(out);
+        Py_RETURN_NONE;
+    }
+    return out;
+}
+
 static PyObject *last_reason(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     return PyUnicode_FromString(REASONS[last]);
@@ -393,6 +510,8 @@ static PyMethodDef METHODS[] = {
      "binary(ufunc, a, b, out) -> bool: out = ufunc(a, b) for float32 add/subtract/multiply"},
     {"copy", (PyCFunction)(void (*)(void))copy, METH_FASTCALL, "copy(src, out) -> bool: out[...] = src"},
     {"fill", (PyCFunction)(void (*)(void))fill, METH_FASTCALL, "fill(out, value) -> bool: out[...] = value"},
+    {"affine", (PyCFunction)(void (*)(void))affine, METH_FASTCALL,
+     "affine(x, scale, bias) -> x * scale + bias as a new float32 array, or None (numpy's business)"},
     {"last_reason", (PyCFunction)(void (*)(void))last_reason, METH_FASTCALL,
      "why the last call returned False ('done' when it returned True)"},
     {NULL, NULL, 0, NULL},
