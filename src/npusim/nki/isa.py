@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import math
 import sys
-from typing import NamedTuple
+from typing import NamedTuple as _NamedTuple
 
 import numpy as np
 
@@ -401,7 +401,7 @@ def memset(dst, value, engine=engine.unknown, name=None) -> NkiInstruction:
 
 # --------------------------------------------------------------------------------------------- dma_copy
 
-class _DmaPlan(NamedTuple):
+class _DmaPlan(_NamedTuple):
     """What one direct dma_copy geometry decided (its checks passed): whether the dtypes match, the DMA
     engines of its data phase, its cost (ns, the data phase's ns) and its element count."""
     same_dtype: bool
