@@ -312,6 +312,8 @@ def test_switch_forces_numpy(monkeypatch, var):
 
 def test_without_a_compiler_numpy_does_everything(monkeypatch, tmp_path):
     """No C compiler: no warning, every call False. A compiler that fails: one warning naming the build."""
+    monkeypatch.delenv("NPUSIM_NATIVE", raising=False)      # (a run with the native paths switched off
+    monkeypatch.delenv("NPUSIM_NATIVE_ELEMENTWISE", raising=False)      # would never try the build)
     monkeypatch.setenv("NPUSIM_CACHE", str(tmp_path))
     monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
     ne.reset()
