@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 
 from npusim.okk import bdc_conv, bdc_depthwise_pool, bdc_matmul, fastsum, native_mac
 
-HAVE_NATIVE = native_mac.lib() is not None
-needs_native = pytest.mark.skipif(not HAVE_NATIVE, reason="no C compiler: the native kernels are optional")
+HAVE_NATIVE = native_mac.enabled()
+needs_native = pytest.mark.skipif(not HAVE_NATIVE, reason="native kernels off (no C compiler, or NPUSIM_NATIVE=0): "
+                                  "they are optional")
 F = np.float32
 SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, -2.0]
 
