@@ -503,8 +503,15 @@ static int bucket_push(Bucket *b, PyObject *acc, double end)
         for (Py_ssize_t k = 0; k < b->n; k++) {
             PyObject *a = b->e[k].acc;
             int alive = truth(PyList_GET_ITEM(a, 7));     /* (entries are 8-field lists: index_add checks) */
-            if (alive < 0)
+            if (alive < 0) {
+                /* keep this entry and the rest as they are, after the ones kept so far: the dead ones
+                   dropped (released) are out of the bucket, no entry is listed twice, and a prefix max
+                   left as it was is still an upper bound of the ends before it */
+                for (; k < b->n; k++)
+                    b->e[j++] = b->e[k];
+                b->n = j;
                 return -1;
+            }
             if (!alive) {
                 Py_DECREF(a);
                 continue;

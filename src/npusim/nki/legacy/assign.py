@@ -36,6 +36,8 @@ def loop_reduce(x, op, loop_indices, dtype=None, mask=None, **kwargs):
         first = all(int(i) == 0 for i in loop_indices)
     except (TypeError, ValueError, OverflowError):
         raise ConstraintError(api, "loop_indices", "a list of the loops' index values", loop_indices) from None
+    if mask is not None and not isinstance(x, NkiTensor):      # (the mask's shape check needs x's shape)
+        raise ConstraintError(api, "x", "a tile (a mask applies to a tile)", x)
     if mask is not None and _index.mask_array(api, mask, x.shape) is not None:
         raise UnsupportedError(api, "a partial mask", "loop_reduce accumulates whole tiles")
     return LoopReduce(x, OPS[a.name], first, dtype)
