@@ -759,6 +759,10 @@ static int log_set_buckets(LogObject *lg, PyObject *v, void *closure)
         PyErr_SetString(PyExc_TypeError, "the native timeline's log keeps its index itself: only {} may be assigned");
         return -1;
     }
+    if (lg->busy) {         /* a scan holds a bucket: freeing it under the scan would be a use after free */
+        PyErr_SetString(PyExc_RuntimeError, "timeline: a log's index was emptied during a scan of its memory");
+        return -1;
+    }
     Bucket wide = lg->wide;
     lg->wide.e = NULL;
     lg->wide.n = lg->wide.cap = 0;
@@ -784,6 +788,10 @@ static int log_set_wide(LogObject *lg, PyObject *v, void *closure)
     double newest = PyFloat_AsDouble(PyList_GET_ITEM(v, 1));
     if (PyErr_Occurred())
         return -1;
+    if (lg->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "timeline: a log's index was emptied during a scan of its memory");
+        return -1;
+    }
     bucket_clear(&lg->wide);
     lg->wide.trigger = trigger;
     lg->wide.newest = newest;
@@ -1032,7 +1040,11 @@ static PyObject *dependencies_end(PyObject *self, PyObject *const *args, Py_ssiz
             break;
         }
         for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(fps); k++) {
-            if (footprint_end(self, logs, PySequence_Fast_GET_ITEM(fps, k), is_write, engine, &t) < 0) {
+            /* held: fps may be the caller's list, and footprint_end may run Python code */
+            PyObject *fp = Py_NewRef(PySequence_Fast_GET_ITEM(fps, k));
+            int r = footprint_end(self, logs, fp, is_write, engine, &t);
+            Py_DECREF(fp);
+            if (r < 0) {
                 Py_CLEAR(t);
                 break;
             }
@@ -1586,9 +1598,12 @@ static PyObject *remember(PyObject *self, PyObject *const *args, Py_ssize_t narg
             rc = -1;
             break;
         }
-        for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(fps) && rc == 0; k++)
-            rc = remember_one(self, logs, PySequence_Fast_GET_ITEM(fps, k), is_write, args[2], args[3], args[4],
-                              args[5], args[6], sync_true);
+        for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(fps) && rc == 0; k++) {
+            /* held: fps may be the caller's list, and remember_one may run Python code (a new log, _prune) */
+            PyObject *fp = Py_NewRef(PySequence_Fast_GET_ITEM(fps, k));
+            rc = remember_one(self, logs, fp, is_write, args[2], args[3], args[4], args[5], args[6], sync_true);
+            Py_DECREF(fp);
+        }
         Py_DECREF(fps);
     }
     Py_DECREF(logs);
