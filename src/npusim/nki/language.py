@@ -299,9 +299,21 @@ def program_ndim() -> int:
     return current("nl.program_ndim").grid_ndim
 
 
+#: numpy's integer scalar types (np.int32 ...): exact types, so bools (np.bool_) are not among them
+_NP_INT_TYPES = frozenset(t for t in set(np.sctypeDict.values()) if issubclass(t, np.integer)
+                           and not issubclass(t, np.timedelta64))
+
+
 def _scoped_range(api, args, strict=False):
     # Each iteration scopes the tiles allocated in it (scope.py: unrolled loops let them lapse, compiled
     # loops, strict=True, free them); outside a kernel: a plain range.
+    if len(args) == 1 and (type(args[0]) is int or type(args[0]) in _NP_INT_TYPES) and \
+            -_args.MAX_LOOP <= args[0] <= _args.MAX_LOOP:
+        # (``range(n)`` of one int, Python's or numpy's (a bound computed from numpy arrays): what the
+        # general path below makes of it, without its per-argument checks)
+        r = range(int(args[0]))
+        run = _runtime._current
+        return r if run is None else _scope.iterate(run, r, api, strict)
     if not 1 <= len(args) <= 3:
         raise ConstraintError(api, "args", "1 to 3 ints (stop, or start, stop[, step])", args)
     ints = [_args.as_int(api, "args", a, -_args.MAX_LOOP, _args.MAX_LOOP,
