@@ -69,3 +69,37 @@ def test_scoped_range_of_one_int(run, n):
 def test_scoped_range_rejects_what_the_general_path_rejects(run, bad):
     with pytest.raises(ConstraintError, match="nl.affine_range"):
         nl.affine_range(bad)
+
+
+def _legacy_divide_kernel(divisor):
+    import npusim.nki.legacy as legacy_nki
+    import npusim.nki.legacy.language as lnl
+
+    def kernel(a):
+        out = lnl.ndarray(a.shape, dtype=a.dtype, buffer=lnl.shared_hbm)
+        t = lnl.load(a)
+        lnl.store(out, value=lnl.divide(t, divisor))
+        return out
+    return legacy_nki.simulate_kernel(legacy_nki.baremetal(kernel), np.arange(1, 9, dtype=np.float32).reshape(8, 1))
+
+
+@pytest.mark.parametrize("divisor", [16, np.int32(16), 16.0, np.float32(3), -2.5, 3])
+def test_legacy_divide_by_a_number_cached_or_not(divisor):
+    import npusim.nki.legacy.language as lnl
+    lnl._RECIPROCALS.clear()
+    want = np.arange(1, 9, dtype=np.float32).reshape(8, 1) * (np.float32(1) / np.float32(divisor))
+    for _ in range(2):      # the first computes the reciprocal, the second finds it
+        np.testing.assert_array_equal(_legacy_divide_kernel(divisor), want)
+    assert lnl._RECIPROCALS[(type(divisor), divisor)] == float(np.float32(1) / np.float32(divisor))
+
+
+@pytest.mark.parametrize("divisor", [0, 0.0, -0.0, float("inf"), float("nan"), 10 ** 60])
+def test_legacy_divide_never_caches_zero_inf_nan(divisor):
+    import npusim.nki.legacy.language as lnl
+    lnl._RECIPROCALS.clear()
+    for _ in range(2):
+        got = _legacy_divide_kernel(divisor)
+        with np.errstate(all="ignore"):
+            want = np.arange(1, 9, dtype=np.float32).reshape(8, 1) * float(np.float32(1) / np.float32(divisor))
+        np.testing.assert_array_equal(got, want)
+    assert not lnl._RECIPROCALS
