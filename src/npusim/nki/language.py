@@ -239,6 +239,12 @@ def _vector_operand(x, y):
 def elementwise(op: AluOp, x, y=None, dtype=None, **kw) -> NkiTensor:
     if not isinstance(op, AluOp):
         raise ConstraintError("nl.elementwise", "op", "an ALU operator (nl.add, nl.multiply, ...)", op)
+    if y is not None and not op.unary and isinstance(x, NkiTensor) and isinstance(y, NkiTensor) and \
+            x.shape == y.shape:
+        # two tiles of one shape (``a + b``): the general path below gives tensor_tensor into a new tile
+        out = ndarray(x.shape, _result_dtype(x, y, dtype), sbuf)
+        _isa.tensor_tensor(out, x, y, op)
+        return out
     api = f"nl.{op.name}"
     if not isinstance(x, NkiTensor) and not isinstance(y, NkiTensor):
         raise ConstraintError(api, "x", "at least one operand is an NKI tile", (type(x).__name__, type(y).__name__))
