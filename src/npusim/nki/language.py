@@ -245,6 +245,11 @@ def elementwise(op: AluOp, x, y=None, dtype=None, **kw) -> NkiTensor:
         out = ndarray(x.shape, _result_dtype(x, y, dtype), sbuf)
         _isa.tensor_tensor(out, x, y, op)
         return out
+    if (type(y) is float or type(y) is int) and not op.unary and isinstance(x, NkiTensor):
+        # a tile and a Python number (``t * 0.25``): the general path below gives tensor_scalar
+        out = ndarray(x.shape, _result_dtype(x, y, dtype), sbuf)
+        _isa.tensor_scalar(out, x, op, y)
+        return out
     api = f"nl.{op.name}"
     if not isinstance(x, NkiTensor) and not isinstance(y, NkiTensor):
         raise ConstraintError(api, "x", "at least one operand is an NKI tile", (type(x).__name__, type(y).__name__))
