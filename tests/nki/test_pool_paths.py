@@ -103,3 +103,12 @@ def test_legacy_divide_never_caches_zero_inf_nan(divisor):
             want = np.arange(1, 9, dtype=np.float32).reshape(8, 1) * float(np.float32(1) / np.float32(divisor))
         np.testing.assert_array_equal(got, want)
     assert not lnl._RECIPROCALS
+
+
+def test_loop_scope_label_reads_as_before(run):
+    from npusim.nki import scope
+    labels = []
+    for i in nl.sequential_range(np.int64(3)):
+        labels.append(run.scopes[-1].label)
+    assert labels == [f"nl.sequential_range iteration {i}" for i in range(3)]
+    assert scope.Scope("x").label == "x"
