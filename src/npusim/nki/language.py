@@ -245,6 +245,14 @@ def elementwise(op: AluOp, x, y=None, dtype=None, **kw) -> NkiTensor:
         out = ndarray(x.shape, _result_dtype(x, y, dtype), sbuf)
         _isa.tensor_tensor(out, x, y, op)
         return out
+    if y is None and op.unary and isinstance(x, NkiTensor):
+        # one tile through a unary op (``nl.square(t)``): the general path's unary branch below
+        out = ndarray(x.shape, _result_dtype(x, None, dtype), sbuf)
+        if op.name in ACTIVATION_LOWERED:
+            _isa.activation(out, ACT[op.name], x)
+        else:
+            _isa.tensor_scalar(out, x, op, None)
+        return out
     if (type(y) is float or type(y) is int) and not op.unary and isinstance(x, NkiTensor):
         # a tile and a Python number (``t * 0.25``): the general path below gives tensor_scalar
         out = ndarray(x.shape, _result_dtype(x, y, dtype), sbuf)
