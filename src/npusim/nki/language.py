@@ -239,6 +239,25 @@ def _vector_operand(x, y):
 def elementwise(op: AluOp, x, y=None, dtype=None, **kw) -> NkiTensor:
     if not isinstance(op, AluOp):
         raise ConstraintError("nl.elementwise", "op", "an ALU operator (nl.add, nl.multiply, ...)", op)
+    if y is not None and not op.unary and isinstance(x, NkiTensor) and isinstance(y, NkiTensor) and \
+            x.shape == y.shape:
+        # two tiles of one shape (``a + b``): the general path below gives tensor_tensor into a new tile
+        out = ndarray(x.shape, _result_dtype(x, y, dtype), sbuf)
+        _isa.tensor_tensor(out, x, y, op)
+        return out
+    if y is None and op.unary and isinstance(x, NkiTensor):
+        # one tile through a unary op (``nl.square(t)``): the general path's unary branch below
+        out = ndarray(x.shape, _result_dtype(x, None, dtype), sbuf)
+        if op.name in ACTIVATION_LOWERED:
+            _isa.activation(out, ACT[op.name], x)
+        else:
+            _isa.tensor_scalar(out, x, op, None)
+        return out
+    if (type(y) is float or type(y) is int) and not op.unary and isinstance(x, NkiTensor):
+        # a tile and a Python number (``t * 0.25``): the general path below gives tensor_scalar
+        out = ndarray(x.shape, _result_dtype(x, y, dtype), sbuf)
+        _isa.tensor_scalar(out, x, op, y)
+        return out
     api = f"nl.{op.name}"
     if not isinstance(x, NkiTensor) and not isinstance(y, NkiTensor):
         raise ConstraintError(api, "x", "at least one operand is an NKI tile", (type(x).__name__, type(y).__name__))
@@ -299,9 +318,21 @@ def program_ndim() -> int:
     return current("nl.program_ndim").grid_ndim
 
 
+#: numpy's integer scalar types (np.int32 ...): exact types, so bools (np.bool_) are not among them
+_NP_INT_TYPES = frozenset(t for t in set(np.sctypeDict.values()) if issubclass(t, np.integer)
+                           and not issubclass(t, np.timedelta64))
+
+
 def _scoped_range(api, args, strict=False):
     # Each iteration scopes the tiles allocated in it (scope.py: unrolled loops let them lapse, compiled
     # loops, strict=True, free them); outside a kernel: a plain range.
+    if len(args) == 1 and (type(args[0]) is int or type(args[0]) in _NP_INT_TYPES) and \
+            -_args.MAX_LOOP <= args[0] <= _args.MAX_LOOP:
+        # (``range(n)`` of one int, Python's or numpy's (a bound computed from numpy arrays): what the
+        # general path below makes of it, without its per-argument checks)
+        r = range(int(args[0]))
+        run = _runtime._current
+        return r if run is None else _scope.iterate(run, r, api, strict)
     if not 1 <= len(args) <= 3:
         raise ConstraintError(api, "args", "1 to 3 ints (stop, or start, stop[, step])", args)
     ints = [_args.as_int(api, "args", a, -_args.MAX_LOOP, _args.MAX_LOOP,

@@ -96,14 +96,46 @@ def _axes_of(api, x, axis) -> tuple:
     return _args.axis(api, axis, len(x.shape))
 
 
-def _reduce(api, op, x, axis, dtype, keepdims, negate=False) -> NkiTensor:
-    _tile(api, "x", x)
+#: (api, x.shape, axis as written (an int or a tuple of ints, with its type), keepdims) -> (axes, result
+#: shape) of a reduction whose axis passed args.axis: a loop reduces the same shape the same way each time.
+#: (Only accepted axes are kept, so every error still comes from args.axis, with the api in its text.)
+_REDUCE_SHAPES: dict = {}
+
+
+def _reduce_shape_key(api, shape, axis, keepdims):
+    if type(axis) is int:
+        return api, shape, axis, int, keepdims is True
+    if type(axis) is list or type(axis) is tuple:
+        for a in axis:
+            if type(a) is not int:
+                return None
+        return api, shape, tuple(axis), type(axis), keepdims is True
+    return None
+
+
+def _reduce_shape(api, x, axis, keepdims) -> tuple:
+    """(axes, result shape) of reducing ``x`` over ``axis`` (args.axis's checks)."""
     axes = _axes_of(api, x, axis)
     kept = [d for i, d in enumerate(x.shape) if i not in axes]
     if keepdims:
         shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
     else:
         shape = tuple(kept) if len(kept) >= 2 else (x.shape[0], 1)
+    return axes, shape
+
+
+def _reduce(api, op, x, axis, dtype, keepdims, negate=False) -> NkiTensor:
+    _tile(api, "x", x)
+    shp = x.shape
+    key = _reduce_shape_key(api, shp, axis, keepdims) if type(keepdims) is bool and type(shp) is tuple else None
+    found = _REDUCE_SHAPES.get(key) if key is not None else None
+    if found is None:
+        found = _reduce_shape(api, x, axis, keepdims)
+        if key is not None:
+            if len(_REDUCE_SHAPES) >= 1024:
+                _REDUCE_SHAPES.clear()
+            _REDUCE_SHAPES[key] = found
+    axes, shape = found
     out = _alloc(shape, dtype or x.dtype, MemoryRegion.sbuf, api)
     _isa.tensor_reduce(out, op, x, axes, negate=negate, keepdims=keepdims)
     return out

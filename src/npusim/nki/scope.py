@@ -25,14 +25,19 @@ _ref = weakref.ref
 
 class Scope:
     """One loop iteration: the tiles allocated in it and the views of them that passed their checks."""
-    __slots__ = ("label", "strict", "tiles", "views", "ended")
+    __slots__ = ("_label", "_index", "strict", "tiles", "views", "ended")
 
-    def __init__(self, label: str, strict: bool = False):
-        self.label = label
+    def __init__(self, label: str, strict: bool = False, index=None):
+        self._label = label
+        self._index = index     # (a loop iteration's index: label is formatted only for an error message)
         self.strict = strict
         self.tiles = []         # the alloc.TileBlock of each tile allocated in it (a weak reference to the tile)
         self.views = []         # weakrefs to views of those tiles with ``checked`` set (unchecked when it dies)
         self.ended = False
+
+    @property
+    def label(self) -> str:
+        return self._label if self._index is None else f"{self._label} iteration {self._index}"
 
     def add_view(self, view) -> None:
         """Remember a view that passed its checks, to uncheck it when its tile dies. A tile itself
@@ -133,7 +138,7 @@ def variable_name(t) -> str:
 def iterate(run, r: range, api: str, strict: bool = False):
     """Iterate ``r`` giving each iteration its own Scope on ``run`` (nested loops nest scopes)."""
     for i in r:
-        scope = Scope(f"{api} iteration {i}", strict)
+        scope = Scope(api, strict, i)     # (label: f"{api} iteration {i}")
         run.scopes.append(scope)
         try:
             yield i

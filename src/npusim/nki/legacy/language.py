@@ -238,6 +238,11 @@ def negative(x, dtype=None, mask=None, **kwargs):
 _NP_REALS = frozenset(t for t in set(np.sctypeDict.values()) if issubclass(t, (np.integer, np.floating)))
 
 
+#: (type, value) of a nonzero number -> its fp32 reciprocal as divide computes it (a loop divides by the
+#: same count each iteration)
+_RECIPROCALS: dict = {}
+
+
 def divide(x, y, dtype=None, mask=None, **kwargs):
     """``x / y``: the engines have no divide; multiply by the reciprocal (fp32 for a scalar, VectorE
     ``reciprocal`` for a tile)."""
@@ -245,7 +250,14 @@ def divide(x, y, dtype=None, mask=None, **kwargs):
     ty = type(y)
     if type(x) is LegacyTensor and (ty is int or ty is float or ty in _NP_REALS):
         # (the usual ``tile / n``: what the tile-by-number branch below does for it)
-        out = _nl.elementwise(OPS["multiply"], x, float(np.float32(1) / np.float32(y)), dtype)
+        r = _RECIPROCALS.get((ty, y))
+        if r is None:
+            r = float(np.float32(1) / np.float32(y))
+            if r != 0 and r - r == 0 and len(_RECIPROCALS) < 1024:
+                # (a finite nonzero reciprocal only: y was not 0 (0.0 and -0.0 are one key), inf, NaN or
+                # past fp32's range, none of which could warn)
+                _RECIPROCALS[(ty, y)] = r
+        out = _nl.elementwise(OPS["multiply"], x, r, dtype)
     elif isinstance(y, NkiTensor):
         r = current(api).allocate(y.shape, "float32", sbuf, "", api)
         _isa.reciprocal(r, y)
