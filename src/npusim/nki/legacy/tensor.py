@@ -26,6 +26,13 @@ _tensor_getitem = NkiTensor.__getitem__
 _NP_INTS = frozenset(t for t in set(np.sctypeDict.values()) if issubclass(t, np.integer))
 
 
+def _plain_slice(k: slice) -> slice:
+    """``k`` with numpy-int bounds made Python ints (other bounds as they are: the general path judges them)."""
+    a, b, c = k.start, k.stop, k.step
+    return slice(int(a) if type(a) in _NP_INTS else a, int(b) if type(b) in _NP_INTS else b,
+                 int(c) if type(c) in _NP_INTS else c)
+
+
 def _plain_key(key: tuple):
     """``key`` with numpy ints (as ints and slice bounds) made Python ints (``key`` itself when it has
     none), or None when an entry is not an int or a slice. (Kernels compute bounds from numpy arrays,
@@ -41,8 +48,7 @@ def _plain_key(key: tuple):
             a, b, c = k.start, k.stop, k.step
             if (type(a) is int or a is None) and (type(b) is int or b is None) and (type(c) is int or c is None):
                 continue
-            k = slice(int(a) if type(a) in _NP_INTS else a, int(b) if type(b) in _NP_INTS else b,
-                      int(c) if type(c) in _NP_INTS else c)
+            k = _plain_slice(k)
         elif tk in _NP_INTS:
             k = int(k)
         else:
@@ -74,8 +80,7 @@ class LegacyTensor(NkiTensor):
                     if (type(a) is int or a is None) and (type(b) is int or b is None) and (
                             type(c) is int or c is None):
                         continue
-                    k = slice(int(a) if type(a) in _NP_INTS else a, int(b) if type(b) in _NP_INTS else b,
-                              int(c) if type(c) in _NP_INTS else c)
+                    k = _plain_slice(k)
                 elif tk is np.ndarray or isinstance(k, np.ndarray):
                     return _index.affine_view(self, key)
                 elif tk in _NP_INTS:
